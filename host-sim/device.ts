@@ -1,0 +1,70 @@
+// One simulated device: a flash chip with its NVS and SPIFFS partitions and a
+// clock. The Moddable-named modules in host-sim (preference, file, timer) are
+// static facades over the device that is currently installed, as the real
+// modules are over the one chip they run on.
+
+import { Flash, PowerCut, type Tear } from "./flash.js";
+import { Nvs } from "./nvs.js";
+import { Spiffs } from "./spiffs.js";
+import { VirtualClock } from "./clock.js";
+import { setTimeSource } from "../src/time/clock.js";
+
+export interface DeviceOptions {
+  nvsBytes?: number;
+  storageBytes?: number;
+  now?: number; // initial wall time, ms since the epoch
+}
+
+let current: SimDevice | undefined;
+
+export class SimDevice {
+  readonly flash = new Flash();
+  readonly nvs: Nvs;
+  readonly spiffs: Spiffs;
+  readonly clock: VirtualClock;
+  boots = 1;
+
+  constructor(opts: DeviceOptions = {}) {
+    this.nvs = new Nvs(this.flash, opts.nvsBytes ?? 48 * 1024);
+    this.spiffs = new Spiffs(this.flash, opts.storageBytes ?? 3 * 1024 * 1024);
+    this.clock = new VirtualClock(opts.now);
+  }
+
+  static get current(): SimDevice {
+    if (!current) current = new SimDevice().install();
+    return current;
+  }
+
+  install(): this {
+    current = this;
+    setTimeSource(() => this.clock.now);
+    return this;
+  }
+
+  // Arms a power cut at the n-th flash write from now.
+  cutAfter(n: number, tear?: Tear): void {
+    this.flash.cutAfter(n, tear);
+  }
+
+  // Power comes back: what is on flash stays, everything in RAM is gone. Device
+  // code must be booted again by the caller (new instances of its stores).
+  reboot(): void {
+    this.flash.powerOn();
+    this.nvs.recover();
+    this.clock.reset();
+    this.boots++;
+  }
+
+  // Runs fn; a PowerCut inside it is caught and reported instead of thrown.
+  static survive(fn: () => void): boolean {
+    try {
+      fn();
+      return false;
+    } catch (e) {
+      if (e instanceof PowerCut) return true;
+      throw e;
+    }
+  }
+}
+
+export { PowerCut };

@@ -1,0 +1,200 @@
+// The file contract of the ESP32 SPIFFS port.
+import file, { File, Iterator, Directory, System } from "file";
+import config from "mc/config";
+import { SimDevice } from "../../host-sim/device";
+import { ok, equal, deepEqual, throws } from "./assert";
+import type { Scenario } from "./types";
+
+const fresh = (storageBytes?: number) => new SimDevice({ storageBytes }).install();
+const root = config.file.root;
+
+export const scenarios: Scenario[] = [
+  {
+    name: "the module exports File, Iterator, Directory, System and a frozen default",
+    run() {
+      equal(file.File, File);
+      equal(file.Iterator, Iterator);
+      equal(file.Directory, Directory);
+      equal(file.System, System);
+      ok(Object.isFrozen(file));
+      equal(root, "/data/");
+    },
+  },
+  {
+    name: "read mode of a missing file throws 'file not found'; write mode creates it",
+    run() {
+      fresh();
+      throws(() => new File(root + "a.txt"), { message: "file not found" });
+      equal(File.exists(root + "a.txt"), false);
+      const f = new File(root + "a.txt", true);
+      equal(f.length, 0);
+      f.close();
+      equal(File.exists(root + "a.txt"), true);
+    },
+  },
+  {
+    name: "write opens without truncating, at position 0; append by setting position",
+    run() {
+      fresh();
+      let f = new File(root + "t", true);
+      f.write("hello world");
+      f.close();
+      f = new File(root + "t", true);
+      equal(f.position, 0);
+      f.write("HELLO");
+      f.position = f.length;
+      f.write("!", 10, Uint8Array.of(65, 66).buffer);
+      f.close();
+      f = new File(root + "t");
+      equal(f.read(String), "HELLO world!\nAB");
+    },
+  },
+  {
+    name: "read: String or ArrayBuffer, count clamped at the end, at the end throws",
+    run() {
+      fresh();
+      const w = new File(root + "r", true);
+      w.write("0123456789");
+      w.close();
+      const f = new File(root + "r");
+      equal(f.read(String, 4), "0123");
+      equal(f.position, 4);
+      deepEqual(new Uint8Array(f.read(ArrayBuffer, 2) as ArrayBuffer), Uint8Array.of(52, 53));
+      equal(f.read(String, 100), "6789", "clamped");
+      throws(() => f.read(String, 1), { message: "read past end of file" });
+      f.position = 100;
+      throws(() => f.read(ArrayBuffer), { message: "read past end of file" });
+    },
+  },
+  {
+    name: "any call after close throws 'closed'",
+    run() {
+      fresh();
+      const f = new File(root + "c", true);
+      f.close();
+      throws(() => f.length, { message: "closed" });
+      throws(() => f.position, { message: "closed" });
+      throws(() => f.write("x"), { message: "closed" });
+      throws(() => f.read(String), { message: "closed" });
+      throws(() => f.close(), { message: "closed" });
+    },
+  },
+  {
+    name: "names: at most 31 bytes from the slash after the mount point, no directories",
+    run() {
+      fresh();
+      const ok30 = "n".repeat(30); // "/" + 30 = 31
+      new File(root + ok30, true).close();
+      ok(File.exists(root + ok30));
+      throws(() => new File(root + "n".repeat(31), true), { message: "too long" });
+      throws(() => new File(root + "汉".repeat(11), true), { message: "too long" }); // 33 bytes
+      throws(() => new File("/elsewhere/x", true), { message: "file not found" });
+      new File(root + "a/b", true).close(); // a slash is just a character
+      ok(File.exists(root + "a/b"));
+      throws(() => Directory.create(root + "dir"));
+    },
+  },
+  {
+    name: "delete and rename; rename refuses an existing target",
+    run() {
+      fresh();
+      new File(root + "x", true).close();
+      equal(File.delete(root + "x"), true);
+      equal(File.delete(root + "x"), false);
+      const f = new File(root + "a", true);
+      f.write("A");
+      f.close();
+      new File(root + "b", true).close();
+      throws(() => File.rename(root + "a", "b"));
+      equal(new File(root + "a").read(String), "A", "nothing changed");
+      File.rename(root + "a", "c");
+      equal(File.exists(root + "a"), false);
+      equal(new File(root + "c").read(String), "A");
+      File.rename(root + "c", root + "d");
+      equal(new File(root + "d").read(String), "A");
+      throws(() => File.rename(root + "zz", "y"), { message: "file not found" });
+    },
+  },
+  {
+    name: "Iterator lists name and length of every file",
+    run() {
+      fresh();
+      const f = new File(root + "one", true);
+      f.write("123");
+      f.close();
+      new File(root + "two", true).close();
+      const it = new Iterator(root);
+      const seen: { name: string; length: number }[] = [];
+      for (let e = it.next(); e; e = it.next()) seen.push(e);
+      deepEqual(seen.sort((a, b) => (a.name < b.name ? -1 : 1)), [
+        { name: "one", length: 3 },
+        { name: "two", length: 0 },
+      ]);
+    },
+  },
+  {
+    name: "a full file system fails the write with the device's error and writes nothing",
+    run() {
+      const dev = fresh(64 * 1024);
+      const f = new File(root + "big", true);
+      const chunk = "x".repeat(1000);
+      let written = 0;
+      throws(() => {
+        for (;;) {
+          f.write(chunk);
+          written += 1000;
+        }
+      }, { message: "file system full" });
+      equal(f.length, written, "the failed write left nothing");
+      const info = System.info();
+      ok(info.used <= info.total * 0.75 + 256, "stops at about 75%");
+      ok(written > 40000 && written < 50000, `filled ${written} of 65536 bytes`);
+      void dev;
+    },
+  },
+  {
+    name: "a power cut tears a write: only a prefix persists",
+    run() {
+      const dev = fresh();
+      const f = new File(root + "log", true);
+      f.write("first line\n");
+      dev.cutAfter(1);
+      ok(SimDevice.survive(() => f.write("second line\n")));
+      dev.reboot();
+      throws(() => f.length, { message: "closed" }, "handles do not survive a reboot");
+      const g = new File(root + "log");
+      equal(g.read(String), "first line\nsecond");
+    },
+  },
+  {
+    name: "a power cut during delete leaves a shorter file",
+    run() {
+      const dev = fresh();
+      const f = new File(root + "d", true);
+      f.write("y".repeat(5000));
+      f.close();
+      dev.cutAfter(1);
+      ok(SimDevice.survive(() => File.delete(root + "d")));
+      dev.reboot();
+      ok(File.exists(root + "d"));
+      const n = new File(root + "d").length;
+      ok(n < 5000, `truncated to ${n}`);
+    },
+  },
+  {
+    name: "traffic is counted per partition",
+    run() {
+      const dev = fresh();
+      const f = new File(root + "t", true);
+      f.write("abcdef");
+      f.position = 0;
+      f.read(ArrayBuffer, 4);
+      f.read(ArrayBuffer, 4);
+      const t = dev.flash.partition("storage");
+      equal(t.readCalls, 2);
+      equal(t.bytesRead, 6);
+      equal(t.writeCalls, 2, "create + write");
+      equal(t.bytesWritten, 256 + 6);
+    },
+  },
+];

@@ -1,0 +1,13 @@
+// Every scenario file, run by mocha (test/scenarios.test.ts) and by the XS lane (test/xs).
+import type { Scenario } from "./types";
+import { scenarios as preference } from "./preference.scn";
+import { scenarios as nvsSpace } from "./nvs-space.scn";
+import { scenarios as file } from "./file.scn";
+import { scenarios as timer } from "./timer.scn";
+
+export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
+  { file: "preference", scenarios: preference },
+  { file: "nvs-space", scenarios: nvsSpace },
+  { file: "file", scenarios: file },
+  { file: "timer", scenarios: timer },
+];
