@@ -32,6 +32,8 @@ export class Flash {
   powered = true;
   private cutAt = 0; // 0: no cut armed
   private tear: Tear = tearHalf;
+  // host only: told after every program or erase that reached flash (persistence)
+  onChange: ((partition: string) => void) | undefined;
 
   partition(name: string): Traffic {
     let t = this.traffic.get(name);
@@ -77,17 +79,20 @@ export class Flash {
       const kept = Math.max(0, Math.min(length, Math.floor(this.tear(length))));
       t.bytesWritten += kept;
       apply(kept);
+      this.onChange?.(partition);
       this.powered = false;
       this.cutAt = 0;
       throw new PowerCut();
     }
     t.bytesWritten += length;
     apply(length);
+    this.onChange?.(partition);
   }
 
   erase(partition: string, sectors = 1): void {
     this.assertPowered();
     this.partition(partition).sectorErases += sectors;
+    this.onChange?.(partition);
   }
 
   powerOn(): void {
