@@ -1,3 +1,3 @@
 // Moddable's `text/decoder` module: the standard TextDecoder as a module.
-const Decoder = globalThis.TextDecoder;
+const Decoder = TextDecoder;
 export default Decoder;

@@ -1,3 +1,3 @@
 // Moddable's `text/encoder` module: the standard TextEncoder as a module.
-const Encoder = globalThis.TextEncoder;
+const Encoder = TextEncoder;
 export default Encoder;

@@ -4,10 +4,14 @@ import { scenarios as preference } from "./preference.scn";
 import { scenarios as nvsSpace } from "./nvs-space.scn";
 import { scenarios as file } from "./file.scn";
 import { scenarios as timer } from "./timer.scn";
+import { scenarios as store } from "./store.scn";
+import { scenarios as xsEngine } from "./xs-engine.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
   { file: "nvs-space", scenarios: nvsSpace },
   { file: "file", scenarios: file },
   { file: "timer", scenarios: timer },
+  { file: "store", scenarios: store },
+  { file: "xs-engine", scenarios: xsEngine },
 ];
