@@ -6,6 +6,7 @@ import { scenarios as file } from "./file.scn";
 import { scenarios as timer } from "./timer.scn";
 import { scenarios as store } from "./store.scn";
 import { scenarios as xsEngine } from "./xs-engine.scn";
+import { scenarios as memory } from "./memory.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -14,4 +15,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "timer", scenarios: timer },
   { file: "store", scenarios: store },
   { file: "xs-engine", scenarios: xsEngine },
+  { file: "memory", scenarios: memory },
 ];

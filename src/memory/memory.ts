@@ -1,0 +1,554 @@
+// The pet's hot memory: one record store per type (src/nvs/store.ts) and the
+// operations of seed 000 on them. Every operation changes RAM only and returns
+// ADDED, UPDATED, DELETED or NOOP; flush() writes the stores that changed.
+// Bad input throws a MemoryError and changes nothing.
+
+import Preference from "preference";
+import { Store, StoreError, DOMAIN } from "../nvs/store";
+import { Health } from "../nvs/health";
+import { now } from "../time/clock";
+import { truncate } from "../text/utf8";
+import {
+  SPECS,
+  PREFERENCE_CAPACITY,
+  EMOTIONS,
+  GOAL_CATEGORIES,
+  GOAL_STATUSES,
+  MEMBER_TYPES,
+  STAGES,
+  stageIndex,
+  type StoreName,
+  type Profile,
+  type FamilyMember,
+  type Preferences,
+  type Event,
+  type Fact,
+  type Trait,
+  type Habit,
+  type Moment,
+  type Goal,
+  type ChatMessage,
+  type Affection,
+  type Role,
+  type Emotion,
+  type GoalCategory,
+  type GoalStatus,
+  type MemberType,
+} from "./types";
+
+export type Action = "ADDED" | "UPDATED" | "DELETED" | "NOOP";
+
+export interface Result {
+  action: Action;
+  dropped?: string; // what a full store let go to make room
+}
+
+export type ErrorCode = "invalid" | "full" | "not_found" | "ambiguous";
+
+export class MemoryError extends Error {
+  constructor(readonly code: ErrorCode, message: string) {
+    super(message);
+    this.name = "MemoryError";
+  }
+}
+
+// Receives records that leave a full store for the archive. It must make them
+// durable before it returns (the archive is written first, NVS after) and
+// throw if it cannot, in which case nothing changes.
+export type OverflowHook = (type: "facts" | "moments", records: readonly (Fact | Moment)[]) => void;
+
+export const PROFILE_FIELDS = ["name", "birthday", "age", "gender", "location"] as const;
+export type ProfileField = (typeof PROFILE_FIELDS)[number];
+
+// How many of the oldest records go when a rolling store is full (seed 000 §12.7).
+export const ROLL = { facts: 5, moments: 3 } as const;
+
+type StoreMap = { [K in keyof typeof SPECS]: Store<(typeof SPECS)[K] extends { layout: { decode(b: Uint8Array): infer T } } ? T & object : never> };
+
+const blankProfile = (): Profile => ({ name: "", birthday: "", age: 0, gender: "", location: "" });
+const blankAffection = (t: number): Affection => ({
+  totalCoinsSpent: 0,
+  affection: 10,
+  maxAffection: 10,
+  mood: 0,
+  stage: 0,
+  firstMeet: t,
+  lastChat: t,
+  streakDays: 0,
+  totalDays: 0,
+  totalConversations: 0,
+  totalMessages: 0,
+  totalChatSeconds: 0,
+  happyMoments: 0,
+  sadMoments: 0,
+  comfortedTimes: 0,
+  sharedSecrets: 0,
+  achievements: 0,
+});
+
+export function seconds(): number {
+  return Math.floor(now() / 1000);
+}
+
+// A text argument: a string, trimmed, not empty, no control characters, cut to
+// `bytes` at a character boundary.
+export function text(v: unknown, what: string, bytes: number, optional = false): string {
+  if (v === undefined || v === null || v === "") {
+    if (optional) return "";
+    throw new MemoryError("invalid", `${what} is required`);
+  }
+  if (typeof v !== "string") throw new MemoryError("invalid", `${what} must be a string`);
+  const s = v.trim();
+  if (!s && !optional) throw new MemoryError("invalid", `${what} is required`);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) throw new MemoryError("invalid", `${what} has a control character`);
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const next = s.charCodeAt(i + 1);
+      if (c > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) throw new MemoryError("invalid", `${what} is not valid Unicode`);
+      i++;
+    }
+  }
+  return truncate(s, bytes);
+}
+
+export function int(v: unknown, what: string, min: number, max: number, dflt?: number): number {
+  if (v === undefined || v === null) {
+    if (dflt !== undefined) return dflt;
+    throw new MemoryError("invalid", `${what} is required`);
+  }
+  if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) throw new MemoryError("invalid", `${what} must be an integer from ${min} to ${max}`);
+  return v;
+}
+
+export function oneOf<T extends string>(v: unknown, what: string, values: readonly T[], dflt?: T): T {
+  if (v === undefined || v === null || v === "") {
+    if (dflt !== undefined) return dflt;
+    throw new MemoryError("invalid", `${what} is required`);
+  }
+  if (typeof v !== "string" || !values.includes(v as T)) throw new MemoryError("invalid", `${what} must be one of ${values.join(", ")}`);
+  return v as T;
+}
+
+export class Memory {
+  readonly health = new Health();
+  readonly stores: StoreMap;
+  overflow: OverflowHook | undefined;
+  private domainKeys: string[] | undefined;
+
+  constructor() {
+    const keys = () => (this.domainKeys ??= Preference.keys(DOMAIN));
+    const s = {} as Record<string, Store<object>>;
+    for (const name of Object.keys(SPECS) as StoreName[]) s[name] = new Store(SPECS[name] as never, this.health, keys);
+    this.stores = s as unknown as StoreMap;
+  }
+
+  // ---- flush --------------------------------------------------------------------
+
+  get dirty(): boolean {
+    for (const name of Object.keys(this.stores) as StoreName[]) if (this.stores[name].isDirty) return true;
+    return false;
+  }
+
+  // Writes every store that changed, one NVS write per store (plus the delete of
+  // its old copy). A store that fails stays dirty; the others are still written;
+  // the first failure is thrown afterwards.
+  flush(): number {
+    let written = 0;
+    let failure: unknown;
+    for (const name of Object.keys(this.stores) as StoreName[]) {
+      try {
+        if (this.stores[name].flush()) written++;
+      } catch (e) {
+        if (!(e instanceof StoreError)) throw e;
+        failure ??= e;
+      }
+    }
+    if (failure) throw failure;
+    return written;
+  }
+
+  // ---- profile ------------------------------------------------------------------
+
+  profile(): Profile {
+    return { ...(this.stores.profile.all()[0] ?? blankProfile()) };
+  }
+
+  setProfile(field: ProfileField, value: unknown): Result {
+    const p = this.profile();
+    let v: string | number;
+    switch (field) {
+      case "name":
+        v = text(value, "name", 32);
+        break;
+      case "birthday":
+        v = birthday(value);
+        break;
+      case "age":
+        v = int(typeof value === "string" && /^\d{1,3}$/.test(value) ? Number(value) : value, "age", 1, 150);
+        break;
+      case "gender":
+        v = text(value, "gender", 8);
+        break;
+      case "location":
+        v = text(value, "location", 32);
+        break;
+      default:
+        throw new MemoryError("invalid", `profile field must be one of ${PROFILE_FIELDS.join(", ")}`);
+    }
+    const before = p[field];
+    if (before === v) return { action: "NOOP" };
+    (p as unknown as Record<string, unknown>)[field] = v;
+    this.stores.profile.set([p]);
+    return { action: before === "" || before === 0 ? "ADDED" : "UPDATED" };
+  }
+
+  clearProfile(field: ProfileField): Result {
+    if (!PROFILE_FIELDS.includes(field)) throw new MemoryError("invalid", `profile field must be one of ${PROFILE_FIELDS.join(", ")}`);
+    const p = this.profile();
+    if (p[field] === "" || p[field] === 0) return { action: "NOOP" };
+    (p as unknown as Record<string, unknown>)[field] = field === "age" ? 0 : "";
+    this.stores.profile.set([p]);
+    return { action: "DELETED" };
+  }
+
+  // ---- preferences --------------------------------------------------------------
+
+  preferences(): Preferences {
+    const p = this.stores.preferences.all()[0];
+    return { likes: p ? [...p.likes] : [], dislikes: p ? [...p.dislikes] : [] };
+  }
+
+  // A like that was a dislike (or the reverse) moves: the latest statement wins.
+  // A full list lets its oldest entry go.
+  addPreference(kind: "like" | "dislike", item: unknown): Result {
+    const v = text(item, kind, 32);
+    const p = this.preferences();
+    const mine = kind === "like" ? p.likes : p.dislikes;
+    const other = kind === "like" ? p.dislikes : p.likes;
+    if (mine.includes(v)) return { action: "NOOP" };
+    const moved = other.indexOf(v);
+    if (moved >= 0) other.splice(moved, 1);
+    let dropped: string | undefined;
+    if (mine.length >= PREFERENCE_CAPACITY) dropped = mine.shift();
+    mine.push(v);
+    this.stores.preferences.set([p]);
+    return dropped ? { action: moved >= 0 ? "UPDATED" : "ADDED", dropped } : { action: moved >= 0 ? "UPDATED" : "ADDED" };
+  }
+
+  removePreference(kind: "like" | "dislike", item: unknown): Result {
+    const v = text(item, kind, 32);
+    const p = this.preferences();
+    const mine = kind === "like" ? p.likes : p.dislikes;
+    const i = mine.indexOf(v);
+    if (i < 0) return { action: "NOOP" };
+    mine.splice(i, 1);
+    this.stores.preferences.set([p]);
+    return { action: "DELETED" };
+  }
+
+  // ---- family -------------------------------------------------------------------
+
+  family(): FamilyMember[] {
+    return this.stores.family.all().map((m) => ({ ...m }));
+  }
+
+  // Keyed by name, or by relation for a member known only by relation ("my
+  // brother"). Given fields overwrite; a full family refuses a new member.
+  upsertFamily(input: { relation?: unknown; name?: unknown; memberType?: unknown; closeness?: unknown; sharedMemory?: unknown }): Result {
+    const relation = text(input.relation, "relation", 16, true);
+    const name = text(input.name, "name", 32, true);
+    if (!relation && !name) throw new MemoryError("invalid", "family needs a relation or a name");
+    const memberType = input.memberType === undefined ? undefined : oneOf<MemberType>(input.memberType, "member type", MEMBER_TYPES);
+    const closeness = input.closeness === undefined ? undefined : int(input.closeness, "closeness", 1, 5);
+    const shared = input.sharedMemory === undefined ? undefined : text(input.sharedMemory, "shared memory", 64, true);
+    const list = this.family();
+    const i = list.findIndex((m) => (name ? m.name === name : !m.name && m.relation === relation));
+    if (i < 0) {
+      if (list.length >= SPECS.family.capacity) throw new MemoryError("full", `family is full (${SPECS.family.capacity}): delete a member first`);
+      list.push({ relation: relation || "family", name, memberType: memberType ?? "family", closeness: closeness ?? 3, sharedMemory: shared ?? "", updated: seconds() });
+      this.stores.family.set(list);
+      return { action: "ADDED" };
+    }
+    const m = list[i];
+    const next: FamilyMember = {
+      ...m,
+      relation: relation || m.relation,
+      memberType: memberType ?? m.memberType,
+      closeness: closeness ?? m.closeness,
+      sharedMemory: shared ?? m.sharedMemory,
+    };
+    if (next.relation === m.relation && next.memberType === m.memberType && next.closeness === m.closeness && next.sharedMemory === m.sharedMemory) return { action: "NOOP" };
+    next.updated = seconds();
+    list[i] = next;
+    this.stores.family.set(list);
+    return { action: "UPDATED" };
+  }
+
+  removeFamily(nameOrRelation: unknown): Result {
+    const key = text(nameOrRelation, "name or relation", 32);
+    const list = this.family();
+    let i = list.findIndex((m) => m.name === key);
+    if (i < 0) {
+      const byRelation = list.filter((m) => m.relation === key);
+      if (byRelation.length > 1) throw new MemoryError("ambiguous", `more than one ${key}: name them (${byRelation.map((m) => m.name || m.relation).join(", ")})`);
+      i = list.indexOf(byRelation[0]);
+    }
+    if (i < 0) return { action: "NOOP" };
+    list.splice(i, 1);
+    this.stores.family.set(list);
+    return { action: "DELETED" };
+  }
+
+  // ---- facts and moments (rolling into the archive) --------------------------------
+
+  facts(): Fact[] {
+    return this.stores.facts.all().map((f) => ({ ...f }));
+  }
+
+  addFact(content: unknown, timestamp = seconds()): Result {
+    const c = text(content, "fact", 128);
+    const list = this.facts();
+    if (list.some((f) => f.content === c)) return { action: "NOOP" };
+    this.roll("facts", list);
+    list.push({ timestamp, content: c });
+    this.stores.facts.set(list);
+    return { action: "ADDED" };
+  }
+
+  removeFact(content: unknown): Result {
+    const c = text(content, "fact", 128);
+    return this.removeWhere("facts", (f: Fact) => f.content === c);
+  }
+
+  moments(): Moment[] {
+    return this.stores.moments.all().map((m) => ({ ...m }));
+  }
+
+  addMoment(input: { topic?: unknown; content?: unknown; emotion?: unknown; intensity?: unknown; importance?: unknown; timestamp?: number }): Result {
+    const topic = text(input.topic, "topic", 32, true);
+    const content = text(input.content, "moment", 128);
+    const emotion = oneOf<Emotion>(input.emotion, "emotion", EMOTIONS, "neutral");
+    const intensity = int(input.intensity, "intensity", 0, 5, 0);
+    const importance = int(input.importance, "importance", 1, 5, 3);
+    const list = this.moments();
+    if (list.some((m) => m.topic === topic && m.content === content)) return { action: "NOOP" };
+    this.roll("moments", list);
+    list.push({ timestamp: input.timestamp ?? seconds(), topic, content, emotion, intensity, importance });
+    this.stores.moments.set(list);
+    return { action: "ADDED" };
+  }
+
+  removeMoment(content: unknown): Result {
+    const c = text(content, "moment", 128);
+    return this.removeWhere("moments", (m: Moment) => m.content === c || m.topic === c);
+  }
+
+  // A full rolling store hands its oldest records to the archive first.
+  private roll(type: "facts" | "moments", list: (Fact | Moment)[]): void {
+    if (list.length < SPECS[type].capacity) return;
+    if (!this.overflow) throw new MemoryError("full", `${type} are full (${SPECS[type].capacity}) and the archive is not available`);
+    list.sort((a, b) => a.timestamp - b.timestamp);
+    const out = list.slice(0, ROLL[type]);
+    this.overflow(type, out);
+    list.splice(0, out.length);
+  }
+
+  // Removes records that left for the archive (used by the archive's own moves).
+  evict(type: "facts" | "moments", records: readonly (Fact | Moment)[]): number {
+    const list = (type === "facts" ? this.facts() : this.moments()) as (Fact | Moment)[];
+    const keep = list.filter((r) => !records.some((x) => x.timestamp === r.timestamp && x.content === r.content));
+    if (keep.length === list.length) return 0;
+    (this.stores[type] as Store<Fact | Moment>).set(keep);
+    return list.length - keep.length;
+  }
+
+  // ---- traits, habits, goals --------------------------------------------------------
+
+  traits(): Trait[] {
+    return this.stores.traits.all().map((t) => ({ ...t }));
+  }
+
+  // Traits and habits roll: a full list lets its oldest entry go.
+  addTrait(category: unknown, content: unknown): Result {
+    const cat = text(category, "trait category", 16, true) || "other";
+    const c = text(content, "trait", 48);
+    const list = this.traits();
+    const i = list.findIndex((t) => t.content === c);
+    if (i >= 0) {
+      if (list[i].category === cat) return { action: "NOOP" };
+      list[i] = { category: cat, content: c };
+      this.stores.traits.set(list);
+      return { action: "UPDATED" };
+    }
+    const dropped = list.length >= SPECS.traits.capacity ? list.shift() : undefined;
+    list.push({ category: cat, content: c });
+    this.stores.traits.set(list);
+    return dropped ? { action: "ADDED", dropped: dropped.content } : { action: "ADDED" };
+  }
+
+  removeTrait(content: unknown): Result {
+    const c = text(content, "trait", 48);
+    return this.removeWhere("traits", (t: Trait) => t.content === c);
+  }
+
+  habits(): Habit[] {
+    return this.stores.habits.all().map((h) => ({ ...h }));
+  }
+
+  addHabit(content: unknown, frequency?: unknown): Result {
+    const c = text(content, "habit", 48);
+    const f = text(frequency, "frequency", 16, true) || "occasionally";
+    const list = this.habits();
+    const i = list.findIndex((h) => h.content === c);
+    if (i >= 0) {
+      if (list[i].frequency === f || frequency === undefined) return { action: "NOOP" };
+      list[i] = { content: c, frequency: f };
+      this.stores.habits.set(list);
+      return { action: "UPDATED" };
+    }
+    const dropped = list.length >= SPECS.habits.capacity ? list.shift() : undefined;
+    list.push({ content: c, frequency: f });
+    this.stores.habits.set(list);
+    return dropped ? { action: "ADDED", dropped: dropped.content } : { action: "ADDED" };
+  }
+
+  removeHabit(content: unknown): Result {
+    const c = text(content, "habit", 48);
+    return this.removeWhere("habits", (h: Habit) => h.content === c);
+  }
+
+  goals(): Goal[] {
+    return this.stores.goals.all().map((g) => ({ ...g }));
+  }
+
+  // Goals are few and deliberate: a full list refuses.
+  addGoal(input: { content?: unknown; category?: unknown; priority?: unknown }): Result {
+    const c = text(input.content, "goal", 64);
+    const category = oneOf<GoalCategory>(input.category, "goal category", GOAL_CATEGORIES, "other");
+    const priority = int(input.priority, "priority", 1, 5, 3);
+    const list = this.goals();
+    if (list.some((g) => g.content === c)) return { action: "NOOP" };
+    if (list.length >= SPECS.goals.capacity) throw new MemoryError("full", `goals are full (${SPECS.goals.capacity}): complete or delete one first`);
+    const t = seconds();
+    list.push({ content: c, created: t, updated: t, category, status: "active", progress: 0, priority });
+    this.stores.goals.set(list);
+    return { action: "ADDED" };
+  }
+
+  updateGoal(content: unknown, change: { progress?: unknown; status?: unknown }): Result {
+    const c = text(content, "goal", 64);
+    const progress = change.progress === undefined ? undefined : int(change.progress, "progress", 0, 100);
+    const status = change.status === undefined ? undefined : oneOf<GoalStatus>(change.status, "status", GOAL_STATUSES);
+    const list = this.goals();
+    const i = list.findIndex((g) => g.content === c);
+    if (i < 0) throw new MemoryError("not_found", `no goal "${c}"`);
+    const g = list[i];
+    const next = { ...g, progress: progress ?? g.progress, status: status ?? g.status };
+    if (next.progress === g.progress && next.status === g.status) return { action: "NOOP" };
+    next.updated = seconds();
+    list[i] = next;
+    this.stores.goals.set(list);
+    return { action: "UPDATED" };
+  }
+
+  removeGoal(content: unknown): Result {
+    const c = text(content, "goal", 64);
+    return this.removeWhere("goals", (g: Goal) => g.content === c);
+  }
+
+  // ---- events -----------------------------------------------------------------------
+
+  events(): Event[] {
+    return this.stores.events.all().map((e) => ({ ...e }));
+  }
+
+  // Events hold schedules: a full list refuses rather than dropping one.
+  addEvent(e: Event): Result {
+    const list = this.events();
+    const same = list.findIndex((x) => x.date === e.date && x.time === e.time && x.content === e.content);
+    if (same >= 0) return { action: "NOOP" };
+    if (list.length >= SPECS.events.capacity) throw new MemoryError("full", `events are full (${SPECS.events.capacity}): complete or delete one first`);
+    list.push(e);
+    this.stores.events.set(list);
+    return { action: "ADDED" };
+  }
+
+  // Replaces the event table (schedule logic works on a copy, then commits it whole).
+  setEvents(list: readonly Event[]): void {
+    if (list.length > SPECS.events.capacity) throw new MemoryError("full", `events are full (${SPECS.events.capacity})`);
+    this.stores.events.set(list);
+  }
+
+  // ---- chat log -----------------------------------------------------------------------
+
+  chat(): ChatMessage[] {
+    return this.stores.chat.all().map((m) => ({ ...m }));
+  }
+
+  // A ring of the last 30 messages: the oldest goes.
+  appendChat(role: Role, content: unknown, timestamp = seconds()): Result {
+    const c = text(content, "message", 95);
+    const list = this.chat();
+    const dropped = list.length >= SPECS.chat.capacity ? list.shift() : undefined;
+    list.push({ timestamp, role, content: c });
+    this.stores.chat.set(list);
+    return dropped ? { action: "ADDED", dropped: dropped.content } : { action: "ADDED" };
+  }
+
+  // ---- affection ------------------------------------------------------------------------
+
+  affection(): Affection {
+    return { ...(this.stores.affection.all()[0] ?? blankAffection(seconds())) };
+  }
+
+  updateAffection(change: (a: Affection) => void): Result {
+    const before = this.affection();
+    const a = { ...before };
+    change(a);
+    a.affection = Math.max(0, Math.min(100, a.affection));
+    a.maxAffection = Math.max(a.maxAffection, a.affection);
+    a.mood = Math.max(-10, Math.min(10, a.mood));
+    a.stage = stageIndex(a.totalCoinsSpent);
+    const rec = SPECS.affection.layout.normalize(a);
+    const had = this.stores.affection.count > 0;
+    const same = (Object.keys(rec) as (keyof Affection)[]).every((k) => rec[k] === before[k]);
+    if (same && had) return { action: "NOOP" };
+    this.stores.affection.set([rec]);
+    return { action: had ? "UPDATED" : "ADDED" };
+  }
+
+  addCoinsSpent(n: unknown): Result {
+    const k = int(n, "coins", 0, 1000000);
+    if (k === 0) return { action: "NOOP" };
+    return this.updateAffection((a) => (a.totalCoinsSpent = Math.min(0xffffffff, a.totalCoinsSpent + k)));
+  }
+
+  relationship(): { stage: string; hint: string; total_coins_spent: number } {
+    const coins = this.affection().totalCoinsSpent;
+    const s = STAGES[stageIndex(coins)];
+    return { stage: s.stage, hint: s.hint, total_coins_spent: coins };
+  }
+
+  // ---- shared -----------------------------------------------------------------------------
+
+  private removeWhere<T extends object>(name: StoreName, match: (r: T) => boolean): Result {
+    const store = this.stores[name] as unknown as Store<T>;
+    const list = store.all();
+    const keep = list.filter((r) => !match(r));
+    if (keep.length === list.length) return { action: "NOOP" };
+    store.set(keep);
+    return { action: "DELETED" };
+  }
+}
+
+function birthday(v: unknown): string {
+  const s = text(v, "birthday", 10);
+  // MM-DD, or a full date whose year is dropped
+  const m = /^(?:\d{4}-)?(\d{1,2})-(\d{1,2})$/.exec(s);
+  if (!m) throw new MemoryError("invalid", "birthday must be MM-DD");
+  const mm = Number(m[1]), dd = Number(m[2]);
+  const days = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  if (mm < 1 || mm > 12 || dd < 1 || dd > days[mm - 1]) throw new MemoryError("invalid", "birthday must be a real MM-DD date");
+  return `${mm < 10 ? "0" : ""}${mm}-${dd < 10 ? "0" : ""}${dd}`;
+}

@@ -1,0 +1,284 @@
+// Every memory type kept in NVS: its fields, its byte layout and its store.
+// Sizes never exceed seed 000 §3.1; capacities are the seed's. The bytes are
+// documented field by field in docs/FORMAT.md, which a test keeps in step.
+
+import { Layout } from "../nvs/layout";
+import type { StoreSpec } from "../nvs/store";
+
+export const EMOTIONS = ["neutral", "happy", "sad", "excited", "worried", "touched"] as const;
+export type Emotion = (typeof EMOTIONS)[number];
+export const REPEATS = ["none", "daily", "weekly", "monthly"] as const;
+export type Repeat = (typeof REPEATS)[number];
+export const MEMBER_TYPES = ["family", "relative", "friend", "pet", "other"] as const;
+export type MemberType = (typeof MEMBER_TYPES)[number];
+export const GOAL_CATEGORIES = ["learning", "health", "career", "hobby", "other"] as const;
+export type GoalCategory = (typeof GOAL_CATEGORIES)[number];
+export const GOAL_STATUSES = ["active", "completed", "paused", "abandoned"] as const;
+export type GoalStatus = (typeof GOAL_STATUSES)[number];
+export const ROLES = ["user", "assistant"] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface Profile {
+  name: string;
+  birthday: string; // MM-DD
+  age: number; // 0: unknown
+  gender: string;
+  location: string;
+}
+
+export interface FamilyMember {
+  relation: string;
+  name: string;
+  memberType: MemberType;
+  closeness: number; // 1-5
+  sharedMemory: string;
+  updated: number; // unix seconds
+}
+
+export interface Preferences {
+  likes: string[]; // oldest first
+  dislikes: string[];
+}
+
+export interface Event {
+  date: string; // YYYY-MM-DD or MM-DD
+  time: string; // HH:MM, "" for a plain event
+  eventType: string;
+  content: string;
+  reminded: number; // 0 or 1
+  emotion: Emotion;
+  intensity: number; // 0-5
+  significance: number; // 1-5
+  priority: number; // 1-5
+  schedule: boolean;
+  completed: boolean;
+  repeat: Repeat;
+  repeatInterval: number; // repeat every N units; 1 for a plain repeat
+  duration: number; // minutes
+}
+
+export interface Fact {
+  timestamp: number; // unix seconds
+  content: string;
+}
+
+export interface Trait {
+  category: string;
+  content: string;
+}
+
+export interface Habit {
+  content: string;
+  frequency: string;
+}
+
+export interface Moment {
+  timestamp: number;
+  topic: string;
+  content: string;
+  emotion: Emotion;
+  intensity: number; // 0-5
+  importance: number; // 1-5
+}
+
+export interface Goal {
+  content: string;
+  created: number;
+  updated: number;
+  category: GoalCategory;
+  status: GoalStatus;
+  progress: number; // 0-100
+  priority: number; // 1-5
+}
+
+export interface ChatMessage {
+  timestamp: number;
+  role: Role;
+  content: string;
+}
+
+export interface Affection {
+  totalCoinsSpent: number;
+  affection: number; // 0-100
+  maxAffection: number;
+  mood: number; // -10..+10
+  stage: number; // RelationshipStage, derived from coins, kept for dumps
+  firstMeet: number;
+  lastChat: number;
+  streakDays: number;
+  totalDays: number;
+  totalConversations: number;
+  totalMessages: number;
+  totalChatSeconds: number;
+  happyMoments: number;
+  sadMoments: number;
+  comfortedTimes: number;
+  sharedSecrets: number;
+  achievements: number; // bit set, see ACHIEVEMENTS
+}
+
+export const profileLayout = new Layout<Profile>("UserProfile", [
+  { name: "name", kind: "str", bytes: 32 },
+  { name: "birthday", kind: "str", bytes: 6 },
+  { name: "age", kind: "u8" },
+  { name: "gender", kind: "str", bytes: 8 },
+  { name: "location", kind: "str", bytes: 32 },
+]);
+
+export const familyLayout = new Layout<FamilyMember>("FamilyMember", [
+  { name: "relation", kind: "str", bytes: 16 },
+  { name: "name", kind: "str", bytes: 32 },
+  { name: "memberType", kind: "enum", values: MEMBER_TYPES },
+  { name: "closeness", kind: "u8" },
+  { name: "sharedMemory", kind: "str", bytes: 64 },
+  { name: "updated", kind: "u32" },
+]);
+
+export const preferencesLayout = new Layout<Preferences>("Preferences", [
+  { name: "likes", kind: "strs", bytes: 32, count: 8 },
+  { name: "dislikes", kind: "strs", bytes: 32, count: 8 },
+]);
+
+export const eventLayout = new Layout<Event>("Event", [
+  { name: "date", kind: "str", bytes: 11 },
+  { name: "time", kind: "str", bytes: 6 },
+  { name: "eventType", kind: "str", bytes: 16 },
+  { name: "content", kind: "str", bytes: 64 },
+  { name: "reminded", kind: "u8" },
+  { name: "emotion", kind: "enum", values: EMOTIONS },
+  { name: "intensity", kind: "u8" },
+  { name: "significance", kind: "u8" },
+  { name: "priority", kind: "u8" },
+  {
+    name: "flags",
+    kind: "bits",
+    parts: [
+      { name: "schedule", mask: 0x01 },
+      { name: "completed", mask: 0x02 },
+      { name: "repeat", mask: 0x0c, values: REPEATS },
+    ],
+  },
+  { name: "repeatInterval", kind: "u8" },
+  { name: "duration", kind: "u16" },
+]);
+
+export const factLayout = new Layout<Fact>("Fact", [
+  { name: "timestamp", kind: "u32" },
+  { name: "content", kind: "str", bytes: 128 },
+]);
+
+export const traitLayout = new Layout<Trait>("Trait", [
+  { name: "category", kind: "str", bytes: 16 },
+  { name: "content", kind: "str", bytes: 48 },
+]);
+
+export const habitLayout = new Layout<Habit>("Habit", [
+  { name: "content", kind: "str", bytes: 48 },
+  { name: "frequency", kind: "str", bytes: 16 },
+]);
+
+export const momentLayout = new Layout<Moment>("SpecialMoment", [
+  { name: "timestamp", kind: "u32" },
+  { name: "topic", kind: "str", bytes: 32 },
+  { name: "content", kind: "str", bytes: 128 },
+  { name: "emotion", kind: "enum", values: EMOTIONS },
+  { name: "intensity", kind: "u8" },
+  { name: "importance", kind: "u8" },
+]);
+
+export const goalLayout = new Layout<Goal>("PersonalGoal", [
+  { name: "content", kind: "str", bytes: 64 },
+  { name: "created", kind: "u32" },
+  { name: "updated", kind: "u32" },
+  { name: "category", kind: "enum", values: GOAL_CATEGORIES },
+  { name: "status", kind: "enum", values: GOAL_STATUSES },
+  { name: "progress", kind: "u8" },
+  { name: "priority", kind: "u8" },
+]);
+
+export const chatLayout = new Layout<ChatMessage>("ChatMessage", [
+  { name: "timestamp", kind: "u32" },
+  { name: "role", kind: "enum", values: ROLES },
+  { name: "content", kind: "str", bytes: 95 },
+]);
+
+export const affectionLayout = new Layout<Affection>("AffectionStats", [
+  { name: "totalCoinsSpent", kind: "u32" },
+  { name: "affection", kind: "u8" },
+  { name: "maxAffection", kind: "u8" },
+  { name: "mood", kind: "i8" },
+  { name: "stage", kind: "u8" },
+  { name: "firstMeet", kind: "u32" },
+  { name: "lastChat", kind: "u32" },
+  { name: "streakDays", kind: "u16" },
+  { name: "totalDays", kind: "u16" },
+  { name: "totalConversations", kind: "u32" },
+  { name: "totalMessages", kind: "u32" },
+  { name: "totalChatSeconds", kind: "u32" },
+  { name: "happyMoments", kind: "u8" },
+  { name: "sadMoments", kind: "u8" },
+  { name: "comfortedTimes", kind: "u8" },
+  { name: "sharedSecrets", kind: "u8" },
+  { name: "achievements", kind: "u16" },
+]);
+
+// The seed's size for each type (§3.1), which no layout may exceed.
+export const SEED_RECORD_BYTES: Record<string, number> = {
+  UserProfile: 79,
+  FamilyMember: 130,
+  Preferences: 530,
+  Event: 106,
+  Fact: 132,
+  Trait: 64,
+  Habit: 64,
+  SpecialMoment: 168,
+  PersonalGoal: 80,
+  ChatMessage: 100,
+  AffectionStats: 48,
+};
+
+// Store specs: NVS key prefix, header type code and capacity. Codes are never reused.
+export const SPECS = {
+  profile: { name: "profile", key: "prof", code: 1, version: 1, layout: profileLayout, capacity: 1 } as StoreSpec<Profile>,
+  family: { name: "family", key: "fam", code: 2, version: 1, layout: familyLayout, capacity: 8 } as StoreSpec<FamilyMember>,
+  preferences: { name: "preferences", key: "pref", code: 3, version: 1, layout: preferencesLayout, capacity: 1 } as StoreSpec<Preferences>,
+  events: { name: "events", key: "evt", code: 4, version: 1, layout: eventLayout, capacity: 16 } as StoreSpec<Event>,
+  facts: { name: "facts", key: "fact", code: 5, version: 1, layout: factLayout, capacity: 20 } as StoreSpec<Fact>,
+  traits: { name: "traits", key: "trait", code: 6, version: 1, layout: traitLayout, capacity: 10 } as StoreSpec<Trait>,
+  habits: { name: "habits", key: "habit", code: 7, version: 1, layout: habitLayout, capacity: 10 } as StoreSpec<Habit>,
+  moments: { name: "moments", key: "mom", code: 8, version: 1, layout: momentLayout, capacity: 10 } as StoreSpec<Moment>,
+  goals: { name: "goals", key: "goal", code: 9, version: 1, layout: goalLayout, capacity: 5 } as StoreSpec<Goal>,
+  chat: { name: "chat", key: "chat", code: 10, version: 1, layout: chatLayout, capacity: 30 } as StoreSpec<ChatMessage>,
+  affection: { name: "affection", key: "aff", code: 11, version: 1, layout: affectionLayout, capacity: 1 } as StoreSpec<Affection>,
+};
+
+export type StoreName = keyof typeof SPECS;
+export const PREFERENCE_CAPACITY = 8; // likes, and again dislikes
+
+export const ACHIEVEMENTS = [
+  "first_chat",
+  "week_streak",
+  "month_streak",
+  "100_chats",
+  "share_secret",
+  "first_comfort",
+  "anniversary_1",
+  "max_affection",
+  "know_family",
+  "know_hobby",
+] as const;
+
+// Relationship stage from total coins spent (seed 000 §5.1).
+export const STAGES = [
+  { stage: "stranger", min: 0, hint: "客气生疏，称呼“主人”或“您”" },
+  { stage: "acquaintance", min: 21, hint: "自然一些，称呼“你”，偶尔撒娇" },
+  { stage: "friend", min: 51, hint: "放松随意，可以开玩笑" },
+  { stage: "close_friend", min: 101, hint: "信任依赖，愿意说心事" },
+  { stage: "soulmate", min: 201, hint: "完全放松，有默契和专属的梗" },
+] as const;
+
+export function stageIndex(totalCoinsSpent: number): number {
+  let i = 0;
+  for (let k = 0; k < STAGES.length; k++) if (totalCoinsSpent >= STAGES[k].min) i = k;
+  return i;
+}
