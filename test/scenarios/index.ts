@@ -7,6 +7,7 @@ import { scenarios as timer } from "./timer.scn";
 import { scenarios as store } from "./store.scn";
 import { scenarios as xsEngine } from "./xs-engine.scn";
 import { scenarios as memory } from "./memory.scn";
+import { scenarios as powercut } from "./powercut.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -16,4 +17,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "store", scenarios: store },
   { file: "xs-engine", scenarios: xsEngine },
   { file: "memory", scenarios: memory },
+  { file: "powercut", scenarios: powercut },
 ];
