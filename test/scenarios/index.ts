@@ -8,6 +8,7 @@ import { scenarios as store } from "./store.scn";
 import { scenarios as xsEngine } from "./xs-engine.scn";
 import { scenarios as memory } from "./memory.scn";
 import { scenarios as powercut } from "./powercut.scn";
+import { scenarios as localTime } from "./local-time.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -18,4 +19,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "xs-engine", scenarios: xsEngine },
   { file: "memory", scenarios: memory },
   { file: "powercut", scenarios: powercut },
+  { file: "local-time", scenarios: localTime },
 ];
