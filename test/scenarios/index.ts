@@ -9,6 +9,7 @@ import { scenarios as xsEngine } from "./xs-engine.scn";
 import { scenarios as memory } from "./memory.scn";
 import { scenarios as powercut } from "./powercut.scn";
 import { scenarios as localTime } from "./local-time.scn";
+import { scenarios as mcpServer } from "./mcp-server.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -20,4 +21,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "memory", scenarios: memory },
   { file: "powercut", scenarios: powercut },
   { file: "local-time", scenarios: localTime },
+  { file: "mcp-server", scenarios: mcpServer },
 ];

@@ -1,0 +1,207 @@
+// A small MCP server: JSON-RPC 2.0 over whatever carries message strings (the
+// companion's link on the device, stdio on the host). It takes one message and
+// returns the reply, or undefined when none is due (a notification). It never
+// throws on input: anything malformed gets the standard error code.
+
+import { byteLength } from "../text/utf8";
+
+export const PROTOCOL_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18"];
+export const MAX_MESSAGE_BYTES = 16384;
+export const PAGE_BYTES = 8000; // a tools/list page, as the xiaozhi device pages it
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const METHOD_NOT_FOUND = -32601;
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+
+export interface ToolResult {
+  content: { type: "text"; text: string }[];
+  isError: boolean;
+}
+
+export interface Tool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  // Returns the reply text (JSON or prose). Throwing ToolError (or any Error)
+  // makes an isError result with its message.
+  call(args: Record<string, unknown>): string;
+}
+
+// A tool failure the caller should read: what was wrong and what is accepted.
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+type Id = string | number | null;
+type Json = Record<string, unknown>;
+
+function reply(id: Id, result: unknown): Json {
+  return { jsonrpc: "2.0", id, result };
+}
+
+function error(id: Id, code: number, message: string): Json {
+  return { jsonrpc: "2.0", id, error: { code, message } };
+}
+
+function isObject(v: unknown): v is Json {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export interface ServerInfo {
+  name: string;
+  version: string;
+}
+
+export class McpServer {
+  private tools: Tool[] = [];
+  initialized = false;
+  protocolVersion = PROTOCOL_VERSIONS[0];
+  // called after every tools/call, so the device can flush after a quiet period
+  onActivity: (() => void) | undefined;
+
+  constructor(readonly info: ServerInfo) {}
+
+  addTool(tool: Tool): void {
+    if (this.tools.some((t) => t.name === tool.name)) throw new Error(`tool ${tool.name} exists`);
+    this.tools.push(tool);
+  }
+
+  // One message in, the reply out (undefined: no reply is due). Accepts a
+  // JSON-RPC message or batch, or the xiaozhi envelope
+  // {"session_id", "type": "mcp", "payload": <JSON-RPC>}, answered in kind.
+  handle(message: string): string | undefined {
+    if (typeof message !== "string") return JSON.stringify(error(null, INVALID_REQUEST, "message must be a string"));
+    if (message.length > MAX_MESSAGE_BYTES || byteLength(message) > MAX_MESSAGE_BYTES)
+      return JSON.stringify(error(null, INVALID_REQUEST, `message larger than ${MAX_MESSAGE_BYTES} bytes`));
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message);
+    } catch {
+      return JSON.stringify(error(null, PARSE_ERROR, "parse error: not valid JSON"));
+    }
+    if (isObject(parsed) && parsed.type === "mcp" && "payload" in parsed) {
+      const out = this.dispatch(parsed.payload);
+      if (out === undefined) return undefined;
+      const env: Json = { type: "mcp", payload: out };
+      if (typeof parsed.session_id === "string") env.session_id = parsed.session_id;
+      return JSON.stringify(env);
+    }
+    const out = this.dispatch(parsed);
+    return out === undefined ? undefined : JSON.stringify(out);
+  }
+
+  private dispatch(msg: unknown): unknown {
+    if (Array.isArray(msg)) {
+      if (msg.length === 0) return error(null, INVALID_REQUEST, "invalid request: empty batch");
+      if (msg.length > 32) return error(null, INVALID_REQUEST, "invalid request: batch of more than 32");
+      const out: unknown[] = [];
+      for (const m of msg) {
+        const r = this.one(m);
+        if (r !== undefined) out.push(r);
+      }
+      return out.length ? out : undefined;
+    }
+    return this.one(msg);
+  }
+
+  private one(msg: unknown): Json | undefined {
+    if (!isObject(msg)) return error(null, INVALID_REQUEST, "invalid request: expected a JSON-RPC object");
+    const hasId = "id" in msg;
+    const id = msg.id;
+    const idOk = typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
+    const rid: Id = idOk ? (id as string | number) : null;
+    if (msg.jsonrpc !== "2.0") return hasId ? error(rid, INVALID_REQUEST, 'invalid request: jsonrpc must be "2.0"') : undefined;
+    if (typeof msg.method !== "string") {
+      // a response from the client (result or error) needs no reply
+      if (hasId && ("result" in msg || "error" in msg)) return undefined;
+      return error(rid, INVALID_REQUEST, "invalid request: method must be a string");
+    }
+    if (hasId && !idOk) return error(null, INVALID_REQUEST, "invalid request: id must be a string or a number");
+    if ("params" in msg && msg.params !== undefined && !isObject(msg.params) && !Array.isArray(msg.params))
+      return hasId ? error(rid, INVALID_REQUEST, "invalid request: params must be an object") : undefined;
+    const params = isObject(msg.params) ? msg.params : {};
+    if (!hasId) {
+      // notifications: act on the ones we know, never reply
+      if (msg.method === "notifications/initialized") this.initialized = true;
+      return undefined;
+    }
+    try {
+      switch (msg.method) {
+        case "initialize":
+          return this.initialize(rid, params);
+        case "ping":
+          return reply(rid, {});
+        case "tools/list":
+          return this.list(rid, params);
+        case "tools/call":
+          return this.call(rid, params);
+        default:
+          return error(rid, METHOD_NOT_FOUND, `unknown method: ${msg.method.slice(0, 64)}`);
+      }
+    } catch (e) {
+      if (e instanceof Error && e.name === "PowerCut") throw e;
+      return error(rid, INTERNAL_ERROR, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  private initialize(id: Id, params: Json): Json {
+    const asked = params.protocolVersion;
+    if (asked !== undefined && typeof asked !== "string") return error(id, INVALID_PARAMS, "invalid params: protocolVersion must be a string");
+    // the client's version if we speak it, else our newest (the client decides)
+    this.protocolVersion = typeof asked === "string" && PROTOCOL_VERSIONS.includes(asked) ? asked : PROTOCOL_VERSIONS[PROTOCOL_VERSIONS.length - 1];
+    return reply(id, {
+      protocolVersion: this.protocolVersion,
+      capabilities: { tools: {} },
+      serverInfo: { name: this.info.name, version: this.info.version },
+    });
+  }
+
+  // Pages of whole tools, each page's JSON at most PAGE_BYTES; the cursor is the
+  // index of the next tool.
+  private list(id: Id, params: Json): Json {
+    let start = 0;
+    if (params.cursor !== undefined) {
+      const c = params.cursor;
+      if (typeof c !== "string" || !/^\d{1,4}$/.test(c) || Number(c) >= this.tools.length)
+        return error(id, INVALID_PARAMS, "invalid params: unknown cursor");
+      start = Number(c);
+    }
+    const page: Tool[] = [];
+    let size = 2;
+    let i = start;
+    for (; i < this.tools.length; i++) {
+      const t = this.tools[i];
+      const n = byteLength(JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema })) + 1;
+      if (page.length && size + n > PAGE_BYTES) break;
+      page.push(t);
+      size += n;
+    }
+    const result: Json = { tools: page.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })) };
+    if (i < this.tools.length) result.nextCursor = String(i);
+    return reply(id, result);
+  }
+
+  private call(id: Id, params: Json): Json {
+    const name = params.name;
+    if (typeof name !== "string") return error(id, INVALID_PARAMS, "invalid params: name must be a string");
+    const tool = this.tools.find((t) => t.name === name);
+    if (!tool) return error(id, INVALID_PARAMS, `invalid params: unknown tool: ${name.slice(0, 64)}`);
+    const args = params.arguments === undefined ? {} : params.arguments;
+    if (!isObject(args)) return error(id, INVALID_PARAMS, "invalid params: arguments must be an object");
+    let result: ToolResult;
+    try {
+      result = { content: [{ type: "text", text: tool.call(args) }], isError: false };
+    } catch (e) {
+      if (e instanceof Error && e.name === "PowerCut") throw e;
+      const msg = e instanceof Error ? e.message : String(e);
+      result = { content: [{ type: "text", text: `error: ${msg}` }], isError: true };
+    }
+    this.onActivity?.();
+    return reply(id, result);
+  }
+}
