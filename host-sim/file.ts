@@ -24,7 +24,8 @@ function objectName(path: unknown, missing = "file not found"): string {
   try {
     Spiffs.checkName(name);
   } catch {
-    throw new Error("file name too long");
+    // fopen fails on a name SPIFFS cannot hold, and Moddable reports just that
+    throw new Error(missing);
   }
   return name;
 }
@@ -35,7 +36,7 @@ function spiffs(): Spiffs {
 
 function fsError(e: unknown, fallback: string): never {
   if (e instanceof SpiffsError) {
-    if (e.code === "SPIFFS_ERR_FULL") throw new Error("file system full");
+    if (e.code === "SPIFFS_ERR_FULL") throw new Error("file write failed");
     if (e.code === "SPIFFS_ERR_NOT_FOUND") throw new Error("file not found");
     throw new Error(fallback);
   }
@@ -50,7 +51,7 @@ export class File {
   #boot: number;
 
   constructor(path: string, write = false) {
-    if (arguments.length < 1) throw new SyntaxError("no such argument");
+    if (arguments.length < 1) throw new SyntaxError("C: xsArg(0): invalid index");
     const name = objectName(path);
     const fs = spiffs();
     fs.flash.assertPowered();
@@ -110,8 +111,9 @@ export class File {
       if (typeof item === "string") bytes = enc.encode(item);
       else if (typeof item === "number") bytes = Uint8Array.of(item & 0xff);
       else if (item instanceof ArrayBuffer) bytes = new Uint8Array(item);
-      else if (ArrayBuffer.isView(item)) bytes = new Uint8Array(item.buffer, item.byteOffset, item.byteLength);
-      else throw new TypeError("invalid item");
+      else if (item instanceof DataView || (ArrayBuffer.isView(item) && (item as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT === 1))
+        bytes = new Uint8Array(item.buffer, item.byteOffset, item.byteLength);
+      else throw new TypeError("invalid buffer");
       if (!bytes.length) continue;
       try {
         fs.write(this.#name, this.#position, bytes);
@@ -128,7 +130,7 @@ export class File {
   }
 
   static exists(path: string): boolean {
-    if (arguments.length < 1) throw new SyntaxError("no such argument");
+    if (arguments.length < 1) throw new SyntaxError("C: xsArg(0): invalid index");
     const fs = spiffs();
     fs.flash.assertPowered();
     let name: string;
@@ -141,19 +143,29 @@ export class File {
   }
 
   static delete(path: string): boolean {
-    if (arguments.length < 1) throw new SyntaxError("no such argument");
+    if (arguments.length < 1) throw new SyntaxError("C: xsArg(0): invalid index");
     const name = objectName(path);
     const fs = spiffs();
     fs.flash.assertPowered();
     return fs.remove(name);
   }
 
-  // `to` is a bare name (renamed in place) or a full path.
+  // `to` is a bare name (renamed in place) or a full path. The ESP32 port builds
+  // the target path in a 32-byte buffer: the whole path, mount point included,
+  // must fit in 31 bytes (and so must `from`, which it copies there first).
   static rename(from: string, to: string): void {
-    if (arguments.length < 2) throw new SyntaxError("no such argument");
-    const src = objectName(from);
-    const t = String(to);
-    const dst = t.startsWith("/") ? objectName(t) : objectName(mountPoint() + "/" + t);
+    if (arguments.length < 2) throw new SyntaxError("C: xsArg(1): invalid index");
+    const f = String(from), t = String(to);
+    if (enc.encode(f).length > 31) throw new RangeError("cannot buffer string");
+    const src = objectName(f);
+    let full: string;
+    if (t.startsWith("/")) full = t;
+    else {
+      if (t.includes("/")) throw new Error("invalid to");
+      full = mountPoint() + "/" + t;
+    }
+    if (enc.encode(full).length > 31) throw new RangeError("cannot buffer string");
+    const dst = objectName(full);
     const fs = spiffs();
     fs.flash.assertPowered();
     try {
@@ -171,7 +183,7 @@ export class Iterator {
   #at = 0;
 
   constructor(path: string) {
-    if (arguments.length < 1) throw new SyntaxError("no such argument");
+    if (arguments.length < 1) throw new SyntaxError("C: xsArg(0): invalid index");
     const p = String(path);
     const mount = mountPoint();
     if (p !== mount && p !== mount + "/") throw new Error("directory not found");
@@ -208,7 +220,7 @@ export class Directory {
 
 export class System {
   static config(): { maxPathLength: number } {
-    return { maxPathLength: mountPoint().length + 31 };
+    return { maxPathLength: 32 };
   }
   static info(): { used: number; total: number } {
     const s = spiffs().stats();

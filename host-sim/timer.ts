@@ -17,7 +17,7 @@ export default class Timer {
 
   static repeat(callback: (timer: TimerID) => void, interval: number): TimerID {
     if (typeof callback !== "function") throw new TypeError("callback is not a function");
-    if (interval === undefined) throw new SyntaxError("no such argument");
+    if (interval === undefined) throw new SyntaxError("C: xsArg(1): invalid index");
     return clock().set(callback, interval, interval);
   }
 

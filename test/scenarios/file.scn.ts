@@ -44,6 +44,7 @@ export const scenarios: Scenario[] = [
       f.write("HELLO");
       f.position = f.length;
       f.write("!", 10, Uint8Array.of(65, 66).buffer);
+      throws(() => f.write(new Uint16Array(1)), { name: "TypeError", message: "invalid buffer" });
       f.close();
       f = new File(root + "t");
       equal(f.read(String), "HELLO world!\nAB");
@@ -86,8 +87,8 @@ export const scenarios: Scenario[] = [
       const ok30 = "n".repeat(30); // "/" + 30 = 31
       new File(root + ok30, true).close();
       ok(File.exists(root + ok30));
-      throws(() => new File(root + "n".repeat(31), true), { message: "too long" });
-      throws(() => new File(root + "汉".repeat(11), true), { message: "too long" }); // 33 bytes
+      throws(() => new File(root + "n".repeat(31), true), { message: "file not found" });
+      throws(() => new File(root + "汉".repeat(11), true), { message: "file not found" }); // 33 bytes
       throws(() => new File("/elsewhere/x", true), { message: "file not found" });
       new File(root + "a/b", true).close(); // a slash is just a character
       ok(File.exists(root + "a/b"));
@@ -113,6 +114,11 @@ export const scenarios: Scenario[] = [
       File.rename(root + "c", root + "d");
       equal(new File(root + "d").read(String), "A");
       throws(() => File.rename(root + "zz", "y"), { message: "file not found" });
+      // the whole target path, mount point included, must fit 31 bytes
+      new File(root + "e", true).close();
+      File.rename(root + "e", "n".repeat(25)); // "/data/" + 25 = 31
+      throws(() => File.rename(root + "n".repeat(25), "n".repeat(26)), { name: "RangeError", message: "cannot buffer string" });
+      throws(() => File.rename(root + "d", "x/y"), { message: "invalid to" });
     },
   },
   {
@@ -144,7 +150,7 @@ export const scenarios: Scenario[] = [
           f.write(chunk);
           written += 1000;
         }
-      }, { message: "file system full" });
+      }, { message: "file write failed" });
       equal(f.length, written, "the failed write left nothing");
       const info = System.info();
       ok(info.used <= info.total * 0.75 + 256, "stops at about 75%");

@@ -14,7 +14,7 @@ export const scenarios: Scenario[] = [
     run() {
       fresh();
       const P = Preference as unknown as Record<string, (...a: unknown[]) => unknown>;
-      throws(() => P.set(), { name: "SyntaxError" });
+      throws(() => P.set(), { name: "SyntaxError", message: "C: xsArg(0): invalid index" });
       throws(() => P.set(D), { name: "SyntaxError" });
       throws(() => P.set(D, "k"), { name: "SyntaxError" });
       throws(() => P.get(D), { name: "SyntaxError" });
@@ -50,6 +50,8 @@ export const scenarios: Scenario[] = [
       const set = Preference.set as (d: string, k: string, v: unknown) => void;
       for (const v of [1.5, NaN, Infinity, 2147483648, -2147483649, undefined, null, {}, [], () => 1, BigInt(1), Symbol("x"), new Uint8Array(2)])
         throws(() => set(D, "x", v), undefined, `value ${String(typeof v)} ${String(v as string)}`);
+      throws(() => set(D, "x", 1.5), { message: "float unsupported" });
+      throws(() => set(D, "x", {}), { message: "unsupported type" });
       equal(Preference.get(D, "x"), undefined, "nothing was stored");
       deepEqual(Preference.keys(D), []);
     },
@@ -61,12 +63,18 @@ export const scenarios: Scenario[] = [
       const k15 = "k".repeat(15), k16 = "k".repeat(16), d15 = "d".repeat(15), d16 = "d".repeat(16);
       Preference.set(d15, k15, 1);
       equal(Preference.get(d15, k15), 1);
-      throws(() => Preference.set(d16, "k", 1), { message: "too long" });
-      throws(() => Preference.set(D, k16, 1), { message: "too long" });
-      throws(() => Preference.get(D, k16), { message: "too long" });
-      throws(() => Preference.set(D, "名字名字名字", 1), { message: "too long" }); // 18 bytes, 6 characters
+      // the ESP32 port's own errors: nvs_open refuses the domain, NVS the key
+      throws(() => Preference.set(d16, "k", 1), { message: "nvs_open fail" });
+      throws(() => Preference.set(D, k16, 1), { message: "nvs set fail" });
+      throws(() => Preference.get(D, k16), { message: "nvs get fail" });
+      throws(() => Preference.delete(D, k16), { message: "nvs erase fail" });
+      equal(Preference.get(d16, "k"), undefined, "an unknown (over-long) domain reads as missing");
+      deepEqual(Preference.keys(d16), []);
+      throws(() => Preference.set(D, "k".repeat(64), 1), { name: "RangeError", message: "cannot buffer string" });
+      throws(() => Preference.set(D, "名字名字名字", 1), { message: "nvs set fail" }); // 18 bytes, 6 characters
       Preference.set(D, "名字名字名", 2); // 15 bytes
       equal(Preference.get(D, "名字名字名"), 2);
+      deepEqual(Preference.keys(D).sort(), ["名字名字名"], "nothing else was stored");
     },
   },
   {
@@ -80,6 +88,10 @@ export const scenarios: Scenario[] = [
       throws(() => Preference.set(D, "s", "x".repeat(4001)), { message: "too long" });
       throws(() => Preference.set(D, "s", "汉".repeat(1334)), { message: "too long" }); // 4002 bytes
       equal(Preference.get(D, "s"), undefined);
+      // a 4000-byte string needs 4001 with its NUL: NVS refuses it after the erase
+      Preference.set(D, "s", "x".repeat(3999));
+      throws(() => Preference.set(D, "s", "x".repeat(4000)), { message: "nvs set fail" });
+      equal(Preference.get(D, "s"), undefined, "erase-then-write lost the old value, as on the device");
     },
   },
   {
