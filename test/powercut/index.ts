@@ -1,5 +1,6 @@
 // Every power-cut workload, swept by `npm run powercut` and (bounded) by the test lanes.
 import type { Workload } from "./harness";
 import { nvsWorkload } from "./nvs.workload";
+import { scheduleWorkload } from "./schedule.workload";
 
-export const workloads: Workload<never>[] = [nvsWorkload as Workload<never>];
+export const workloads: Workload<never>[] = [nvsWorkload as Workload<never>, scheduleWorkload as Workload<never>];

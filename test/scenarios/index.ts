@@ -9,6 +9,8 @@ import { scenarios as xsEngine } from "./xs-engine.scn";
 import { scenarios as memory } from "./memory.scn";
 import { scenarios as powercut } from "./powercut.scn";
 import { scenarios as localTime } from "./local-time.scn";
+import { scenarios as schedule } from "./schedule.scn";
+import { scenarios as scheduleReminder } from "./schedule-reminder.scn";
 import { scenarios as mcpServer } from "./mcp-server.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
@@ -21,5 +23,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "memory", scenarios: memory },
   { file: "powercut", scenarios: powercut },
   { file: "local-time", scenarios: localTime },
+  { file: "schedule", scenarios: schedule },
+  { file: "schedule-reminder", scenarios: scheduleReminder },
   { file: "mcp-server", scenarios: mcpServer },
 ];
