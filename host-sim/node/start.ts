@@ -1,12 +1,14 @@
-// `npm start`: the device on the host simulator. Flash lives in a data folder
+// `npm start`: the device on the host simulator, serving MCP over stdio
+// (newline-delimited JSON-RPC on stdin/stdout). Flash lives in a data folder
 // (default ./.petmem), time runs on the real clock (optionally from --now and
-// faster by --speed), device logs go to stderr.
+// faster by --speed), device logs go to stderr. stdin closing ends the run.
 //
 //   npm start -- [--data DIR] [--now 2026-02-05T13:00] [--speed 60] [--exit]
 
 import path from "node:path";
 import { SimDevice } from "../device.js";
 import { persist } from "./persist.js";
+import { stdioTransport } from "./stdio.js";
 import "../trace.js";
 
 interface Options {
@@ -61,18 +63,30 @@ async function main(): Promise<void> {
   const virtStart = o.now ?? realStart;
   const dev = new SimDevice({ now: virtStart }).install();
   persist(dev, dir);
-  await import("../../src/main.js");
+  const { service } = await import("../../src/main.js");
   report(dev, dir);
-  if (o.exit) return;
+  if (o.exit) {
+    service.stop();
+    return;
+  }
   // the real-clock driver: virtual time follows wall time times --speed
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const tick = () => {
     dev.clock.advanceTo(virtStart + (Date.now() - realStart) * o.speed);
     const next = dev.clock.nextDue();
     const wait = next === undefined ? 1000 : Math.min(1000, Math.max(1, (next - dev.clock.now) / o.speed));
-    setTimeout(tick, wait);
+    timer = setTimeout(tick, wait);
+  };
+  const end = () => {
+    if (timer) clearTimeout(timer);
+    dev.clock.advanceTo(virtStart + (Date.now() - realStart) * o.speed);
+    service.stop();
+    process.exit(0);
   };
   tick();
-  process.on("SIGINT", () => process.exit(0));
+  service.connect(stdioTransport(end));
+  process.on("SIGINT", end);
+  process.on("SIGTERM", end);
 }
 
 main().catch((e) => {
