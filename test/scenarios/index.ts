@@ -12,6 +12,7 @@ import { scenarios as localTime } from "./local-time.scn";
 import { scenarios as schedule } from "./schedule.scn";
 import { scenarios as scheduleReminder } from "./schedule-reminder.scn";
 import { scenarios as mcpServer } from "./mcp-server.scn";
+import { scenarios as memoryTool } from "./memory-tool.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -26,4 +27,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "schedule", scenarios: schedule },
   { file: "schedule-reminder", scenarios: scheduleReminder },
   { file: "mcp-server", scenarios: mcpServer },
+  { file: "memory-tool", scenarios: memoryTool },
 ];
