@@ -37,6 +37,26 @@ export class ToolError extends Error {
   }
 }
 
+// A piece of the caller's input quoted in a message: at most `max` UTF-16 units,
+// never half of a surrogate pair, lone surrogates shown as U+FFFD, so the reply
+// stays well-formed Unicode whatever came in.
+export function quote(s: string, max = 64): string {
+  let out = "";
+  const n = Math.min(s.length, max);
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        if (i + 1 < n) out += s.slice(i, i + 2);
+        i++;
+      } else out += "\ufffd";
+    } else if (c >= 0xdc00 && c <= 0xdfff) out += "\ufffd";
+    else out += s.charAt(i);
+  }
+  return out;
+}
+
 type Id = string | number | null;
 type Json = Record<string, unknown>;
 
@@ -141,7 +161,7 @@ export class McpServer {
         case "tools/call":
           return this.call(rid, params);
         default:
-          return error(rid, METHOD_NOT_FOUND, `unknown method: ${msg.method.slice(0, 64)}`);
+          return error(rid, METHOD_NOT_FOUND, `unknown method: ${quote(msg.method)}`);
       }
     } catch (e) {
       if (e instanceof Error && e.name === "PowerCut") throw e;
@@ -190,7 +210,7 @@ export class McpServer {
     const name = params.name;
     if (typeof name !== "string") return error(id, INVALID_PARAMS, "invalid params: name must be a string");
     const tool = this.tools.find((t) => t.name === name);
-    if (!tool) return error(id, INVALID_PARAMS, `invalid params: unknown tool: ${name.slice(0, 64)}`);
+    if (!tool) return error(id, INVALID_PARAMS, `invalid params: unknown tool: ${quote(name)}`);
     const args = params.arguments === undefined ? {} : params.arguments;
     if (!isObject(args)) return error(id, INVALID_PARAMS, "invalid params: arguments must be an object");
     let result: ToolResult;

@@ -1,0 +1,147 @@
+import assert from "node:assert/strict";
+import { fuzz, serviceTarget, checkReply, toolCall, type Target, type Outcome } from "./fuzz/fuzzer";
+import { quote } from "../src/mcp/server";
+import { setTraceSink } from "../host-sim/trace-sink";
+import "../host-sim/trace";
+
+const SEED = 20260205;
+
+// A handler made wrong on purpose, from a real seeded service: `spoil` sees each
+// input, the real reply and the service, and returns what the broken handler says.
+function broken(spoil: (input: string, reply: string | undefined, t: ReturnType<typeof serviceTarget>, n: number) => string | undefined): Target {
+  const t = serviceTarget();
+  let n = 0;
+  return { ...t, handle: (m) => spoil(m, t.handle(m), t, n++) };
+}
+
+const rejected = (reply: string | undefined) => reply !== undefined && (/"error":\{/.test(reply) || /"isError":true/.test(reply));
+
+describe("fuzz: random and malformed MCP messages", () => {
+  before(() => setTraceSink(() => {}));
+
+  it("3000 inputs: no crash, no bad response, nothing changed on a rejected call", function () {
+    this.timeout(60000);
+    const r = fuzz({ n: 3000, seed: SEED });
+    assert.deepEqual(r.reports, [], JSON.stringify(r.reports, null, 1));
+    assert.equal(r.inputs, 3000);
+    assert.equal(r.crashes, 0);
+    assert.equal(r.bad_responses, 0);
+    assert.equal(r.state_changed_on_reject, 0);
+    // the mix does what it is for: state evolves and much is refused
+    assert.ok(r.valid_calls > 500, `valid calls ${r.valid_calls}`);
+    assert.ok(r.accepted > 500, `accepted ${r.accepted}`);
+    assert.ok(r.rejected > 1000, `rejected ${r.rejected}`);
+    assert.ok(r.no_reply > 20, `no reply ${r.no_reply}`);
+    assert.ok(r.flash_writes > 100, `flash writes ${r.flash_writes}`);
+  });
+
+  it("replays: the same seed gives the same run", () => {
+    const a = fuzz({ n: 300, seed: 7 });
+    const b = fuzz({ n: 300, seed: 7 });
+    const strip = ({ ms, reports, ...rest }: ReturnType<typeof fuzz>) => rest;
+    assert.deepEqual(strip(a), strip(b));
+  });
+
+  it("the checker catches a handler that throws", () => {
+    const r = fuzz({ n: 200, seed: SEED, target: broken((m, reply, _t, n) => (n % 10 === 3 ? (() => { throw new TypeError("boom"); })() : reply)) });
+    assert.equal(r.crashes, 20);
+    assert.equal(r.reports[0].kind, "crash");
+    assert.match(r.reports[0].detail, /TypeError: boom/);
+  });
+
+  it("the checker catches garbage, wrong ids, odd codes, misshaped results and silence", () => {
+    const spoils: ((reply: string) => string | undefined)[] = [
+      () => "not json",
+      (s) => s.replace(/"jsonrpc":"2.0"/, '"jsonrpc":"1.0"'),
+      (s) => s.replace(/"id":(\d+|"[^"]*")/, '"id":"someone else"'),
+      (s) => s.replace(/"code":-32\d+/, '"code":-32000'),
+      (s) => s.replace(/"isError":(true|false)/, '"isError":"no"'),
+      (s) => s.replace(/"type":"text"/, '"type":"image"'),
+      () => undefined,
+      (s) => s.replace(/"result":/, '"error":{"code":-32603,"message":"x"},"result":'),
+      (s) => s.replace(/"message":"[^"]*"/, '"message":"\\ud800"'),
+    ];
+    for (const [i, spoil] of spoils.entries()) {
+      // spoil only replies that have the part being broken, so every spoil counts
+      const r = fuzz({ n: 300, seed: SEED + i, target: broken((m, reply) => (reply !== undefined ? spoil(reply) : reply)) });
+      assert.ok(r.bad_responses > 10, `spoil ${i}: ${r.bad_responses} bad responses`);
+      assert.equal(r.crashes, 0);
+    }
+  });
+
+  it("the checker catches an answer to a notification and an envelope answered plainly", () => {
+    const notify = fuzz({ n: 400, seed: SEED, target: broken((m, reply) => reply ?? '{"jsonrpc":"2.0","id":null,"result":{}}') });
+    assert.ok(notify.bad_responses > 5, `${notify.bad_responses}`);
+    const plain = fuzz({ n: 400, seed: SEED, target: broken((m, reply) => (reply?.startsWith('{"type":"mcp"') ? JSON.stringify(JSON.parse(reply).payload) : reply)) });
+    assert.ok(plain.bad_responses > 5, `${plain.bad_responses}`);
+  });
+
+  it("the checker catches state changed by a rejected call, on flash and in RAM", () => {
+    // flash: a rejected call that still writes
+    const flash = fuzz({
+      n: 300, seed: SEED,
+      target: broken((m, reply, t, n) => {
+        if (rejected(reply)) {
+          t.service.memory.setProfile("location", `leak ${n}`);
+          t.service.flush();
+        }
+        return reply;
+      }),
+    });
+    assert.equal(flash.crashes, 0);
+    assert.ok(flash.state_changed_on_reject > 50, `${flash.state_changed_on_reject}`);
+    assert.match(flash.reports.find((r) => r.kind === "state_changed_on_reject")!.detail, /flash writes/);
+    // RAM only: changed but not flushed
+    const ram = fuzz({
+      n: 300, seed: SEED,
+      target: broken((m, reply, t, n) => {
+        if (rejected(reply) && n % 3 === 0) t.service.memory.addPreference("like", `leak ${n}`);
+        return reply;
+      }),
+    });
+    assert.equal(ram.crashes, 0);
+    assert.ok(ram.state_changed_on_reject > 10, `${ram.state_changed_on_reject}`);
+    assert.match(ram.reports.find((r) => r.kind === "state_changed_on_reject")!.detail, /RAM/);
+  });
+
+  it("checkReply: hand-made cases", () => {
+    const o = (): Outcome => ({ accepted: false, rejected: false });
+    const ok = (input: unknown, reply: unknown) => checkReply(typeof input === "string" ? input : JSON.stringify(input), reply === undefined ? undefined : JSON.stringify(reply), o());
+    const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+    assert.equal(ok(ping, { jsonrpc: "2.0", id: 1, result: {} }), undefined);
+    assert.match(ok(ping, undefined)!, /no reply/);
+    assert.match(ok(ping, { jsonrpc: "2.0", id: 2, result: {} })!, /id/);
+    assert.match(ok(ping, { jsonrpc: "2.0", id: 1, result: {}, error: { code: -32603, message: "x" } })!, /exactly one/);
+    assert.equal(ok(ping, { jsonrpc: "2.0", id: null, error: { code: -32603, message: "x" } }), undefined);
+    assert.match(ok({ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: null, result: {} })!, /notification/);
+    assert.match(ok("{bad", { jsonrpc: "2.0", id: null, error: { code: -32600, message: "x" } })!, /-32700/);
+    assert.equal(ok("{bad", { jsonrpc: "2.0", id: null, error: { code: -32700, message: "x" } }), undefined);
+    const env = { session_id: "s1", type: "mcp", payload: ping };
+    assert.equal(ok(env, { session_id: "s1", type: "mcp", payload: { jsonrpc: "2.0", id: 1, result: {} } }), undefined);
+    assert.match(ok(env, { jsonrpc: "2.0", id: 1, result: {} })!, /envelope/);
+    assert.match(ok(env, { session_id: "s2", type: "mcp", payload: { jsonrpc: "2.0", id: 1, result: {} } })!, /session_id/);
+    // a batch: replies in order, none for the notification
+    const batch = [ping, { jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: "b", method: "nope" }];
+    const r1 = { jsonrpc: "2.0", id: 1, result: {} };
+    const r2 = { jsonrpc: "2.0", id: "b", error: { code: -32601, message: "unknown method" } };
+    assert.equal(ok(batch, [r1, r2]), undefined);
+    assert.match(ok(batch, [r1])!, /batch/);
+    assert.match(ok(batch, [r1, r2, r1])!, /batch/);
+    // tools/call results
+    const call = JSON.parse(toolCall(5, { action: "read" }));
+    assert.equal(ok(call, { jsonrpc: "2.0", id: 5, result: { content: [{ type: "text", text: "{}" }], isError: false } }), undefined);
+    assert.match(ok(call, { jsonrpc: "2.0", id: 5, result: { content: "{}", isError: false } })!, /content/);
+    assert.match(ok(call, { jsonrpc: "2.0", id: 5, result: { content: [{ type: "text", text: "{}" }] } })!, /isError/);
+  });
+
+  it("quoted input in error messages never carries half a surrogate pair (found by the fuzzer)", () => {
+    assert.equal(quote("a".repeat(63) + "🦕"), "a".repeat(63));
+    assert.equal(quote("x\ud800y"), "x\ufffdy");
+    assert.equal(quote("\udc00🦕"), "\ufffd🦕");
+    const t = serviceTarget();
+    const reply = t.handle(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "m".repeat(63) + "🦕" }))!;
+    assert.equal(checkReply(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "m".repeat(63) + "🦕" }), reply, { accepted: false, rejected: false }), undefined);
+    const tool = t.handle(toolCall(2, { action: "read", ["k".repeat(31) + "🦕"]: 1 }))!;
+    assert.doesNotMatch(JSON.parse(tool).result.content[0].text, /[\ud800-\udfff]/);
+  });
+});
