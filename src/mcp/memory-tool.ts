@@ -9,7 +9,7 @@ import { Schedules, type ScheduleView } from "../schedule/schedules";
 import { byteLength } from "../text/utf8";
 import { parseLocal } from "../time/local";
 import { now } from "../time/clock";
-import { ToolError, type Tool } from "./server";
+import { ToolError, quote, type Tool } from "./server";
 
 export const ACTIONS = ["read", "write", "delete", "complete_schedule", "recall", "search"] as const;
 export const TYPES = ["name", "age", "gender", "location", "birthday", "like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "schedule"] as const;
@@ -98,7 +98,7 @@ export class MemoryTool implements Tool {
   constructor(readonly memory: Memory, readonly schedules: Schedules, readonly archive?: ArchiveAccess) {}
 
   call(args: Record<string, unknown>): string {
-    for (const k of Object.keys(args)) if (!ARGS.includes(k)) throw new ToolError(`unknown argument '${k.slice(0, 32)}'; accepted: ${ARGS.join(", ")}`);
+    for (const k of Object.keys(args)) if (!ARGS.includes(k)) throw new ToolError(`unknown argument '${quote(k, 32)}'; accepted: ${ARGS.join(", ")}`);
     let action: (typeof ACTIONS)[number];
     try {
       action = oneOf(args.action, "action", ACTIONS);

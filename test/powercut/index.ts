@@ -2,5 +2,6 @@
 import type { Workload } from "./harness";
 import { nvsWorkload } from "./nvs.workload";
 import { scheduleWorkload } from "./schedule.workload";
+import { archiveWorkload } from "./archive.workload";
 
-export const workloads: Workload<never>[] = [nvsWorkload as Workload<never>, scheduleWorkload as Workload<never>];
+export const workloads: Workload<never>[] = [nvsWorkload as Workload<never>, scheduleWorkload as Workload<never>, archiveWorkload as Workload<never>];

@@ -13,6 +13,9 @@ import { scenarios as schedule } from "./schedule.scn";
 import { scenarios as scheduleReminder } from "./schedule-reminder.scn";
 import { scenarios as mcpServer } from "./mcp-server.scn";
 import { scenarios as memoryTool } from "./memory-tool.scn";
+import { scenarios as archive } from "./archive.scn";
+import { scenarios as archiveCompact } from "./archive-compact.scn";
+import { scenarios as archiver } from "./archiver.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -28,4 +31,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "schedule-reminder", scenarios: scheduleReminder },
   { file: "mcp-server", scenarios: mcpServer },
   { file: "memory-tool", scenarios: memoryTool },
+  { file: "archive", scenarios: archive },
+  { file: "archive-compact", scenarios: archiveCompact },
+  { file: "archiver", scenarios: archiver },
 ];

@@ -1,0 +1,150 @@
+// Moves records from the NVS memory into the archive (seed 000 §3.6, §12.7):
+//
+// - overflow: at 20 facts the oldest 5 go, at 10 moments the oldest 3
+//   (Memory calls the hook installed by attach());
+// - daily, early in the morning local time: facts and moments older than 30 days;
+// - weekly, on Sunday: past events that are not upcoming schedules.
+//
+// A move writes the archive first and removes the record from NVS after, so a
+// power cut leaves it in NVS, in the archive, or in both; never in neither.
+// resolveAtBoot() ends the both-case: a record of NVS that the archive
+// already holds (same id, same content) leaves NVS. The archive skips a record
+// it already holds, so a move repeated after a cut never archives it twice.
+
+import { Memory } from "../memory/memory";
+import type { Event } from "../memory/types";
+import { formatDate, toLocal } from "../time/local";
+import { VALID_AFTER_MS, now } from "../time/clock";
+import { Archive, type CompactReport } from "./archive";
+import { isoKey } from "./line";
+
+export const DAYS_HOT = 30; // facts and moments stay in NVS this long
+
+// The default rule for the weekly move: a dated event (YYYY-MM-DD) before
+// today, unless it is a schedule not yet done. Annual MM-DD events recur and
+// stay; so do schedules that are upcoming or still open.
+export function pastEvent(e: Event, nowMs: number): boolean {
+  if (e.date.length !== 10 || isoKey(`${e.date}T00:00:00`) < 0) return false;
+  if (e.schedule && !e.completed) return false;
+  return e.date < formatDate(nowMs);
+}
+
+export interface ArchiverOptions {
+  days?: number;
+  isPastEvent?: (e: Event, nowMs: number) => boolean;
+}
+
+export interface MoveReport {
+  fact: number;
+  moment: number;
+  event: number;
+  compacted?: CompactReport;
+}
+
+const sameEvent = (a: Event, b: Event) => a.date === b.date && a.time === b.time && a.content === b.content;
+
+export class Archiver {
+  readonly days: number;
+  readonly isPastEvent: (e: Event, nowMs: number) => boolean;
+
+  constructor(
+    readonly memory: Memory,
+    readonly archive: Archive,
+    opts: ArchiverOptions = {},
+  ) {
+    this.days = opts.days ?? DAYS_HOT;
+    this.isPastEvent = opts.isPastEvent ?? pastEvent;
+  }
+
+  // Full rolling stores hand their oldest records to the archive. The records
+  // leave NVS at the memory's next flush.
+  attach(): void {
+    this.memory.overflow = (type, records) => {
+      this.archive.append(type === "facts" ? "fact" : "moment", records);
+    };
+  }
+
+  // At boot, after archive.check(): records that are both in NVS and in the
+  // archive (a move cut short) leave NVS.
+  resolveAtBoot(): MoveReport {
+    const m = this.memory;
+    const r: MoveReport = { fact: 0, moment: 0, event: 0 };
+    const facts = m.facts();
+    if (facts.length) {
+      const inArchive = this.archive.contains("fact", facts);
+      const both = facts.filter((_f, i) => inArchive[i]);
+      if (both.length) {
+        r.fact = m.evict("facts", both);
+        m.stores.facts.flush();
+      }
+    }
+    const moments = m.moments();
+    if (moments.length) {
+      const inArchive = this.archive.contains("moment", moments);
+      const both = moments.filter((_x, i) => inArchive[i]);
+      if (both.length) {
+        r.moment = m.evict("moments", both);
+        m.stores.moments.flush();
+      }
+    }
+    const events = m.events();
+    if (events.length) {
+      const inArchive = this.archive.contains("event", events);
+      if (inArchive.some((x) => x)) {
+        const keep = events.filter((_e, i) => !inArchive[i]);
+        r.event = events.length - keep.length;
+        m.setEvents(keep);
+        m.stores.events.flush();
+      }
+    }
+    return r;
+  }
+
+  // Facts and moments older than `days` move to the archive. Does nothing
+  // while the clock is not set.
+  daily(nowMs = now()): MoveReport {
+    const r: MoveReport = { fact: 0, moment: 0, event: 0 };
+    if (nowMs < VALID_AFTER_MS) return r;
+    const cutoff = Math.floor(nowMs / 1000) - this.days * 86400;
+    const m = this.memory;
+    const facts = m.facts().filter((f) => f.timestamp < cutoff);
+    if (facts.length) {
+      this.archive.append("fact", facts);
+      r.fact = m.evict("facts", facts);
+      m.stores.facts.flush();
+    }
+    const moments = m.moments().filter((x) => x.timestamp < cutoff);
+    if (moments.length) {
+      this.archive.append("moment", moments);
+      r.moment = m.evict("moments", moments);
+      m.stores.moments.flush();
+    }
+    return r;
+  }
+
+  // Past events move to the archive.
+  weekly(nowMs = now()): MoveReport {
+    const r: MoveReport = { fact: 0, moment: 0, event: 0 };
+    if (nowMs < VALID_AFTER_MS) return r;
+    const m = this.memory;
+    const events = m.events();
+    const past = events.filter((e) => this.isPastEvent(e, nowMs));
+    if (past.length) {
+      this.archive.append("event", past);
+      m.setEvents(events.filter((e) => !past.some((p) => sameEvent(p, e))));
+      m.stores.events.flush();
+      r.event = past.length;
+    }
+    return r;
+  }
+
+  // The early-morning run: daily moves, weekly moves on Sunday (local time),
+  // then compaction if the archive is above its soft limit.
+  maintenance(nowMs = now()): MoveReport {
+    const r = this.daily(nowMs);
+    if (toLocal(nowMs).weekday === 0) r.event = this.weekly(nowMs).event;
+    const c = this.archive.maintain();
+    if (c && c.dropped) r.compacted = c;
+    return r;
+  }
+}

@@ -1,0 +1,202 @@
+// Flash access for the archive: whole-file helpers and line scanning in chunks
+// of at most 4 KB, forwards and backwards. A scan holds one chunk; lines never
+// come from flash one by one.
+//
+// A "segment" is a complete line (its bytes end with "\n", which the callback
+// does not see), or, in a damaged file, a 4 KB piece of a run of bytes with no
+// newline; such pieces are never records.
+
+import { File, Iterator, System } from "file";
+import { NL } from "./line";
+
+export const CHUNK = 4096;
+
+export class ArchiveError extends Error {
+  constructor(readonly code: "full" | "invalid" | "io", message: string) {
+    super(message);
+    this.name = "ArchiveError";
+  }
+}
+
+// Power cuts (host simulator) must not be caught by archive code.
+export function rethrowFatal(e: unknown): void {
+  if (e instanceof Error && e.name === "PowerCut") throw e;
+}
+
+export function exists(path: string): boolean {
+  return File.exists(path);
+}
+
+// On SPIFFS every open and stat walks the file system: these open once.
+export function openRead(path: string): File | undefined {
+  try {
+    return new File(path);
+  } catch (e) {
+    rethrowFatal(e);
+    return undefined;
+  }
+}
+
+export function fileLength(path: string): number {
+  const f = openRead(path);
+  if (!f) return 0;
+  try {
+    return f.length;
+  } finally {
+    f.close();
+  }
+}
+
+export function remove(path: string): void {
+  File.delete(path);
+}
+
+export function rename(from: string, to: string): void {
+  File.rename(from, to);
+}
+
+// The files under the root, by full path, with their lengths: one walk of the
+// file system instead of one per file.
+export function listing(root: string): Map<string, number> | undefined {
+  try {
+    const it = new Iterator(root);
+    const out = new Map<string, number>();
+    for (let e = it.next(); e; e = it.next()) if (e.length !== undefined) out.set(root + e.name, e.length);
+    return out;
+  } catch (e) {
+    rethrowFatal(e);
+    return undefined;
+  }
+}
+
+// Reads f[pos..pos+n) (n <= CHUNK) into buf[at..), returning the bytes read.
+export function readInto(f: File, pos: number, n: number, buf: Uint8Array, at = 0): number {
+  if (n <= 0) return 0;
+  f.position = pos;
+  const ab = f.read(ArrayBuffer, n) as ArrayBuffer;
+  const got = new Uint8Array(ab);
+  buf.set(got, at);
+  return got.length;
+}
+
+// Writes bytes at pos (the end of the file when pos is undefined). Maps a full
+// file system to ArchiveError("full").
+export function writeAt(f: File, bytes: Uint8Array, pos?: number): void {
+  f.position = pos === undefined ? f.length : pos;
+  try {
+    f.write(bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : (bytes.slice().buffer as ArrayBuffer));
+  } catch (e) {
+    rethrowFatal(e);
+    throw failure(e, bytes.length, "write failed");
+  }
+}
+
+// SPIFFS is reliable up to about 75% of its partition (docs/FORMAT.md §1).
+export const USABLE_FRACTION = 0.75;
+
+// The ESP32 port reports a full file system only as "file write failed": the
+// space left tells whether that is what happened.
+function failure(e: unknown, needed: number, what: string): ArchiveError {
+  const m = e instanceof Error ? e.message : String(e);
+  let full = m.indexOf("full") >= 0;
+  try {
+    const info = System.info();
+    if (info.used + needed + 2 * 256 > info.total * USABLE_FRACTION) full = true;
+  } catch {
+    // no information: keep the message's word
+  }
+  if (full) return new ArchiveError("full", `archive: the file system is full (${m})`);
+  return new ArchiveError("io", `archive: ${what}: ${m}`);
+}
+
+export function openWrite(path: string): File {
+  try {
+    return new File(path, true);
+  } catch (e) {
+    rethrowFatal(e);
+    throw failure(e, 256, `cannot open ${path}`);
+  }
+}
+
+// The end of the last complete line: bytes after it are a torn append.
+export function validEnd(f: File, length: number, buf: Uint8Array): number {
+  let end = length;
+  while (end > 0) {
+    const s = Math.max(0, end - CHUNK);
+    const n = readInto(f, s, end - s, buf);
+    const i = n > 0 ? buf.lastIndexOf(NL, n - 1) : -1;
+    if (i >= 0) return s + i + 1;
+    end = s;
+  }
+  return 0;
+}
+
+// Segment callback: buf[s..e) is the segment without its "\n", pos its offset in
+// the file, size its bytes on flash (with the "\n"). Return false to stop.
+export type OnSegment = (buf: Uint8Array, s: number, e: number, pos: number, size: number) => boolean | void;
+
+// Scans f[start..end) forwards. `end` must be a line boundary. Returns false if stopped.
+export function scanForward(f: File, start: number, end: number, buf: Uint8Array, on: OnSegment): boolean {
+  let pos = start; // file offset of buf[0]
+  let have = 0; // bytes in buf
+  let read = start; // next byte to read
+  while (pos < end) {
+    const n = Math.min(CHUNK - have, end - read);
+    if (n > 0) have += readInto(f, read, n, buf, have);
+    read = pos + have;
+    let s = 0;
+    for (;;) {
+      const i = buf.indexOf(NL, s);
+      if (i < 0 || i >= have) break;
+      if (on(buf, s, i, pos + s, i + 1 - s) === false) return false;
+      s = i + 1;
+    }
+    if (s === 0 && have === CHUNK) {
+      // a full chunk without a newline: damage, passed on as one piece
+      if (on(buf, 0, CHUNK, pos, CHUNK) === false) return false;
+      s = CHUNK;
+    }
+    if (s < have) buf.copyWithin(0, s, have);
+    pos += s;
+    have -= s;
+    if (read >= end && have > 0 && s === 0) {
+      // bytes before `end` without a final newline (end was not a line boundary)
+      if (on(buf, 0, have, pos, have) === false) return false;
+      pos += have;
+      have = 0;
+    }
+  }
+  return true;
+}
+
+// Scans f[0..end) backwards, newest line first. Returns false if stopped.
+export function scanBackward(f: File, end: number, buf: Uint8Array, on: OnSegment): boolean {
+  let skipLast = false; // the chunk's last segment continues a damaged run already passed on
+  while (end > 0) {
+    const s0 = Math.max(0, end - CHUNK);
+    const n = readInto(f, s0, end - s0, buf);
+    let lineEnd = n; // exclusive, after the "\n"
+    let consumed = false;
+    for (;;) {
+      const from = lineEnd - 2;
+      const j = from >= 0 ? buf.lastIndexOf(NL, from) : -1;
+      if (j < 0 && s0 > 0) break; // this line starts before the chunk
+      const ls = j + 1;
+      const hasNl = lineEnd > 0 && buf[lineEnd - 1] === NL;
+      if (skipLast) skipLast = false;
+      else if (on(buf, ls, hasNl ? lineEnd - 1 : lineEnd, s0 + ls, lineEnd - ls) === false) return false;
+      consumed = true;
+      lineEnd = ls;
+      if (ls === 0) break;
+    }
+    if (!consumed) {
+      // a whole chunk inside one run without newline: damage
+      if (!skipLast && on(buf, 0, n, s0, n) === false) return false;
+      skipLast = true;
+      end = s0;
+      continue;
+    }
+    end = s0 + lineEnd;
+  }
+  return true;
+}

@@ -1,0 +1,72 @@
+// The archive's maintenance timer: every day early in the morning, local time
+// (03:30 by default), Archiver.maintenance() runs the daily moves, on Sunday
+// also the weekly one, then compaction if needed. The next run is computed
+// from the wall clock each time, so a clock set late or a change of UTC
+// offset is followed. While the clock is not set, it looks again every hour.
+//
+//   const m = startMaintenance(archiver);   // at boot, after resolveAtBoot()
+//   m.stop();
+
+import Timer from "timer";
+import { now, VALID_AFTER_MS } from "../time/clock";
+import { toLocal, fromLocal } from "../time/local";
+import type { Archiver, MoveReport } from "./archiver";
+
+export interface MaintenanceOptions {
+  hour?: number; // local hour of the daily run (default 3)
+  minute?: number; // default 30
+  onRun?: (report: MoveReport | undefined, error?: unknown) => void;
+}
+
+export interface Maintenance {
+  readonly next: number; // wall time of the next run, ms
+  stop(): void;
+}
+
+const HOUR = 3600000;
+
+// The first wall time after `nowMs` that is hh:mm local time.
+export function nextRun(nowMs: number, hour: number, minute: number): number {
+  const t = toLocal(nowMs);
+  let at = fromLocal(t.year, t.month, t.day, hour, minute);
+  if (at <= nowMs) at = fromLocal(t.year, t.month, t.day + 1, hour, minute);
+  return at;
+}
+
+export function startMaintenance(archiver: Archiver, opts: MaintenanceOptions = {}): Maintenance {
+  const hour = opts.hour ?? 3, minute = opts.minute ?? 30;
+  let next = 0;
+  let run = false; // whether `next` is a run or only a look at the clock
+  let timer: ReturnType<typeof Timer.set> | undefined;
+  const plan = (): void => {
+    const t = now();
+    run = t >= VALID_AFTER_MS;
+    next = run ? nextRun(t, hour, minute) : t + HOUR;
+    timer = Timer.set(fire, Math.max(1000, next - t));
+  };
+  const fire = (): void => {
+    timer = undefined;
+    const t = now();
+    if (run && t >= next - 60000) {
+      try {
+        const r = archiver.maintenance(t);
+        opts.onRun?.(r);
+      } catch (e) {
+        if (e instanceof Error && e.name === "PowerCut") throw e;
+        trace(`archive: maintenance failed: ${e instanceof Error ? e.message : String(e)}\n`);
+        opts.onRun?.(undefined, e);
+      }
+    }
+    plan();
+  };
+  plan();
+  return {
+    get next() {
+      return next;
+    },
+    stop() {
+      if (timer) Timer.clear(timer);
+      timer = undefined;
+    },
+  };
+}
