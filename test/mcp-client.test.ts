@@ -79,7 +79,7 @@ describe("MCP client: the official SDK over stdio against npm start", function (
       assert.match(tool.description ?? "", /action=read at the start of every conversation/);
       const props = tool.inputSchema.properties as Record<string, { enum?: string[] }>;
       assert.deepEqual(tool.inputSchema.required, ["action"]);
-      assert.deepEqual(props.action.enum, ["read", "write", "delete", "complete_schedule", "recall", "search"]);
+      assert.deepEqual(props.action.enum, ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop"]);
       for (const t of ["name", "age", "like", "family", "moment", "goal", "schedule"]) assert.ok(props.type.enum!.includes(t), t);
       for (const k of ["datetime", "repeat", "priority", "duration", "force", "keyword", "start_date", "end_date", "limit"]) assert.ok(k in props, k);
 
@@ -143,18 +143,20 @@ describe("MCP client: the official SDK over stdio against npm start", function (
       assert.deepEqual(found.items, [{ where: "fact", text: "养了一只叫豆豆的猫" }]);
       assert.equal((await ok(r, { action: "search", keyword: "钢琴" })).count >= 1, true);
 
-      // ---- recall ----
+      // ---- recall: 20 more facts roll the oldest 5 (豆豆 among them) into the archive ----
+      for (let i = 0; i < 20; i++) await ok(r, { action: "write", type: "fact", content: `第${i}件小事` });
       const recall = await call(r, { action: "recall", type: "fact", keyword: "豆豆" });
-      if (recall.isError) {
-        // TODO(issue 4): the archive is not wired into the Service yet; once
-        // src/main.ts hands it to the tool, recall answers {type,count,items}
-        // and this branch should go.
-        assert.match(recall.text, /archive is not available/);
-      } else {
-        const got = JSON.parse(recall.text);
-        assert.equal(got.type, "fact");
-        assert.ok(Array.isArray(got.items) && got.count === got.items.length, recall.text);
-      }
+      assert.equal(recall.isError, false, recall.text);
+      const got = JSON.parse(recall.text);
+      assert.equal(got.type, "fact");
+      assert.equal(got.count, 1, recall.text);
+      assert.equal(got.items[0].content, "养了一只叫豆豆的猫");
+      const recent = JSON.parse((await call(r, { action: "recall", type: "fact", limit: 3 })).text);
+      assert.equal(recent.count, 3);
+      for (const x of recent.items) assert.ok(["养了一只叫豆豆的猫", "第0件小事", "第1件小事", "第2件小事", "第3件小事"].includes(x.content), x.content);
+      const both = JSON.parse((await call(r, { action: "search", keyword: "豆豆" })).text);
+      assert.equal(both.count, 0, "no longer in NVS");
+      assert.equal(both.archived.fact.length, 1, "found in the archive");
 
       // ---- invalid calls: isError with what was wrong and what is accepted ----
       const bad = await call(r, { action: "write", type: "schedule", content: "游泳课", datetime: "tomorrow at 5" });
@@ -178,7 +180,10 @@ describe("MCP client: the official SDK over stdio against npm start", function (
       assert.deepEqual(doc.profile, { name: "小明", age: 9, location: "杭州", birthday: "03-15" });
       assert.deepEqual(doc.preferences, { likes: ["恐龙"], dislikes: [] });
       assert.deepEqual(doc.family, [{ relation: "妈妈", name: "李华", closeness: 5, memory: "一起去海边" }]);
-      assert.deepEqual(doc.facts, ["养了一只叫豆豆的猫"]);
+      assert.equal(doc.facts.length, 16);
+      assert.ok(doc.facts.includes("第19件小事") && !doc.facts.includes("养了一只叫豆豆的猫"));
+      const again = JSON.parse((await call(r2, { action: "recall", type: "fact", keyword: "豆豆" })).text);
+      assert.equal(again.count, 1, "the archive survives the restart");
       assert.deepEqual(doc.traits, ["personality: 好奇心强"]);
       assert.deepEqual(doc.habits, ["睡前读书 (daily)"]);
       assert.deepEqual(doc.goals, [{ content: "学会游泳", progress: 0, priority: 4 }]);

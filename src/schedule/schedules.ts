@@ -144,7 +144,26 @@ function nextOccurrence(e: Event, after: number | undefined): { date: string; st
 }
 
 export class Schedules {
+  // Receives a completed schedule that leaves a full event store to make room
+  // for a new one; it must make it durable (the archive) before returning, or
+  // throw, in which case nothing changes. Without it a full store refuses.
+  onEvict: ((e: Event) => void) | undefined;
+
   constructor(readonly memory: Memory) {}
+
+  // A full event store lets its earliest completed schedule go to the archive.
+  private makeRoom(list: Event[]): void {
+    if (list.length < SPECS.events.capacity || !this.onEvict) return;
+    let oldest = -1;
+    for (let i = 0; i < list.length; i++) {
+      const e = list[i];
+      if (e.schedule && e.completed && (oldest < 0 || (startOf(e) ?? 0) < (startOf(list[oldest]) ?? 0))) oldest = i;
+    }
+    if (oldest < 0) return;
+    this.onEvict(list[oldest]);
+    list.splice(oldest, 1);
+    this.memory.setEvents(list);
+  }
 
   // Every schedule, earliest first (plain events and bad dates left out).
   list(opts: { completed?: boolean } = {}): ScheduleView[] {
@@ -228,6 +247,7 @@ export class Schedules {
     if (list.some((x) => x.date === date && x.time === time && x.content === content)) return { action: "NOOP", schedule: view(e), conflicts: [], suggestions: [] };
     const conflicts = this.conflicts(start, start + duration * MINUTE, list);
     if (conflicts.length && input.force !== true) return { action: "CONFLICT", schedule: view(e), conflicts, suggestions: this.suggest(conflicts[0], duration, at) };
+    this.makeRoom(list);
     const r: Result = this.memory.addEvent(e); // a full store throws MemoryError "full"
     return { action: r.action === "NOOP" ? "NOOP" : "ADDED", schedule: view(e), conflicts, suggestions: [] };
   }

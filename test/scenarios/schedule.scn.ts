@@ -299,4 +299,29 @@ export const scenarios: Scenario[] = [
       deepEqual(mem.events().map((e) => e.content), ["每天喝水", "生日"]);
     },
   },
+  {
+    name: "a full event store: the earliest completed schedule goes to the archive hook; without one, a clear refusal",
+    run() {
+      const { s, mem } = fresh();
+      for (let i = 0; i < 16; i++) {
+        s.add({ content: "事" + i, datetime: `2026-03-${10 + i} 10:00` });
+        s.complete("事" + i);
+      }
+      equal(mem.events().length, 16);
+      const e = caught(() => s.add({ content: "新的", datetime: "2026-04-01 10:00" }));
+      equal(e.code, "full");
+      const evicted: string[] = [];
+      s.onEvict = (ev) => evicted.push(ev.content);
+      equal(s.add({ content: "新的", datetime: "2026-04-01 10:00" }).action, "ADDED");
+      deepEqual(evicted, ["事0"]);
+      equal(mem.events().length, 16);
+      ok(!mem.events().some((x) => x.content === "事0"));
+      s.onEvict = () => {
+        throw new Error("file write failed");
+      };
+      throws(() => s.add({ content: "再一个", datetime: "2026-04-02 10:00" }), { message: "file write failed" });
+      equal(mem.events().length, 16, "an archive failure changes nothing");
+      ok(mem.events().some((x) => x.content === "事1"));
+    },
+  },
 ];
