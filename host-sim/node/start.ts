@@ -4,11 +4,13 @@
 // faster by --speed), device logs go to stderr. stdin closing ends the run.
 //
 //   npm start -- [--data DIR] [--now 2026-02-05T13:00] [--speed 60] [--exit]
+//   npm start -- --dialog FILE|-   feed a conversation instead of MCP (host-sim/node/dialog.ts)
 
 import path from "node:path";
 import { SimDevice } from "../device.js";
 import { persist } from "./persist.js";
 import { stdioTransport } from "./stdio.js";
+import { runDialog } from "./dialog.js";
 import "../trace.js";
 
 interface Options {
@@ -16,10 +18,11 @@ interface Options {
   now?: number;
   speed: number;
   exit: boolean;
+  dialog?: string;
 }
 
 function usage(message: string): never {
-  process.stderr.write(`petmem: ${message}\nusage: npm start -- [--data DIR] [--now YYYY-MM-DDTHH:MM] [--speed N] [--exit]\n`);
+  process.stderr.write(`petmem: ${message}\nusage: npm start -- [--data DIR] [--now YYYY-MM-DDTHH:MM] [--speed N] [--exit] [--dialog FILE|-]\n`);
   process.exit(2);
 }
 
@@ -39,6 +42,7 @@ function parse(argv: string[]): Options {
       o.speed = Number(value());
       if (!(o.speed > 0 && o.speed <= 100000)) usage("--speed must be a number from 0 to 100000");
     } else if (a === "--exit") o.exit = true;
+    else if (a === "--dialog") o.dialog = value();
     else if (a === "--help" || a === "-h") usage("help");
     else usage(`unknown option ${a}`);
   }
@@ -69,6 +73,7 @@ async function main(): Promise<void> {
     service.stop();
     return;
   }
+  if (o.dialog !== undefined) return runDialog(service, dev, o.dialog);
   // the real-clock driver: virtual time follows wall time times --speed
   let timer: ReturnType<typeof setTimeout> | undefined;
   const tick = () => {

@@ -12,6 +12,8 @@ import { Schedules } from "../schedule/schedules";
 import { ReminderService, type ReminderSink } from "../schedule/reminder";
 import { McpServer } from "../mcp/server";
 import { MemoryTool, type ArchiveAccess } from "../mcp/memory-tool";
+import { Listener, type ListenerOptions } from "../listen/listener";
+import type { Role } from "../memory/types";
 
 export const VERSION = "0.1.0";
 export const QUIET_MS = 30000;
@@ -28,6 +30,7 @@ export interface ServiceOptions {
   sink?: ReminderSink;
   archive?: ArchiveAccess;
   quietMs?: number;
+  listen?: Omit<ListenerOptions, "flush">; // conversation window and extraction (src/listen)
 }
 
 export class Service {
@@ -36,6 +39,7 @@ export class Service {
   readonly server = new McpServer({ name: "petmem", version: VERSION });
   readonly tool: MemoryTool;
   readonly reminders: ReminderService;
+  readonly listener: Listener;
   private quiet: ReturnType<typeof Timer.set> | undefined;
   private readonly quietMs: number;
   flushErrors = 0;
@@ -46,11 +50,21 @@ export class Service {
     this.tool.onChange = () => this.flush();
     this.server.addTool(this.tool);
     this.server.onActivity = () => this.touch();
+    this.listener = new Listener(this.memory, this.schedules, { ...opts.listen, flush: () => this.flush() });
     this.reminders = new ReminderService(this.memory, opts.sink ?? { remind: (r) => trace(JSON.stringify({ reminder: r }) + "\n") });
   }
 
   start(): void {
     this.reminders.start();
+    this.listener.recover(); // confirmed items a cut or a reboot left pending
+  }
+
+  // One line of the conversation (speech to text, or the reply): into the
+  // window, the chat log and, for the user's, the extractor.
+  hear(role: Role, text: string) {
+    const heard = this.listener.hear(role, text);
+    this.touch();
+    return heard;
   }
 
   // One MCP message in, its reply (if any) out.
@@ -78,8 +92,9 @@ export class Service {
     }
   }
 
+  // Confirmed pending items are written, then one flush (src/listen/listener.ts).
   endConversation(): number {
-    return this.flush();
+    return this.listener.end().written;
   }
 
   // Activity postpones the quiet-period flush.
@@ -94,6 +109,7 @@ export class Service {
 
   stop(): void {
     this.reminders.stop();
+    this.listener.stop();
     if (this.quiet !== undefined) Timer.clear(this.quiet);
     this.quiet = undefined;
     this.flush();

@@ -10,8 +10,9 @@ import { byteLength } from "../text/utf8";
 import { parseLocal } from "../time/local";
 import { now } from "../time/clock";
 import { ToolError, quote, type Tool } from "./server";
+import { PendingQueue } from "../listen/pending";
 
-export const ACTIONS = ["read", "write", "delete", "complete_schedule", "recall", "search"] as const;
+export const ACTIONS = ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop"] as const;
 export const TYPES = ["name", "age", "gender", "location", "birthday", "like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "schedule"] as const;
 export const RECALL_TYPES = ["fact", "moment", "event"] as const;
 export type RecallType = (typeof RECALL_TYPES)[number];
@@ -43,6 +44,7 @@ export const DESCRIPTION = [
   "Call action=write whenever the user tells you something worth remembering (type: name, age, gender, location, birthday, like, dislike, family, fact, trait, habit, moment, goal, schedule). Schedules take datetime 'YYYY-MM-DD HH:MM' (local time), optional repeat (none, daily, weekly, monthly), priority 1-5 and duration in minutes; a conflicting schedule is refused with suggested free times unless force=true.",
   "Call action=complete_schedule with content when the user has done a scheduled thing; a repeating schedule then gets its next occurrence.",
   "Call action=delete with type and content when something is wrong or the user asks to forget it.",
+  "The device also listens to the conversation and keeps what it hears in a pending queue (read shows it as `pending`, action=pending lists it): an item is stored by itself when heard twice or said explicitly. Call action=confirm with its content (and type if several match) to store it now, or action=drop to discard it; a write of your own settles the pending item it covers.",
   "When the user asks 'do you remember…' (你还记得…吗) or about the past, call action=recall with type fact, moment or event and a keyword, or start_date/end_date (YYYY-MM-DD), or neither for the most recent; limit defaults to 10. action=search with keyword looks through everything, current and archived.",
 ].join("\n");
 
@@ -71,7 +73,7 @@ export const INPUT_SCHEMA = {
     start_date: { type: "string", description: "recall: YYYY-MM-DD" },
     end_date: { type: "string", description: "recall: YYYY-MM-DD" },
     limit: { type: "integer", minimum: 1, maximum: 50, description: "recall: default 10" },
-    force: { type: "boolean", description: "schedule: add even if it conflicts" },
+    force: { type: "boolean", description: "schedule (write or confirm): add even if it conflicts" },
   },
   required: ["action"],
 };
@@ -95,7 +97,11 @@ export class MemoryTool implements Tool {
   // after a call that changed memory: make it durable before the reply goes out
   onChange: (() => void) | undefined;
 
-  constructor(readonly memory: Memory, readonly schedules: Schedules, readonly archive?: ArchiveAccess) {}
+  readonly pending: PendingQueue;
+
+  constructor(readonly memory: Memory, readonly schedules: Schedules, readonly archive?: ArchiveAccess) {
+    this.pending = new PendingQueue(memory, schedules);
+  }
 
   call(args: Record<string, unknown>): string {
     for (const k of Object.keys(args)) if (!ARGS.includes(k)) throw new ToolError(`unknown argument '${quote(k, 32)}'; accepted: ${ARGS.join(", ")}`);
@@ -117,6 +123,12 @@ export class MemoryTool implements Tool {
           return this.changed(this.complete(args));
         case "recall":
           return this.recall(args);
+        case "pending":
+          return out({ count: this.pending.list().length, items: this.pending.list() });
+        case "confirm":
+          return this.changed(this.confirm(args));
+        case "drop":
+          return this.changed(this.drop(args));
         default:
           return this.search(args);
       }
@@ -175,7 +187,39 @@ export class MemoryTool implements Tool {
     }
     const reply: Record<string, unknown> = { result: RESULT[r.action], type };
     if (r.dropped) reply.dropped = r.dropped;
+    this.settle(type, a);
     return out(reply);
+  }
+
+  // ---- the pending queue (src/listen/pending.ts) ------------------------------------
+
+  // A write of the AI's own settles what the queue held about the same thing.
+  private settle(type: Type, a: Record<string, unknown>): void {
+    if (type === "family") {
+      const f = familyArgs(a);
+      const key = typeof f.name === "string" && f.name.trim() ? f.name.trim() : typeof f.relation === "string" ? f.relation.trim() : "";
+      if (key) this.pending.settle("family", ":" + key);
+    } else if (type === "name" || type === "age" || type === "gender" || type === "location" || type === "birthday") this.pending.settle(type, "");
+    else if ((type === "like" || type === "dislike" || type === "fact") && typeof a.content === "string") this.pending.settle(type, a.content.trim());
+  }
+
+  private pendingArgs(a: Record<string, unknown>): { type: string | undefined; content: string } {
+    const content = text(a.content, "content", 64);
+    const type = a.type === undefined ? undefined : oneOf(a.type, "type", [...TYPES, "event"]);
+    return { type, content };
+  }
+
+  private confirm(a: Record<string, unknown>): string {
+    if (a.force !== undefined && typeof a.force !== "boolean") throw new ToolError("force must be true or false");
+    const { type, content } = this.pendingArgs(a);
+    const f = this.pending.confirm(type, content, a.force === true);
+    if (f.result === "conflict") return out({ result: "conflict", pending: f, hint: "ask the user, then confirm again with force=true, or drop it" });
+    return out({ result: "confirmed", memory: f });
+  }
+
+  private drop(a: Record<string, unknown>): string {
+    const { type, content } = this.pendingArgs(a);
+    return out({ result: "dropped", pending: this.pending.drop(type, content) });
   }
 
   private writeSchedule(a: Record<string, unknown>): string {
@@ -270,10 +314,11 @@ export class MemoryTool implements Tool {
       schedules: upcoming.map((s) => ({ content: s.content, datetime: s.datetime, reminded: s.reminded ? 1 : 0, priority: s.priority, repeat: s.repeat })),
       total_coins_spent: rel.total_coins_spent,
       relationship: { stage: rel.stage, style: rel.hint },
+      pending: this.pending.list(), // heard, not yet confirmed: not memory
     };
     // keep within budget: the oldest facts and moments go first, then traits and habits
     let text = out(doc);
-    const trim: string[] = ["facts", "moments", "habits", "traits"];
+    const trim: string[] = ["pending", "facts", "moments", "habits", "traits"];
     for (const k of trim) {
       const list = doc[k] as unknown[];
       while (byteLength(text) > READ_BUDGET_BYTES && list.length) {

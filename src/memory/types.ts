@@ -202,6 +202,28 @@ export const chatLayout = new Layout<ChatMessage>("ChatMessage", [
   { name: "content", kind: "str", bytes: 95 },
 ]);
 
+// An item heard in conversation, waiting to be confirmed (src/listen/pending.ts).
+export const PENDING_KINDS = ["name", "age", "gender", "location", "birthday", "like", "dislike", "family", "fact", "event", "schedule"] as const;
+export type PendingKind = (typeof PENDING_KINDS)[number];
+
+export interface PendingItem {
+  kind: PendingKind;
+  confidence: number; // 1-5
+  count: number; // times heard, in separate utterances
+  first: number; // unix seconds, first heard: the item expires 7 days later
+  when: number; // unix seconds: a schedule's start, an event's local midnight; else 0
+  value: string; // see src/listen/pending.ts for each kind's value
+}
+
+export const pendingLayout = new Layout<PendingItem>("PendingItem", [
+  { name: "kind", kind: "enum", values: PENDING_KINDS },
+  { name: "confidence", kind: "u8" },
+  { name: "count", kind: "u8" },
+  { name: "first", kind: "u32" },
+  { name: "when", kind: "u32" },
+  { name: "value", kind: "str", bytes: 48 },
+]);
+
 export const affectionLayout = new Layout<Affection>("AffectionStats", [
   { name: "totalCoinsSpent", kind: "u32" },
   { name: "affection", kind: "u8" },
@@ -235,6 +257,7 @@ export const SEED_RECORD_BYTES: Record<string, number> = {
   PersonalGoal: 80,
   ChatMessage: 100,
   AffectionStats: 48,
+  PendingItem: 112, // not in §3.1: the fork's pending_memory.h
 };
 
 // Store specs: NVS key prefix, header type code and capacity. Codes are never reused.
@@ -250,6 +273,8 @@ export const SPECS = {
   goals: { name: "goals", key: "goal", code: 9, version: 1, layout: goalLayout, capacity: 5 } as StoreSpec<Goal>,
   chat: { name: "chat", key: "chat", code: 10, version: 1, layout: chatLayout, capacity: 30 } as StoreSpec<ChatMessage>,
   affection: { name: "affection", key: "aff", code: 11, version: 1, layout: affectionLayout, capacity: 1 } as StoreSpec<Affection>,
+  // last: Memory.flush() writes it after the stores its confirmed items go to
+  pending: { name: "pending", key: "pend", code: 12, version: 1, layout: pendingLayout, capacity: 20 } as StoreSpec<PendingItem>,
 };
 
 export type StoreName = keyof typeof SPECS;

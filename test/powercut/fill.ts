@@ -1,7 +1,7 @@
 // Fills every NVS store to capacity with the longest strings its fields take
 // (3-byte Chinese characters), for the NVS budget and the full-store tests.
 import { Memory } from "../../src/memory/memory";
-import type { Event } from "../../src/memory/types";
+import type { Event, PendingItem } from "../../src/memory/types";
 
 const HAN = "记忆宠物主人喜欢篮球画画唱歌跳舞游泳跑步小猫小狗";
 function long(bytes: number, seed: number): string {
@@ -42,6 +42,10 @@ export function fillEveryStore(mem: Memory, round = 0): void {
   mem.setEvents(events);
   for (let i = 0; i < 30; i++) mem.appendChat(i % 2 ? "assistant" : "user", long(93, i + round) + (i % 10));
   mem.addCoinsSpent(250 + round);
+  // the pending queue: 20 items with 48-byte values (src/listen/pending.ts)
+  const pending: PendingItem[] = [];
+  for (let i = 0; i < 20; i++) pending.push({ kind: "fact", confidence: 4, count: 1, first: 1770000000 + i + round, when: 0, value: long(48, i + round) });
+  mem.stores.pending.set(pending);
 }
 
 // Changes one record in every store, so a flush rewrites all of them.

@@ -3,5 +3,6 @@ import type { Workload } from "./harness";
 import { nvsWorkload } from "./nvs.workload";
 import { scheduleWorkload } from "./schedule.workload";
 import { archiveWorkload } from "./archive.workload";
+import { pendingWorkload } from "./pending.workload";
 
-export const workloads: Workload<never>[] = [nvsWorkload as Workload<never>, scheduleWorkload as Workload<never>, archiveWorkload as Workload<never>];
+export const workloads: Workload<never>[] = [nvsWorkload as Workload<never>, scheduleWorkload as Workload<never>, archiveWorkload as Workload<never>, pendingWorkload as Workload<never>];

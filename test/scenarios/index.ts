@@ -12,10 +12,12 @@ import { scenarios as localTime } from "./local-time.scn";
 import { scenarios as schedule } from "./schedule.scn";
 import { scenarios as scheduleReminder } from "./schedule-reminder.scn";
 import { scenarios as mcpServer } from "./mcp-server.scn";
-import { scenarios as memoryTool } from "./memory-tool.scn";
 import { scenarios as archive } from "./archive.scn";
 import { scenarios as archiveCompact } from "./archive-compact.scn";
 import { scenarios as archiver } from "./archiver.scn";
+import { scenarios as memoryTool } from "./memory-tool.scn";
+import { scenarios as listen } from "./listen.scn";
+import { scenarios as listenPending } from "./listen-pending.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -30,8 +32,10 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "schedule", scenarios: schedule },
   { file: "schedule-reminder", scenarios: scheduleReminder },
   { file: "mcp-server", scenarios: mcpServer },
-  { file: "memory-tool", scenarios: memoryTool },
   { file: "archive", scenarios: archive },
   { file: "archive-compact", scenarios: archiveCompact },
   { file: "archiver", scenarios: archiver },
+  { file: "memory-tool", scenarios: memoryTool },
+  { file: "listen", scenarios: listen },
+  { file: "listen-pending", scenarios: listenPending },
 ];

@@ -1,0 +1,151 @@
+// Listening: each utterance and reply goes into the conversation window and
+// the chat log (ChatMessage store, a ring of 30); each user utterance goes
+// through the extractor into the pending queue; at the end of the
+// conversation the confirmed items are written in one batch: one flush, one
+// NVS write per store touched, the pending store last.
+//
+// What a power cut leaves (test/powercut/pending.workload.ts):
+// - Before the batch's flush: the stores as they were; confirmed items still
+//   pending if the pending store had been flushed (the service flushes after
+//   30 quiet seconds), lost with the rest of RAM otherwise.
+// - Between two stores of the batch: the earlier stores hold their new
+//   records and the pending store still holds every item of the batch. At the
+//   next boot recover() writes the confirmed items again: NOOPs for those
+//   already written, the rest added. Never a duplicate.
+// - After the pending store's flush: the batch is complete.
+
+import Timer from "timer";
+import { Memory, MemoryError } from "../memory/memory";
+import { Schedules } from "../schedule/schedules";
+import type { Role } from "../memory/types";
+import { now } from "../time/clock";
+import { extract, type Extracted } from "./extract";
+import { PendingQueue, view, type Formed, type Outcome, type PendingView } from "./pending";
+import { ConversationWindow, isFarewell, IDLE_END_MS, WINDOW_ROUNDS } from "./window";
+
+export interface Heard extends PendingView {
+  outcome: Outcome;
+}
+
+export interface ListenerOptions {
+  rounds?: number;
+  idleMs?: number;
+  // writes what changed to flash; returns the stores written (Service.flush)
+  flush?: () => number;
+  onMemory?: (f: Formed) => void; // a memory was formed
+  onHeard?: (h: Heard) => void; // an item went into (or through) the queue
+  onEnd?: (reason: EndReason, formed: Formed[]) => void;
+}
+
+export type EndReason = "explicit" | "farewell" | "idle" | "boot" | "stop";
+
+export interface Batch {
+  formed: Formed[];
+  written: number; // NVS stores written by the batch's flush
+}
+
+function clean(text: string): string {
+  let s = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    s += c < 0x20 || c === 0x7f ? " " : text.charAt(i);
+  }
+  return s.trim();
+}
+
+export class Listener {
+  readonly window: ConversationWindow;
+  readonly pending: PendingQueue;
+  private idle: ReturnType<typeof Timer.set> | undefined;
+  private readonly idleMs: number;
+  private readonly flushFn: () => number;
+  onMemory: ((f: Formed) => void) | undefined;
+  onHeard: ((h: Heard) => void) | undefined;
+  onEnd: ((reason: EndReason, formed: Formed[]) => void) | undefined;
+
+  constructor(readonly memory: Memory, readonly schedules: Schedules, readonly opts: ListenerOptions = {}) {
+    this.window = new ConversationWindow(opts.rounds ?? WINDOW_ROUNDS);
+    this.pending = new PendingQueue(memory, schedules);
+    this.idleMs = opts.idleMs ?? IDLE_END_MS;
+    this.flushFn = opts.flush ?? (() => memory.flush());
+    this.onMemory = opts.onMemory;
+    this.onHeard = opts.onHeard;
+    this.onEnd = opts.onEnd;
+  }
+
+  get active(): boolean {
+    return this.window.active;
+  }
+
+  // One message of the conversation. Returns what the user's words put into
+  // the queue (nothing for the assistant's).
+  hear(role: Role, text: string, at = now()): Heard[] {
+    const t = clean(text);
+    if (!t) return [];
+    const context = role === "user" ? this.window.lastAssistant : undefined;
+    this.window.add(role, t, at);
+    try {
+      this.memory.appendChat(role, t, Math.floor(at / 1000));
+    } catch (e) {
+      if (!(e instanceof MemoryError)) throw e;
+    }
+    const heard: Heard[] = [];
+    if (role === "user") {
+      const secs = Math.floor(at / 1000);
+      const ex = extract(t, at, context);
+      for (const r of ex.retractions) this.pending.retract(r, secs);
+      for (const e of ex.items) heard.push(this.offer(e, secs));
+      if (isFarewell(t)) this.window.closing = true;
+    } else if (this.window.closing) {
+      this.end("farewell");
+      return heard;
+    }
+    this.armIdle();
+    return heard;
+  }
+
+  private offer(e: Extracted, secs: number): Heard {
+    const o = this.pending.offer(e, secs);
+    const h: Heard = { ...view(o.item), outcome: o.outcome };
+    this.onHeard?.(h);
+    return h;
+  }
+
+  private armIdle(): void {
+    if (this.idle !== undefined) Timer.schedule(this.idle, this.idleMs);
+    else
+      this.idle = Timer.set(() => {
+        this.idle = undefined; // a one-shot timer is gone once it fired
+        this.end("idle");
+      }, this.idleMs);
+  }
+
+  private disarm(): void {
+    if (this.idle !== undefined) Timer.clear(this.idle);
+    this.idle = undefined;
+  }
+
+  // The end of the conversation: confirmed items to memory, then one flush.
+  end(reason: EndReason = "explicit"): Batch {
+    this.disarm();
+    this.window.clear();
+    const formed = this.pending.writeConfirmed(Math.floor(now() / 1000));
+    const written = this.flushFn();
+    for (const f of formed) this.onMemory?.(f);
+    this.onEnd?.(reason, formed);
+    return { formed, written };
+  }
+
+  // At boot: items confirmed in a conversation that never ended (a power cut,
+  // a reboot) or in a batch cut short are written now.
+  recover(): Batch {
+    if (!this.pending.confirmedCount) return { formed: [], written: 0 };
+    return this.end("boot");
+  }
+
+  // Shutting down: the conversation under way ends.
+  stop(): void {
+    if (this.window.active || this.pending.confirmedCount) this.end("stop");
+    this.disarm();
+  }
+}
