@@ -5,7 +5,8 @@
 export class PowerCut extends Error {
   constructor(message = "power cut") {
     super(message);
-    this.name = "PowerCut";
+    // defined, not assigned: on the device Error.prototype is frozen and assigning `name` throws
+    Object.defineProperty(this, "name", { value: "PowerCut", configurable: true, writable: true });
   }
 }
 

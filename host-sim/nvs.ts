@@ -38,7 +38,8 @@ interface Page {
 export class NvsError extends Error {
   constructor(readonly code: string, message: string) {
     super(message);
-    this.name = "NvsError";
+    // defined, not assigned: on the device Error.prototype is frozen and assigning `name` throws
+    Object.defineProperty(this, "name", { value: "NvsError", configurable: true, writable: true });
   }
 }
 

@@ -17,7 +17,8 @@ export const USABLE_FRACTION = 0.75;
 export class SpiffsError extends Error {
   constructor(readonly code: string, message: string) {
     super(message);
-    this.name = "SpiffsError";
+    // defined, not assigned: on the device Error.prototype is frozen and assigning `name` throws
+    Object.defineProperty(this, "name", { value: "SpiffsError", configurable: true, writable: true });
   }
 }
 

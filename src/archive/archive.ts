@@ -34,6 +34,19 @@ export const MAX_LIMIT = 1000;
 // the old one still exists, so the budget plus what compaction keeps must stay
 // under SPIFFS's reliable 75%.
 export const BUDGET_FRACTION = 0.4;
+export const STORAGE_PARTITION_BYTES = 3 * 1024 * 1024; // partitions/*.csv "storage"
+
+// The file system's size: System.info() on the device; the desktop simulator's
+// file module reports nothing, so the partition table's size stands in.
+function partitionBytes(): number {
+  let total = NaN;
+  try {
+    total = Number(System.info().total);
+  } catch {
+    // no information
+  }
+  return total > 0 ? total : STORAGE_PARTITION_BYTES;
+}
 export const LOW_WATER = 0.75; // compaction brings the archive down to this share of the budget
 export const SOFT_LIMIT = 0.9; // maintenance compacts above this share
 
@@ -103,7 +116,7 @@ export class Archive {
 
   constructor(readonly root: string = config.file.root, opts: ArchiveOptions = {}) {
     this.states = { fact: typeState(root, "fact"), moment: typeState(root, "moment"), event: typeState(root, "event") };
-    this.budget = opts.budget ?? Math.floor(System.info().total * BUDGET_FRACTION);
+    this.budget = opts.budget ?? Math.floor(partitionBytes() * BUDGET_FRACTION);
   }
 
   // ---- boot ---------------------------------------------------------------------

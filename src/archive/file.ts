@@ -14,7 +14,8 @@ export const CHUNK = 4096;
 export class ArchiveError extends Error {
   constructor(readonly code: "full" | "invalid" | "io", message: string) {
     super(message);
-    this.name = "ArchiveError";
+    // defined, not assigned: on the device Error.prototype is frozen and assigning `name` throws
+    Object.defineProperty(this, "name", { value: "ArchiveError", configurable: true, writable: true });
   }
 }
 

@@ -33,7 +33,8 @@ export interface Tool {
 export class ToolError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = "ToolError";
+    // defined, not assigned: on the device Error.prototype is frozen and assigning `name` throws
+    Object.defineProperty(this, "name", { value: "ToolError", configurable: true, writable: true });
   }
 }
 

@@ -48,7 +48,8 @@ export type ErrorCode = "invalid" | "full" | "not_found" | "ambiguous";
 export class MemoryError extends Error {
   constructor(readonly code: ErrorCode, message: string) {
     super(message);
-    this.name = "MemoryError";
+    // defined, not assigned: on the device Error.prototype is frozen and assigning `name` throws
+    Object.defineProperty(this, "name", { value: "MemoryError", configurable: true, writable: true });
   }
 }
 

@@ -53,7 +53,8 @@ function newer(a: number, b: number): boolean {
 export class StoreError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = "StoreError";
+    // defined, not assigned: on the device Error.prototype is frozen and assigning `name` throws
+    Object.defineProperty(this, "name", { value: "StoreError", configurable: true, writable: true });
   }
 }
 

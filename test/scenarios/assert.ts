@@ -4,7 +4,8 @@
 export class AssertionError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = "AssertionError";
+    // defined, not assigned: on the device Error.prototype is frozen and assigning `name` throws
+    Object.defineProperty(this, "name", { value: "AssertionError", configurable: true, writable: true });
   }
 }
 

@@ -30,11 +30,27 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { verifyDeviceLike } from "./xsnap";
 
-const RECIPE = 1; // bump when the build recipe below changes
+const RECIPE = 2; // bump when the build recipe below changes
 const REMOVED_DEFINES = ["mxStringNormalize", "mxRegExpUnicodePropertyEscapes"] as const;
 const REMOVED_PLATFORM_DEFINES = ["mxCESU8"] as const;
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+// The XS stack in slots, as the device gets it from manifest.json
+// ("creation.stack"): a scenario that recurses deeper fails here as it would there.
+export function deviceStackSlots(): number {
+  const m = JSON.parse(fs.readFileSync(path.join(repoRoot, "manifest.json"), "utf8"));
+  const n = m.creation?.stack;
+  if (!Number.isInteger(n) || n < 128) throw new Error("manifest.json: creation.stack must give the device's XS stack in slots");
+  return n;
+}
+
+// xsnap-worker.c creates its machine with a 4096-slot stack; use the device's.
+function patchWorker(text: string, slots: number): string {
+  const re = /^([ \t]*)4096,([ \t]*\/\* stackCount \*\/)/m;
+  if (!re.test(text)) throw new Error("xsnap-worker.c: expected a 4096 stackCount; the xsnap sources changed");
+  return text.replace(re, `$1${slots},$2`);
+}
 
 export function xsnapPackageDir(): string {
   const dir = path.join(repoRoot, "node_modules", "@agoric", "xsnap");
@@ -81,6 +97,8 @@ interface Plan {
   bin: string; // final binary path
   makefile: string;
   header: string;
+  worker: string;
+  stack: number;
 }
 
 function plan(): Plan {
@@ -93,15 +111,18 @@ function plan(): Plan {
   const header = patchPlatformHeader(
     fs.readFileSync(path.join(pkg, "xsnap-native/xsnap/sources/xsnapPlatform.h"), "utf8"),
   );
+  const stack = deviceStackSlots();
+  const worker = patchWorker(fs.readFileSync(path.join(pkg, "xsnap-native/xsnap/sources/xsnap-worker.c"), "utf8"), stack);
   const hash = createHash("sha256")
-    .update(JSON.stringify({ RECIPE, version, REMOVED_DEFINES, REMOVED_PLATFORM_DEFINES, plat, arch: process.arch }))
+    .update(JSON.stringify({ RECIPE, version, REMOVED_DEFINES, REMOVED_PLATFORM_DEFINES, plat, arch: process.arch, stack }))
     .update(makefile)
     .update(header)
+    .update(worker)
     .digest("hex")
     .slice(0, 12);
   const key = `xsnap-${version}-device-${hash}`;
   const dir = path.join(cacheRoot(), key);
-  return { version, key, dir, makefile, header, bin: path.join(dir, "build/bin", plat, "release/xsnap-worker") };
+  return { version, key, dir, makefile, header, worker, stack, bin: path.join(dir, "build/bin", plat, "release/xsnap-worker") };
 }
 
 /** Path of the device-like worker; builds (and verifies) it first when missing or stale. */
@@ -120,6 +141,7 @@ export async function ensureWorker(opts: { force?: boolean; quiet?: boolean } = 
     const srcOut = path.join(tmp, "sources");
     fs.cpSync(path.join(pkg, "xsnap-native/xsnap/sources"), srcOut, { recursive: true });
     fs.writeFileSync(path.join(srcOut, "xsnapPlatform.h"), p.header);
+    fs.writeFileSync(path.join(srcOut, "xsnap-worker.c"), p.worker);
     const mkDir = path.join(tmp, "makefiles", plat);
     fs.mkdirSync(mkDir, { recursive: true });
     fs.writeFileSync(path.join(mkDir, "xsnap-worker.mk"), p.makefile);
@@ -146,7 +168,7 @@ export async function ensureWorker(opts: { force?: boolean; quiet?: boolean } = 
     fs.rmSync(path.join(tmp, "build/tmp"), { recursive: true, force: true });
     fs.writeFileSync(
       path.join(tmp, "ok"),
-      JSON.stringify({ key: p.key, xsnap: p.version, removed: [...REMOVED_DEFINES, ...REMOVED_PLATFORM_DEFINES], facts }, null, 1) + "\n",
+      JSON.stringify({ key: p.key, xsnap: p.version, removed: [...REMOVED_DEFINES, ...REMOVED_PLATFORM_DEFINES], stack: p.stack, facts }, null, 1) + "\n",
     );
     fs.rmSync(p.dir, { recursive: true, force: true });
     try {
