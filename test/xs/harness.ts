@@ -55,7 +55,8 @@ function freezeIntrinsics(): void {
     const v = g[n] as { prototype?: object } | undefined;
     if (!v) continue;
     Object.freeze(v);
-    if (typeof v === "function" && v.prototype) Object.freeze(v.prototype);
+    const proto = (v as { prototype?: object }).prototype;
+    if (typeof v === "function" && proto) Object.freeze(proto);
   }
   const typed = Object.getPrototypeOf(Uint8Array) as { prototype: object };
   Object.freeze(typed);
