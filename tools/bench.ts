@@ -9,7 +9,6 @@
 //   {"bench", "archive_bytes", "bytes_read", "read_calls", "lines_parsed",
 //    "results", "match_bytes", "node_ms", "xs_ms", "baseline": {…}, …}
 // Exits 1 if a target is missed or the two ways (or the two engines) disagree.
-import * as esbuild from "esbuild";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,6 +21,7 @@ import { QUERIES, measure, baseline, oursCounted, type Measured } from "./bench/
 import type { XsOptions } from "./bench/xs-entry";
 import { ensureWorker, cacheRoot } from "../test/xs/build-worker";
 import { Xsnap } from "../test/xs/xsnap";
+import { bundleForXs } from "../test/xs/bundle";
 
 setTraceSink(() => {});
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -51,19 +51,7 @@ for (const q of QUERIES) {
 async function runXs(): Promise<Map<string, { ours: Measured; baseline: Measured }>> {
   const bin = await ensureWorker();
   const out = path.join(cacheRoot(), `bench-${process.pid}.js`);
-  await esbuild.build({
-    entryPoints: [path.join(here, "bench/xs-entry.ts")],
-    outfile: out,
-    bundle: true,
-    format: "iife",
-    target: "es2022",
-    platform: "neutral",
-    mainFields: ["module", "main"],
-    tsconfig: path.join(repoRoot, "tsconfig.json"), // maps the Moddable module names to host-sim/
-    charset: "utf8",
-    legalComments: "none",
-    logLevel: "silent",
-  });
+  await bundleForXs(path.join(here, "bench/xs-entry.ts"), out);
   const names = dev.spiffs.list().map((e) => e.name);
   const results = new Map<string, { ours: Measured; baseline: Measured }>();
   const enc = new TextEncoder(), dec = new TextDecoder();

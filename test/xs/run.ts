@@ -18,13 +18,13 @@
 // Output: one `ok - file: name` / `not ok - file: name: message` line per scenario,
 // last line `N passed, N failed`; exit 1 on any failure, crash, or zero scenarios.
 
-import * as esbuild from "esbuild";
 import fs from "node:fs";
-import { builtinModules, SourceMap } from "node:module";
+import { SourceMap } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { cacheRoot, ensureWorker } from "./build-worker";
 import { Xsnap, XsException } from "./xsnap";
+import { bundleForXs } from "./bundle";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, "../..");
@@ -44,47 +44,8 @@ function parseArgs(argv: string[]): { grep?: string; keep: boolean } {
   return { grep, keep };
 }
 
-const nodeBuiltins = new Set(builtinModules);
-const pureOnly: esbuild.Plugin = {
-  name: "petmem-xs-pure",
-  setup(build) {
-    build.onResolve({ filter: /.*/ }, (a) => {
-      const top = a.path.split("/")[0];
-      if (a.path.startsWith("node:") || nodeBuiltins.has(a.path) || nodeBuiltins.has(top))
-        return { errors: [{ text: `Node built-in "${a.path}" imported from ${rel(a.importer)}: code bundled for XS must not use Node APIs` }] };
-      return undefined;
-    });
-    const altIndex = process.env.XS_SCENARIO_INDEX;
-    if (altIndex)
-      build.onResolve({ filter: /^\.\.\/scenarios\/index\.js$/ }, (a) =>
-        a.importer === path.join(here, "harness.ts") ? { path: path.resolve(altIndex) } : undefined,
-      );
-    build.onLoad({ filter: /[\\/]host-sim[\\/]node[\\/]/ }, (a) => ({
-      errors: [{ text: `${rel(a.path)} is Node-only (host-sim/node/) and cannot be bundled for XS` }],
-    }));
-  },
-};
-
-async function bundle(out: string): Promise<void> {
-  const r = await esbuild.build({
-    entryPoints: [path.join(here, "harness.ts")],
-    outfile: out,
-    bundle: true,
-    format: "iife",
-    target: "es2022",
-    platform: "neutral",
-    mainFields: ["module", "main"],
-    tsconfig: path.join(repoRoot, "tsconfig.json"), // its `paths` map the Moddable module names to host-sim/
-    charset: "utf8", // keep non-ASCII literals as UTF-8, as the device toolchain does
-    legalComments: "none",
-    sourcemap: "external", // no sourceMappingURL comment: XS would read only sources[0]; mapped in mapLocations()
-    logLevel: "silent",
-    plugins: [pureOnly],
-  }).catch((e: esbuild.BuildFailure) => {
-    const msgs = (e.errors ?? []).map((m) => `  ${m.location ? `${m.location.file}:${m.location.line}: ` : ""}${m.text}`);
-    throw new Error(`bundling for XS failed:\n${msgs.join("\n") || String(e)}`);
-  });
-  if (r.warnings.length) for (const w of r.warnings) process.stderr.write(`# esbuild warning: ${w.text}\n`);
+function bundle(out: string): Promise<void> {
+  return bundleForXs(path.join(here, "harness.ts"), out, { sourcemap: true, harness: true });
 }
 
 // XS reports locations as `<bundle>:<line>`; rewrite them to `<source>.ts:<line>`.

@@ -1,0 +1,59 @@
+// Bundles code for the XS engine: one IIFE script (es2022, UTF-8), with the
+// Moddable module names mapped to host-sim/ by tsconfig.json's `paths` (the
+// same mapping tsc and tsx use). A plugin refuses Node built-ins and
+// host-sim/node/, so nothing that could not run on the device gets in.
+// Used by the XS test lane (run.ts) and the benchmark (tools/bench.ts).
+
+import * as esbuild from "esbuild";
+import { builtinModules } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(here, "../..");
+const rel = (p: string) => path.relative(repoRoot, p) || p;
+
+const nodeBuiltins = new Set(builtinModules);
+function pureOnly(harness?: string): esbuild.Plugin {
+  return {
+    name: "petmem-xs-pure",
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, (a) => {
+        const top = a.path.split("/")[0];
+        if (a.path.startsWith("node:") || nodeBuiltins.has(a.path) || nodeBuiltins.has(top))
+          return { errors: [{ text: `Node built-in "${a.path}" imported from ${rel(a.importer)}: code bundled for XS must not use Node APIs` }] };
+        return undefined;
+      });
+      const altIndex = process.env.XS_SCENARIO_INDEX;
+      if (altIndex && harness)
+        build.onResolve({ filter: /^\.\.\/scenarios\/index\.js$/ }, (a) => (a.importer === harness ? { path: path.resolve(altIndex) } : undefined));
+      build.onLoad({ filter: /[\\/]host-sim[\\/]node[\\/]/ }, (a) => ({
+        errors: [{ text: `${rel(a.path)} is Node-only (host-sim/node/) and cannot be bundled for XS` }],
+      }));
+    },
+  };
+}
+
+export async function bundleForXs(entry: string, out: string, opts: { sourcemap?: boolean; harness?: boolean } = {}): Promise<void> {
+  const r = await esbuild
+    .build({
+      entryPoints: [entry],
+      outfile: out,
+      bundle: true,
+      format: "iife",
+      target: "es2022",
+      platform: "neutral",
+      mainFields: ["module", "main"],
+      tsconfig: path.join(repoRoot, "tsconfig.json"), // its `paths` map the Moddable module names to host-sim/
+      charset: "utf8", // keep non-ASCII literals as UTF-8, as the device toolchain does
+      legalComments: "none",
+      sourcemap: opts.sourcemap ? "external" : false, // external: XS would read only sources[0]; run.ts maps locations itself
+      logLevel: "silent",
+      plugins: [pureOnly(opts.harness ? entry : undefined)],
+    })
+    .catch((e: esbuild.BuildFailure) => {
+      const msgs = (e.errors ?? []).map((m) => `  ${m.location ? `${m.location.file}:${m.location.line}: ` : ""}${m.text}`);
+      throw new Error(`bundling for XS failed:\n${msgs.join("\n") || String(e)}`);
+    });
+  if (r.warnings.length) for (const w of r.warnings) process.stderr.write(`# esbuild warning: ${w.text}\n`);
+}
