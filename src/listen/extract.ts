@@ -25,7 +25,7 @@
 //   said without a time kept in front (下午去公园); `when` holds the date/time.
 //
 // Code points are all in the BMP, so the same indexes hold on the device (by
-// code point) and on Node (by UTF-16 unit). No \p{} escapes (XS devices).
+// code point) and on Node (by UTF-16 unit). No Unicode property escapes (device XS builds lack them).
 
 import type { PendingKind } from "../memory/types";
 import { byteLength } from "../text/utf8";

@@ -374,18 +374,7 @@ export class Memory {
   addTrait(category: unknown, content: unknown): Result {
     const cat = text(category, "trait category", 16, true) || "other";
     const c = text(content, "trait", 48);
-    const list = this.traits();
-    const i = list.findIndex((t) => t.content === c);
-    if (i >= 0) {
-      if (list[i].category === cat) return { action: "NOOP" };
-      list[i] = { category: cat, content: c };
-      this.stores.traits.set(list);
-      return { action: "UPDATED" };
-    }
-    const dropped = list.length >= SPECS.traits.capacity ? list.shift() : undefined;
-    list.push({ category: cat, content: c });
-    this.stores.traits.set(list);
-    return dropped ? { action: "ADDED", dropped: dropped.content } : { action: "ADDED" };
+    return this.rollIn("traits", { category: cat, content: c }, (t) => t.category === cat);
   }
 
   removeTrait(content: unknown): Result {
@@ -400,18 +389,8 @@ export class Memory {
   addHabit(content: unknown, frequency?: unknown): Result {
     const c = text(content, "habit", 48);
     const f = text(frequency, "frequency", 16, true) || "occasionally";
-    const list = this.habits();
-    const i = list.findIndex((h) => h.content === c);
-    if (i >= 0) {
-      if (list[i].frequency === f || frequency === undefined) return { action: "NOOP" };
-      list[i] = { content: c, frequency: f };
-      this.stores.habits.set(list);
-      return { action: "UPDATED" };
-    }
-    const dropped = list.length >= SPECS.habits.capacity ? list.shift() : undefined;
-    list.push({ content: c, frequency: f });
-    this.stores.habits.set(list);
-    return dropped ? { action: "ADDED", dropped: dropped.content } : { action: "ADDED" };
+    // a habit mentioned again without a frequency keeps the one it has
+    return this.rollIn("habits", { content: c, frequency: f }, (h) => h.frequency === f || frequency === undefined);
   }
 
   removeHabit(content: unknown): Result {
@@ -532,6 +511,24 @@ export class Memory {
   }
 
   // ---- shared -----------------------------------------------------------------------------
+
+  // Adds to a list keyed by content that lets its oldest entry go when full;
+  // an entry already there is updated unless `same` says nothing changed.
+  private rollIn<T extends { content: string }>(name: "traits" | "habits", rec: T, same: (old: T) => boolean): Result {
+    const store = this.stores[name] as unknown as Store<T>;
+    const list = [...store.all()];
+    const i = list.findIndex((x) => x.content === rec.content);
+    if (i >= 0) {
+      if (same(list[i])) return { action: "NOOP" };
+      list[i] = rec;
+      store.set(list);
+      return { action: "UPDATED" };
+    }
+    const dropped = list.length >= SPECS[name].capacity ? list.shift() : undefined;
+    list.push(rec);
+    store.set(list);
+    return dropped ? { action: "ADDED", dropped: dropped.content } : { action: "ADDED" };
+  }
 
   private removeWhere<T extends object>(name: StoreName, match: (r: T) => boolean): Result {
     const store = this.stores[name] as unknown as Store<T>;
