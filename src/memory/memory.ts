@@ -10,6 +10,8 @@ import { now } from "../time/clock";
 import { truncate } from "../text/utf8";
 import {
   SPECS,
+  CHAT_TEXT_BYTES,
+  HEALTH_PROBLEMS,
   PREFERENCE_CAPACITY,
   EMOTIONS,
   GOAL_CATEGORIES,
@@ -155,6 +157,7 @@ export class Memory {
   // its old copy). A store that fails stays dirty; the others are still written;
   // the first failure is thrown afterwards.
   flush(): number {
+    this.recordHealth();
     let written = 0;
     let failure: unknown;
     for (const name of Object.keys(this.stores) as StoreName[]) {
@@ -167,6 +170,34 @@ export class Memory {
     }
     if (failure) throw failure;
     return written;
+  }
+
+  // What this boot found wrong on flash is added to the lifetime health record,
+  // which is written (with the next flush) only when there is something new.
+  private healthSaved: Record<string, number> = {};
+
+  private recordHealth(): void {
+    const store = this.stores.health;
+    const saved = store.all()[0]; // loading it may itself find damage: count that too
+    const counts = this.health.counts;
+    const fresh = HEALTH_PROBLEMS.filter((p) => (counts[p] ?? 0) > (this.healthSaved[p] ?? 0));
+    if (!fresh.length) return;
+    const rec = { ...(saved ?? SPECS.health.layout.normalize({} as never)) } as unknown as Record<string, number | string>;
+    for (const p of fresh) rec[p] = Math.min(0xffff, (rec[p] as number) + (counts[p] ?? 0) - (this.healthSaved[p] ?? 0));
+    const last = this.health.events[this.health.events.length - 1];
+    if (last) {
+      rec.lastStore = last.store;
+      rec.lastProblem = last.problem;
+    }
+    rec.lastSeen = seconds();
+    store.set([rec as never]);
+    this.healthSaved = { ...counts };
+  }
+
+  // The lifetime health record (all zero on a device that never saw damage).
+  healthRecord(): Record<string, number | string> {
+    this.recordHealth();
+    return { ...(this.stores.health.all()[0] ?? SPECS.health.layout.normalize({} as never)) } as unknown as Record<string, number | string>;
   }
 
   // ---- profile ------------------------------------------------------------------
@@ -468,7 +499,7 @@ export class Memory {
 
   // A ring of the last 30 messages: the oldest goes.
   appendChat(role: Role, content: unknown, timestamp = seconds()): Result {
-    const c = text(content, "message", 95);
+    const c = text(content, "message", CHAT_TEXT_BYTES);
     const list = this.chat();
     const dropped = list.length >= SPECS.chat.capacity ? list.shift() : undefined;
     list.push({ timestamp, role, content: c });

@@ -196,10 +196,49 @@ export const goalLayout = new Layout<Goal>("PersonalGoal", [
   { name: "priority", kind: "u8" },
 ]);
 
+// Version 2 keeps 79 bytes of each message (26 Chinese characters) instead of
+// 95, which leaves NVS room for the health record; version 1 migrates by
+// cutting the text at a character boundary.
+export const CHAT_TEXT_BYTES = 79;
 export const chatLayout = new Layout<ChatMessage>("ChatMessage", [
   { name: "timestamp", kind: "u32" },
   { name: "role", kind: "enum", values: ROLES },
+  { name: "content", kind: "str", bytes: CHAT_TEXT_BYTES },
+]);
+export const chatLayoutV1 = new Layout<ChatMessage>("ChatMessage", [
+  { name: "timestamp", kind: "u32" },
+  { name: "role", kind: "enum", values: ROLES },
   { name: "content", kind: "str", bytes: 95 },
+]);
+
+// What boot found wrong on flash over the device's life (src/nvs/health.ts):
+// written only when something new was found.
+export interface HealthRecord {
+  magic: number;
+  type: number;
+  version: number;
+  length: number;
+  crc: number;
+  incomplete: number;
+  orphan: number;
+  migrated: number;
+  lastStore: string;
+  lastProblem: string;
+  lastSeen: number; // unix seconds
+}
+export const HEALTH_PROBLEMS = ["none", "magic", "type", "version", "length", "crc", "incomplete", "orphan", "migrated"] as const;
+export const healthLayout = new Layout<HealthRecord>("HealthRecord", [
+  { name: "magic", kind: "u16" },
+  { name: "type", kind: "u16" },
+  { name: "version", kind: "u16" },
+  { name: "length", kind: "u16" },
+  { name: "crc", kind: "u16" },
+  { name: "incomplete", kind: "u16" },
+  { name: "orphan", kind: "u16" },
+  { name: "migrated", kind: "u16" },
+  { name: "lastStore", kind: "str", bytes: 12 },
+  { name: "lastProblem", kind: "enum", values: HEALTH_PROBLEMS },
+  { name: "lastSeen", kind: "u32" },
 ]);
 
 // An item heard in conversation, waiting to be confirmed (src/listen/pending.ts).
@@ -258,6 +297,7 @@ export const SEED_RECORD_BYTES: Record<string, number> = {
   ChatMessage: 100,
   AffectionStats: 48,
   PendingItem: 112, // not in §3.1: the fork's pending_memory.h
+  HealthRecord: 48, // not in the seed: kept within AffectionStats' size
 };
 
 // Store specs: NVS key prefix, header type code and capacity. Codes are never reused.
@@ -271,9 +311,18 @@ export const SPECS = {
   habits: { name: "habits", key: "habit", code: 7, version: 1, layout: habitLayout, capacity: 10 } as StoreSpec<Habit>,
   moments: { name: "moments", key: "mom", code: 8, version: 1, layout: momentLayout, capacity: 10 } as StoreSpec<Moment>,
   goals: { name: "goals", key: "goal", code: 9, version: 1, layout: goalLayout, capacity: 5 } as StoreSpec<Goal>,
-  chat: { name: "chat", key: "chat", code: 10, version: 1, layout: chatLayout, capacity: 30 } as StoreSpec<ChatMessage>,
+  chat: {
+    name: "chat",
+    key: "chat",
+    code: 10,
+    version: 2,
+    layout: chatLayout,
+    capacity: 30,
+    migrations: [{ version: 1, layout: chatLayoutV1 as Layout<object>, up: (old: Record<string, unknown>) => old }],
+  } as StoreSpec<ChatMessage>,
   affection: { name: "affection", key: "aff", code: 11, version: 1, layout: affectionLayout, capacity: 1 } as StoreSpec<Affection>,
   // last: Memory.flush() writes it after the stores its confirmed items go to
+  health: { name: "health", key: "hlth", code: 13, version: 1, layout: healthLayout, capacity: 1 } as StoreSpec<HealthRecord>,
   pending: { name: "pending", key: "pend", code: 12, version: 1, layout: pendingLayout, capacity: 20 } as StoreSpec<PendingItem>,
 };
 

@@ -1,7 +1,7 @@
 // Fills every NVS store to capacity with the longest strings its fields take
 // (3-byte Chinese characters), for the NVS budget and the full-store tests.
 import { Memory } from "../../src/memory/memory";
-import type { Event, PendingItem } from "../../src/memory/types";
+import { CHAT_TEXT_BYTES, type Event, type PendingItem } from "../../src/memory/types";
 
 const HAN = "记忆宠物主人喜欢篮球画画唱歌跳舞游泳跑步小猫小狗";
 function long(bytes: number, seed: number): string {
@@ -40,7 +40,9 @@ export function fillEveryStore(mem: Memory, round = 0): void {
   for (let i = 0; i < 16; i++)
     events.push({ date: `2026-03-${10 + i}`, time: "14:30", eventType: long(16, i), content: long(64, i + round), reminded: 0, emotion: "happy", intensity: 3, significance: 3, priority: 4, schedule: true, completed: false, repeat: "weekly", repeatInterval: 1, duration: 60 });
   mem.setEvents(events);
-  for (let i = 0; i < 30; i++) mem.appendChat(i % 2 ? "assistant" : "user", long(93, i + round) + (i % 10));
+  for (let i = 0; i < 30; i++) mem.appendChat(i % 2 ? "assistant" : "user", long(CHAT_TEXT_BYTES - 2, i + round) + (i % 10));
+  // the health record is written only after damage; count it as if some had been found
+  mem.stores.health.set([{ magic: 1, type: 2, version: 3, length: 4, crc: 5 + round, incomplete: 6, orphan: 7, migrated: 8, lastStore: "preferences", lastProblem: "crc", lastSeen: 1700000000 }]);
   mem.addCoinsSpent(250 + round);
   // the pending queue: 20 items with 48-byte values (src/listen/pending.ts)
   const pending: PendingItem[] = [];

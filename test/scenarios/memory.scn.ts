@@ -3,8 +3,9 @@
 import Preference from "preference";
 import { SimDevice } from "../../host-sim/device";
 import { Memory, MemoryError } from "../../src/memory/memory";
-import { SPECS, SEED_RECORD_BYTES, stageIndex, STAGES } from "../../src/memory/types";
-import { DOMAIN } from "../../src/nvs/store";
+import { SPECS, SEED_RECORD_BYTES, stageIndex, STAGES, chatLayoutV1, type ChatMessage } from "../../src/memory/types";
+import { DOMAIN, Store, HEADER_BYTES } from "../../src/nvs/store";
+import { Health } from "../../src/nvs/health";
 import { ok, equal, deepEqual, throws } from "./assert";
 import type { Scenario } from "./types";
 
@@ -25,7 +26,7 @@ export const scenarios: Scenario[] = [
       }
       deepEqual(
         Object.fromEntries(Object.entries(SPECS).map(([k, s]) => [k, s.capacity])),
-        { profile: 1, family: 8, preferences: 1, events: 16, facts: 20, traits: 10, habits: 10, moments: 10, goals: 5, chat: 30, affection: 1, pending: 20 },
+        { profile: 1, family: 8, preferences: 1, events: 16, facts: 20, traits: 10, habits: 10, moments: 10, goals: 5, chat: 30, affection: 1, health: 1, pending: 20 },
       );
       equal(SPECS.events.layout.size, 106);
       const codes = Object.values(SPECS).map((s) => s.code);
@@ -235,6 +236,54 @@ export const scenarios: Scenario[] = [
       equal(mem.flush(), 1);
       equal(dev.flash.writes - w1, 2 + 2, "the new copy (2 items), then the delete of the old one (2 items)");
       deepEqual(Preference.keys(DOMAIN).sort(), ["fact.b0", "pref.a0", "prof.a0"]);
+    },
+  },
+  {
+    name: "chat log version 1 (95-byte text) migrates to version 2 (79 bytes), cut at a character boundary",
+    run() {
+      fresh();
+      // what the previous firmware wrote
+      const v1 = new Store<ChatMessage>({ ...SPECS.chat, version: 1, layout: chatLayoutV1, migrations: undefined }, new Health(), () => Preference.keys(DOMAIN));
+      const long = "我们今天一起去公园看了很多很多的花还有一只会唱歌的小鸟真开心呀"; // 31 characters, 93 bytes
+      v1.set([{ timestamp: 1700000000, role: "user", content: long }, { timestamp: 1700000001, role: "assistant", content: "好呀" }]);
+      v1.flush();
+      const mem = new Memory();
+      const chat = mem.chat();
+      equal(chat[0].content, long.slice(0, 26), "26 whole characters (78 bytes) of 79");
+      equal(chat[1].content, "好呀");
+      deepEqual(mem.health.events.map((e) => e.problem), ["migrated"]);
+      ok(mem.flush() >= 1, "rewritten in the new version");
+      const key = Preference.keys(DOMAIN).find((k) => k.startsWith("chat."))!;
+      equal(new Uint8Array(Preference.get(DOMAIN, key) as ArrayBuffer)[2], 2, "version 2 on flash");
+      equal((Preference.get(DOMAIN, key) as ArrayBuffer).byteLength, HEADER_BYTES + 2 * 84);
+      deepEqual(new Memory().chat(), chat, "and it reads back the same");
+    },
+  },
+  {
+    name: "damage found at boot goes into a lifetime health record; a healthy device never writes one",
+    run() {
+      const { dev } = fresh();
+      let mem = new Memory();
+      mem.setProfile("name", "小王");
+      mem.addFact("事实");
+      mem.flush();
+      ok(!Preference.keys(DOMAIN).some((k) => k.startsWith("hlth.")), "nothing to report, nothing written");
+      // a bit flips in the facts blob
+      const key = Preference.keys(DOMAIN).find((k) => k.startsWith("fact."))!;
+      const b = new Uint8Array(Preference.get(DOMAIN, key) as ArrayBuffer);
+      b[b.length - 1] ^= 0x10;
+      Preference.set(DOMAIN, key, b.buffer);
+      dev.reboot();
+      mem = new Memory();
+      deepEqual(mem.facts(), [], "the damaged store starts empty");
+      equal(mem.profile().name, "小王", "the others are untouched");
+      mem.flush();
+      dev.reboot();
+      const h = new Memory().healthRecord();
+      equal(h.crc, 1);
+      equal(h.lastStore, "facts");
+      equal(h.lastProblem, "crc");
+      ok((h.lastSeen as number) > 0);
     },
   },
 ];
