@@ -90,6 +90,12 @@ async function main(): Promise<void> {
   };
   tick();
   service.connect(stdioTransport(end));
+  if (process.stdin.isTTY)
+    process.stderr.write(
+      'petmem: serving MCP on stdin/stdout (one JSON-RPC message a line), e.g.\n' +
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory","arguments":{"action":"read"}}}\n' +
+        "Ctrl-D or Ctrl-C to stop; see README for --dialog, --now and --speed.\n",
+    );
   process.on("SIGINT", end);
   process.on("SIGTERM", end);
 }
