@@ -41,6 +41,12 @@ export interface MoveReport {
   compacted?: CompactReport;
 }
 
+// The rolling NVS stores and their archive types.
+const ROLLING = [
+  ["facts", "fact"],
+  ["moments", "moment"],
+] as const;
+
 const sameEvent = (a: Event, b: Event) => a.date === b.date && a.time === b.time && a.content === b.content;
 
 export class Archiver {
@@ -69,22 +75,14 @@ export class Archiver {
   resolveAtBoot(): MoveReport {
     const m = this.memory;
     const r: MoveReport = { fact: 0, moment: 0, event: 0 };
-    const facts = m.facts();
-    if (facts.length) {
-      const inArchive = this.archive.contains("fact", facts);
-      const both = facts.filter((_f, i) => inArchive[i]);
+    for (const [store, type] of ROLLING) {
+      const recs = store === "facts" ? m.facts() : m.moments();
+      if (!recs.length) continue;
+      const inArchive = this.archive.contains(type, recs);
+      const both = recs.filter((_x, i) => inArchive[i]);
       if (both.length) {
-        r.fact = m.evict("facts", both);
-        m.stores.facts.flush();
-      }
-    }
-    const moments = m.moments();
-    if (moments.length) {
-      const inArchive = this.archive.contains("moment", moments);
-      const both = moments.filter((_x, i) => inArchive[i]);
-      if (both.length) {
-        r.moment = m.evict("moments", both);
-        m.stores.moments.flush();
+        r[type] = m.evict(store, both);
+        m.stores[store].flush();
       }
     }
     const events = m.events();
@@ -107,17 +105,12 @@ export class Archiver {
     if (nowMs < VALID_AFTER_MS) return r;
     const cutoff = Math.floor(nowMs / 1000) - this.days * 86400;
     const m = this.memory;
-    const facts = m.facts().filter((f) => f.timestamp < cutoff);
-    if (facts.length) {
-      this.archive.append("fact", facts);
-      r.fact = m.evict("facts", facts);
-      m.stores.facts.flush();
-    }
-    const moments = m.moments().filter((x) => x.timestamp < cutoff);
-    if (moments.length) {
-      this.archive.append("moment", moments);
-      r.moment = m.evict("moments", moments);
-      m.stores.moments.flush();
+    for (const [store, type] of ROLLING) {
+      const old = (store === "facts" ? m.facts() : m.moments()).filter((x) => x.timestamp < cutoff);
+      if (!old.length) continue;
+      this.archive.append(type, old);
+      r[type] = m.evict(store, old);
+      m.stores[store].flush();
     }
     return r;
   }

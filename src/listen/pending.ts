@@ -33,7 +33,7 @@
 
 import { Memory, MemoryError, seconds, type Result } from "../memory/memory";
 import { Schedules } from "../schedule/schedules";
-import { SPECS, type PendingItem, type PendingKind } from "../memory/types";
+import { SPECS, newEvent, type PendingItem, type PendingKind } from "../memory/types";
 import { formatDate, formatDateTime } from "../time/local";
 import { MEMBER_TYPE, type Extracted, type Retraction } from "./extract";
 
@@ -311,22 +311,7 @@ export class PendingQueue {
           r = m.addFact(p.value);
           break;
         case "event":
-          r = m.addEvent({
-            date: f.date!,
-            time: "",
-            eventType: "event",
-            content: p.value,
-            reminded: 0,
-            emotion: "neutral",
-            intensity: 0,
-            significance: 3,
-            priority: 3,
-            schedule: false,
-            completed: false,
-            repeat: "none",
-            repeatInterval: 1,
-            duration: 0,
-          });
+          r = m.addEvent(newEvent({ date: f.date!, content: p.value }));
           break;
         default: {
           const o = this.schedules.add({ content: p.value, datetime: f.datetime, force });

@@ -57,6 +57,26 @@ export interface Event {
   duration: number; // minutes
 }
 
+// An event with seed 000's defaults: a plain (not scheduled) event of
+// significance and priority 3; callers give what differs.
+export function newEvent(fields: Partial<Event> & { date: string; content: string }): Event {
+  return {
+    time: "",
+    eventType: "event",
+    reminded: 0,
+    emotion: "neutral",
+    intensity: 0,
+    significance: 3,
+    priority: 3,
+    schedule: false,
+    completed: false,
+    repeat: "none",
+    repeatInterval: 1,
+    duration: 0,
+    ...fields,
+  };
+}
+
 export interface Fact {
   timestamp: number; // unix seconds
   content: string;

@@ -273,11 +273,6 @@ export class Store<T extends object> {
     this.load();
     return this.onFlash;
   }
-
-  // The size of this store's blob when it is full, header included.
-  get fullBlobBytes(): number {
-    return this.spec.capacity * this.spec.layout.size + Math.max(1, Math.ceil(this.spec.capacity / this.perPart)) * HEADER_BYTES;
-  }
 }
 
 // CRC over the header's first 12 bytes and the records.

@@ -31,7 +31,7 @@
 //   here: the archive's weekly rule handles them.
 
 import { Memory, MemoryError, text, int, oneOf, type Result } from "../memory/memory";
-import { SPECS, REPEATS, type Event, type Repeat } from "../memory/types";
+import { SPECS, REPEATS, newEvent, type Event, type Repeat } from "../memory/types";
 import { now, isValid } from "../time/clock";
 import { parseLocal, formatDateTime } from "../time/local";
 import { nextDate, anchorDay, intervalField, parseDate } from "./recurrence";
@@ -227,22 +227,18 @@ export class Schedules {
     } catch {
       throw new MemoryError("invalid", "invalid repeat type. Use: daily, weekly, or monthly");
     }
-    const e: Event = {
+    const e = newEvent({
       date,
       time,
       eventType: "schedule",
       content,
-      reminded: 0,
-      emotion: "neutral",
-      intensity: 0,
       significance: priority,
       priority,
       schedule: true,
-      completed: false,
       repeat,
       repeatInterval: intervalField(repeat, parseDate(date)!.day),
       duration,
-    };
+    });
     const list = this.memory.events();
     if (list.some((x) => x.date === date && x.time === time && x.content === content)) return { action: "NOOP", schedule: view(e), conflicts: [], suggestions: [] };
     const conflicts = this.conflicts(start, start + duration * MINUTE, list);

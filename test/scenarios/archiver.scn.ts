@@ -3,7 +3,7 @@
 import { SimDevice, PowerCut } from "../../host-sim/device";
 import { tearNone } from "../../host-sim/flash";
 import { Memory } from "../../src/memory/memory";
-import type { Event } from "../../src/memory/types";
+import { newEvent, type Event } from "../../src/memory/types";
 import { Archive } from "../../src/archive/archive";
 import { Archiver, pastEvent } from "../../src/archive/archiver";
 import { startMaintenance, nextRun } from "../../src/archive/maintenance";
@@ -26,23 +26,7 @@ function boot(dev: SimDevice): { mem: Memory; archive: Archive; archiver: Archiv
   return { mem, archive, archiver };
 }
 
-const event = (date: string, content: string, more: Partial<Event> = {}): Event => ({
-  date,
-  time: "",
-  eventType: "event",
-  content,
-  reminded: 0,
-  emotion: "neutral",
-  intensity: 0,
-  significance: 3,
-  priority: 3,
-  schedule: false,
-  completed: false,
-  repeat: "none",
-  repeatInterval: 1,
-  duration: 60,
-  ...more,
-});
+const event = (date: string, content: string, more: Partial<Event> = {}): Event => newEvent({ date, content, duration: 60, ...more });
 
 export const scenarios: Scenario[] = [
   {
