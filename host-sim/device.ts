@@ -7,6 +7,7 @@ import { Flash, PowerCut, type Tear } from "./flash.js";
 import { Nvs } from "./nvs.js";
 import { Spiffs } from "./spiffs.js";
 import { VirtualClock } from "./clock.js";
+import { FAULT_KINDS, NVS_FAULTS, SPIFFS_FAULTS, type FaultKind, type FaultOptions, type NvsFault, type SpiffsFault } from "./faults.js";
 import { setTimeSource } from "../src/time/clock.js";
 
 export interface DeviceOptions {
@@ -44,6 +45,22 @@ export class SimDevice {
   // Arms a power cut at the n-th flash write from now.
   cutAfter(n: number, tear?: Tear): void {
     this.flash.cutAfter(n, tear);
+  }
+
+  // Injects one fault of the device (host-sim/faults.ts): at-rest faults
+  // (bit_flip, nvs_crc) apply now, operation faults arm for a later operation,
+  // boot faults (nvs_init_cut, mount_failure) for the next reboot. Returns what
+  // was done, for a failure message.
+  inject(kind: FaultKind, opts: FaultOptions = {}): string {
+    if (!(FAULT_KINDS as readonly string[]).includes(kind)) throw new RangeError(`unknown fault ${String(kind)}`);
+    if (kind === "power_cut") {
+      this.cutAfter(opts.at ?? 1);
+      return `power cut at write ${opts.at ?? 1}`;
+    }
+    const onNvs = (kind === "bit_flip" || kind === "full") ? (opts.partition ?? "nvs") === "nvs" : (NVS_FAULTS as readonly string[]).includes(kind);
+    if (onNvs) return this.nvs.inject(kind as NvsFault, opts);
+    if ((SPIFFS_FAULTS as readonly string[]).includes(kind)) return this.spiffs.inject(kind as SpiffsFault, opts);
+    throw new RangeError(`fault ${kind} is not modelled`);
   }
 
   // Power comes back: what is on flash stays, everything in RAM is gone. Device

@@ -16,3 +16,43 @@ export const FAULT_KINDS = [
   "mount_failure", // SPIFFS fails to mount at boot and Moddable formats the partition
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface FaultOptions {
+  at?: number; // operation faults: the at-th matching operation from now (1, the default, is the next)
+  seed?: number; // where exactly (which entry, bit, byte or page), so that a sweep is reproducible
+  partition?: "nvs" | "storage"; // bit_flip and full: which partition (default: nvs)
+}
+
+// Which module models which kind. power_cut is the flash chip's (SimDevice.cutAfter).
+export const NVS_FAULTS = ["nvs_crc", "nvs_init_cut", "full", "bit_flip"] as const;
+export const SPIFFS_FAULTS = ["spiffs_read_error", "spiffs_not_finalized", "rename_false", "delete_false", "open_limit", "full", "bit_flip", "mount_failure"] as const;
+export type NvsFault = (typeof NVS_FAULTS)[number];
+export type SpiffsFault = (typeof SPIFFS_FAULTS)[number];
+
+// Counts down operation faults: a module asks `due(kind)` at each operation the
+// kind can hit, and the fault fires on the at-th one.
+export class FaultArm<K extends string> {
+  private armed = new Map<K, { left: number; opts: FaultOptions }>();
+
+  arm(kind: K, opts: FaultOptions = {}): void {
+    const at = opts.at ?? 1;
+    if (!(at >= 1)) throw new RangeError("fault needs at >= 1");
+    this.armed.set(kind, { left: at, opts });
+  }
+
+  due(kind: K): FaultOptions | undefined {
+    const a = this.armed.get(kind);
+    if (!a) return undefined;
+    if (--a.left > 0) return undefined;
+    this.armed.delete(kind);
+    return a.opts;
+  }
+
+  isArmed(kind: K): boolean {
+    return this.armed.has(kind);
+  }
+
+  clear(): void {
+    this.armed.clear();
+  }
+}

@@ -4,6 +4,7 @@
 // simply marked incomplete and dropped at recovery, as NVS's CRC check would).
 
 import { Flash } from "./flash.js";
+import type { FaultOptions, NvsFault } from "./faults.js";
 
 export const PAGE_BYTES = 4096;
 export const ENTRIES_PER_PAGE = 126;
@@ -67,6 +68,11 @@ export class Nvs {
   private pages: Page[] = [];
   private nextId = 1;
   peakLiveEntries = 0;
+
+  // Fault injection (host-sim/faults.ts, SimDevice.inject).
+  inject(kind: NvsFault, _opts: FaultOptions = {}): string {
+    throw new Error(`${kind} is not modelled yet`);
+  }
 
   constructor(readonly flash: Flash, readonly bytes = 48 * 1024, readonly partition = "nvs") {
     this.pageCount = Math.floor(bytes / PAGE_BYTES);

@@ -3,6 +3,7 @@
 // writes on power loss. File bytes live in RAM; host-sim/node persists them.
 
 import { Flash } from "./flash.js";
+import type { FaultOptions, SpiffsFault } from "./faults.js";
 
 export const BLOCK_BYTES = 4096;
 export const PAGE_BYTES = 256;
@@ -52,6 +53,11 @@ export class Spiffs {
   readonly totalPages: number;
   readonly usablePages: number;
   listener: SpiffsListener = {};
+
+  // Fault injection (host-sim/faults.ts, SimDevice.inject).
+  inject(kind: SpiffsFault, _opts: FaultOptions = {}): string {
+    throw new Error(`${kind} is not modelled yet`);
+  }
 
   constructor(readonly flash: Flash, readonly bytes = 3 * 1024 * 1024, readonly partition = "storage") {
     const blocks = Math.floor(bytes / BLOCK_BYTES);
