@@ -3,10 +3,20 @@
 // returns the reply, or undefined when none is due (a notification). It never
 // throws on input: anything malformed gets the standard error code.
 
-import { byteLength } from "../text/utf8";
+import { byteLength, encode } from "../text/utf8";
 
 export const PROTOCOL_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18"];
 export const MAX_MESSAGE_BYTES = 16384;
+// JSON.parse in XS recurses once per nesting level, on the XS stack (a level costs
+// 1 or 2 of the manifest's 1024 slots) and on the native one (10 KB on the ESP32):
+// a message nested about 900 deep overflows it, and the device aborts and reboots.
+// Nothing catches that, so the raw text is measured before JSON.parse sees it.
+export const MAX_DEPTH = 32; // open arrays/objects at once; an MCP message needs 5
+// Every value JSON.parse makes costs heap slots until the message is dropped
+// (an object or array at least one, each element or member one more). 16 KB of
+// `[{},{},...]` is 5,000 objects: more than the device's whole heap (4,928
+// slots, fixed). A batch of 32 full tool calls is about 480 items.
+export const MAX_ITEMS = 512; // "[", "{" and "," outside strings
 export const PAGE_BYTES = 8000; // a tools/list page, as the xiaozhi device pages it
 
 export const PARSE_ERROR = -32700;
@@ -69,6 +79,31 @@ function error(id: Id, code: number, message: string): Json {
   return { jsonrpc: "2.0", id, error: { code, message } };
 }
 
+// What makes JSON text too costly to parse on the device, read from its UTF-8
+// bytes in one pass (strings skipped, their escapes honoured; every byte of a
+// multi-byte character is >= 0x80, so none looks like a bracket): nesting deeper
+// than MAX_DEPTH or more than MAX_ITEMS values. Malformed text is measured the
+// same way; JSON.parse then says what is wrong with it.
+export function shapeProblem(b: Uint8Array): string | undefined {
+  let depth = 0;
+  let items = 0;
+  let inString = false;
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i];
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped byte
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_DEPTH) return `invalid request: nested deeper than ${MAX_DEPTH} levels`;
+      if (++items > MAX_ITEMS) return `invalid request: more than ${MAX_ITEMS} values`;
+    } else if (c === 0x5d || c === 0x7d) {
+      if (depth > 0) depth--;
+    } else if (c === 0x2c && ++items > MAX_ITEMS) return `invalid request: more than ${MAX_ITEMS} values`;
+  }
+  return undefined;
+}
+
 function isObject(v: unknown): v is Json {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
@@ -97,8 +132,12 @@ export class McpServer {
   // {"session_id", "type": "mcp", "payload": <JSON-RPC>}, answered in kind.
   handle(message: string): string | undefined {
     if (typeof message !== "string") return JSON.stringify(error(null, INVALID_REQUEST, "message must be a string"));
-    if (message.length > MAX_MESSAGE_BYTES || byteLength(message) > MAX_MESSAGE_BYTES)
-      return JSON.stringify(error(null, INVALID_REQUEST, `message larger than ${MAX_MESSAGE_BYTES} bytes`));
+    // `length` first: it costs nothing and spares encoding a huge message
+    if (message.length > MAX_MESSAGE_BYTES) return JSON.stringify(error(null, INVALID_REQUEST, `message larger than ${MAX_MESSAGE_BYTES} bytes`));
+    const bytes = encode(message);
+    if (bytes.length > MAX_MESSAGE_BYTES) return JSON.stringify(error(null, INVALID_REQUEST, `message larger than ${MAX_MESSAGE_BYTES} bytes`));
+    const shape = shapeProblem(bytes);
+    if (shape) return JSON.stringify(error(null, INVALID_REQUEST, shape));
     let parsed: unknown;
     try {
       parsed = JSON.parse(message);
