@@ -440,6 +440,8 @@ function deep(g: Gen): string {
     [1, () => `[{"jsonrpc":"2.0","id":1,"method":"ping"},${call(`{"action":"read","x":${v}}`)}]`],
     // brackets inside strings are text, not nesting
     [1, () => call(`{"action":"write","type":"fact","content":${JSON.stringify("[{".repeat(g.pick([40, 1000, 5000])) + "\\\"[")}}`)],
+    // a string ending in backslashes, then brackets in the next string
+    [2, () => call(`{"action":"write","type":"fact","content":${JSON.stringify(g.pick(["x\\", "\\\\", "\\\"", "\\", "\"", "数\\"]))},"memory":${JSON.stringify("[".repeat(g.pick([MAX_DEPTH + 1, 100, 1000])))}}`)],
   ]);
   return g.chance(0.2) ? inner.slice(0, g.int(inner.length)) : inner;
 }

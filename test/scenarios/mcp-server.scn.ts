@@ -160,6 +160,11 @@ export const scenarios: Scenario[] = [
         equal(r.result.isError, false);
         equal(JSON.parse(r.result.content[0].text).a, content);
       }
+      // a string that ends in a backslash ("x\\" in JSON) is closed by its quote
+      for (const end of ["x\\", "\\\\", "\\\"", "\\"]) {
+        const r = rpc(s, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { a: end, b: "[".repeat(MAX_DEPTH + 8) } } });
+        equal(r.result.isError, false, JSON.stringify(end));
+      }
     },
   },
   {
