@@ -13,11 +13,11 @@
 import "../../host-sim/trace.js";
 import { setTraceSink } from "../../host-sim/trace-sink.js";
 import { freezeIntrinsics } from "./intrinsics.js";
+import { COUNTERS } from "./fuzz-counters.js";
 import { clip, fuzz, inputAt, serviceTarget, type FuzzResult, type Target } from "../fuzz/fuzzer.js";
 
 declare function issueCommand(bytes: ArrayBuffer): ArrayBuffer;
 
-export const COUNTERS = ["inputs", "bad_responses", "crashes", "state_changed_on_reject", "valid_calls", "accepted", "rejected", "no_reply", "flash_writes"] as const;
 
 export interface XsFuzzOptions {
   n: number;

@@ -18,12 +18,10 @@ import { bundleForXs } from "./bundle";
 import { cacheRoot, ensureWorker } from "./build-worker";
 import { Xsnap, XsException } from "./xsnap";
 import type { FuzzResult, Report } from "../fuzz/fuzzer";
-import type { XsFuzzOptions } from "./fuzz-entry";
+import type { XsFuzzOptions } from "./fuzz-entry"; // types only: its top level freezes the built-ins
+import { COUNTERS } from "./fuzz-counters";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-// the order of the worker's counters (fuzz-entry.ts COUNTERS; not imported, so
-// this Node module does not load the device code)
-const COUNTERS = ["inputs", "bad_responses", "crashes", "state_changed_on_reject", "valid_calls", "accepted", "rejected", "no_reply", "flash_writes"] as const;
 
 export interface XsFuzzResult extends FuzzResult {
   engine: "xs";
