@@ -17,6 +17,15 @@ function broken(spoil: (input: string, reply: string | undefined, t: ReturnType<
 
 const rejected = (reply: string | undefined) => reply !== undefined && (/"error":\{/.test(reply) || /"isError":true/.test(reply));
 
+// The inputs issue 11 names are in the mix: over 16 KB, nested to thousands,
+// too many values, lone surrogates, huge numbers.
+function coversTheIssue(r: ReturnType<typeof fuzz>): void {
+  const { over_16k, too_deep, too_many_items, deepest, surrogates, huge_numbers } = r;
+  const mix = JSON.stringify({ over_16k, too_deep, too_many_items, deepest, surrogates, huge_numbers });
+  assert.ok(over_16k >= 10 && too_deep >= 20 && too_many_items >= 10 && surrogates >= 20 && huge_numbers >= 10, mix);
+  assert.ok(deepest >= 5000, mix);
+}
+
 describe("fuzz: random and malformed MCP messages", () => {
   before(() => setTraceSink(() => {}));
 
@@ -34,6 +43,7 @@ describe("fuzz: random and malformed MCP messages", () => {
     assert.ok(r.rejected > 1000, `rejected ${r.rejected}`);
     assert.ok(r.no_reply > 20, `no reply ${r.no_reply}`);
     assert.ok(r.flash_writes > 100, `flash writes ${r.flash_writes}`);
+    coversTheIssue(r);
   });
 
   it("replays: the same seed gives the same run", () => {
@@ -185,6 +195,7 @@ describe("fuzz inside XS (device-like xsnap worker)", () => {
     assert.equal(r.workers, 1);
     assert.equal(r.crashes + r.bad_responses + r.state_changed_on_reject, 0);
     assert.ok(r.accepted > 300 && r.rejected > 700 && r.flash_writes > 100, JSON.stringify(r));
+    coversTheIssue(r);
   });
 
   it("an abort of the engine counts as a crash of its input, and the run goes on in a new worker", async function () {

@@ -3,7 +3,9 @@
 // with --xs inside the device-like XS engine of the test lane (test/xs/fuzz.ts:
 // generator, device, service and checker all in XS; an abort of the engine
 // itself counts as a crash). Failures, then a statistics line, go to stderr;
-// stdout gets the statistics as JSON, then the verdict as the last line:
+// stdout gets the statistics as JSON (with what the inputs held: over_16k,
+// too_deep, too_many_items, deepest, surrogates, huge_numbers), then the
+// verdict as the last line:
 //   {"engine":"node"|"xs","inputs":N,"bad_responses":0,"crashes":0,"state_changed_on_reject":0}
 // Exits non-zero if any counter is not zero.
 import "../host-sim/trace";

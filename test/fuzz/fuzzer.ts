@@ -52,6 +52,13 @@ export interface FuzzResult {
   rejected: number; // inputs with a JSON-RPC error or an isError result
   no_reply: number;
   flash_writes: number;
+  // what the inputs held (measured on the text sent, whatever the generator meant):
+  over_16k: number; // more than MAX_MESSAGE_BYTES of UTF-8
+  too_deep: number; // nested deeper than MAX_DEPTH
+  too_many_items: number; // more than MAX_ITEMS values
+  deepest: number; // the deepest nesting sent (of messages within the size limit)
+  surrogates: number; // a lone surrogate in the text, or a surrogate written as \uD8xx-\uDFxx
+  huge_numbers: number; // 17 digits or more, or an exponent of 3 digits
   ms: number;
   reports: Report[]; // the first few failures, for reading
 }
@@ -584,6 +591,8 @@ function expectOf(m: unknown): Expect {
   return { reply: "yes", id: rid, method: wellFormed ? (m.method as string) : undefined };
 }
 
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
+const HUGE_NUMBER = /\d{17}|\d[eE][+-]?\d{3}/;
 const hasLoneSurrogate = (s: string) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 
 // Strings in a reply, ids excepted (an id is echoed as it came).
@@ -598,6 +607,9 @@ function textsOf(v: unknown, out: string[], key = ""): string[] {
 export interface Outcome {
   accepted: boolean; // a tools/call succeeded
   rejected: boolean; // an error or an isError result
+  bytes?: number; // the input's UTF-8 length, set by the checker
+  depth?: number; // its nesting and values (textShape), when within the size limit
+  items?: number;
 }
 
 const RUNTIME_ERROR = /TypeError|RangeError|ReferenceError|SyntaxError|is not a function|Cannot read prop|is not iterable|undefined is not|null is not|Maximum call stack|\bof undefined\b|\bof null\b/;
@@ -715,7 +727,7 @@ export function checkReply(input: string, output: string | undefined, o: Outcome
     reply = p.value;
     outcome(reply, o);
   }
-  const problem = checkShape(input, reply);
+  const problem = checkShape(input, reply, o);
   if (problem) return problem;
   for (const s of textsOf(reply, [])) if (hasLoneSurrogate(s)) return `a text in the reply has a lone surrogate: ${JSON.stringify(s.slice(0, 80))}`;
   return undefined;
@@ -763,10 +775,13 @@ export function textShape(bytes: Uint8Array): { depth: number; items: number } {
   return { depth: max, items };
 }
 
-function checkShape(input: string, reply: unknown): string | undefined {
+function checkShape(input: string, reply: unknown, o: Outcome): string | undefined {
   const bytes = new TextEncoder().encode(input);
   const tooBig = bytes.length > MAX_MESSAGE_BYTES;
   const shape = tooBig ? { depth: 0, items: 0 } : textShape(bytes);
+  o.bytes = bytes.length;
+  o.depth = shape.depth;
+  o.items = shape.items;
   const tooCostly = shape.depth > MAX_DEPTH || shape.items > MAX_ITEMS;
   // never JSON.parse what is refused unparsed: in XS, deep text would abort the checker too
   const p = tooBig || tooCostly ? { ok: false as const } : parses(input);
@@ -801,7 +816,8 @@ export function fuzz(opts: FuzzOptions): FuzzResult {
   const maxReports = opts.maxReports ?? 20;
   const res: FuzzResult = {
     inputs: 0, bad_responses: 0, crashes: 0, state_changed_on_reject: 0, seed: opts.seed,
-    valid_calls: 0, accepted: 0, rejected: 0, no_reply: 0, flash_writes: 0, ms: 0, reports: [],
+    valid_calls: 0, accepted: 0, rejected: 0, no_reply: 0, flash_writes: 0,
+    over_16k: 0, too_deep: 0, too_many_items: 0, deepest: 0, surrogates: 0, huge_numbers: 0, ms: 0, reports: [],
   };
   const writes0 = target.flashWrites();
   const report = (r: Report) => {
@@ -842,6 +858,12 @@ export function fuzz(opts: FuzzOptions): FuzzResult {
       res.bad_responses++;
       report({ kind: "bad_response", input: input.text, output, detail: problem });
     }
+    if (o.bytes !== undefined && o.bytes > MAX_MESSAGE_BYTES) res.over_16k++;
+    if (o.depth !== undefined && o.depth > MAX_DEPTH) res.too_deep++;
+    if (o.items !== undefined && o.items > MAX_ITEMS) res.too_many_items++;
+    if (o.depth !== undefined && o.depth > res.deepest) res.deepest = o.depth;
+    if (hasLoneSurrogate(input.text) || SURROGATE_ESCAPE.test(input.text)) res.surrogates++;
+    if (HUGE_NUMBER.test(input.text)) res.huge_numbers++;
     if (o.accepted) res.accepted++;
     if (o.rejected) res.rejected++;
     if (!o.accepted) {

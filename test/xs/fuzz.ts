@@ -49,9 +49,10 @@ export async function fuzzXs(opts: XsFuzzRunOptions): Promise<XsFuzzResult> {
   await bundleForXs(path.join(here, "fuzz-entry.ts"), bundle);
   const res: XsFuzzResult = {
     engine: "xs", inputs: 0, bad_responses: 0, crashes: 0, state_changed_on_reject: 0, seed: opts.seed,
-    valid_calls: 0, accepted: 0, rejected: 0, no_reply: 0, flash_writes: 0, ms: 0, reports: [], workers: 0,
+    valid_calls: 0, accepted: 0, rejected: 0, no_reply: 0, flash_writes: 0,
+    over_16k: 0, too_deep: 0, too_many_items: 0, deepest: 0, surrogates: 0, huge_numbers: 0, ms: 0, reports: [], workers: 0,
   };
-  const add = (c: number[]) => COUNTERS.forEach((k, j) => (res[k] += c[j]));
+  const add = (c: number[]) => COUNTERS.forEach((k, j) => (res[k] = k === "deepest" ? Math.max(res[k], c[j]) : res[k] + c[j]));
   const dec = new TextDecoder();
   const report = (r: Report) => {
     if (res.reports.length < maxReports) res.reports.push(r);
