@@ -263,7 +263,10 @@ export class McpServer {
     if (!isObject(args)) return error(id, INVALID_PARAMS, "invalid params: arguments must be an object");
     let result: ToolResult;
     try {
-      result = { content: [{ type: "text", text: tool.call(args) }], isError: false };
+      const text: unknown = tool.call(args);
+      // the reply must stay {type:"text", text: string}, whatever a tool returns
+      if (typeof text !== "string") throw new Error(`tool ${quote(name)} returned no text`);
+      result = { content: [{ type: "text", text }], isError: false };
     } catch (e) {
       if (e instanceof Error && e.name === "PowerCut") throw e;
       const msg = e instanceof Error ? e.message : String(e);

@@ -83,6 +83,17 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "a tool that returns no text gets an isError result, never a misshaped one",
+    run() {
+      const s = server();
+      s.addTool({ name: "bad", description: "d", inputSchema: { type: "object" }, call: (args) => (args.n ? 42 : undefined) as unknown as string });
+      for (const n of [0, 1]) {
+        const r = rpc(s, { jsonrpc: "2.0", id: n, method: "tools/call", params: { name: "bad", arguments: { n } } });
+        deepEqual(r.result, { content: [{ type: "text", text: "error: tool bad returned no text" }], isError: true });
+      }
+    },
+  },
+  {
     name: "tools/list pages at most 8000 bytes with nextCursor",
     run() {
       const s = server(12);
