@@ -9,8 +9,9 @@ export const PROTOCOL_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18"];
 export const MAX_MESSAGE_BYTES = 16384;
 // JSON.parse in XS recurses once per nesting level, on the XS stack (a level costs
 // 1 or 2 of the manifest's 1024 slots) and on the native one (10 KB on the ESP32):
-// a message nested about 900 deep overflows it, and the device aborts and reboots.
-// Nothing catches that, so the raw text is measured before JSON.parse sees it.
+// an object nested about 400 deep or an array about 800 deep overflows it (less
+// from deep inside the app), and XS aborts: the device reboots. Nothing catches
+// that (XS 13 and XS 17 alike), so the raw text is measured before JSON.parse.
 export const MAX_DEPTH = 32; // open arrays/objects at once; an MCP message needs 5
 // Every value JSON.parse makes costs heap slots until the message is dropped
 // (an object or array at least one, each element or member one more). 16 KB of
