@@ -87,6 +87,25 @@ describe("fuzz: random and malformed MCP messages", () => {
     assert.ok(plain.bad_responses > 5, `${plain.bad_responses}`);
   });
 
+  it("a tool error as plain text (isError false, \"error: …\") still counts as a rejection", () => {
+    // tool errors turned into results the model reads, as the xiaozhi server needs
+    const plain = broken((m, reply) => reply?.replace('"isError":true', '"isError":false'));
+    const r = fuzz({ n: 300, seed: SEED, target: plain });
+    const base = fuzz({ n: 300, seed: SEED });
+    assert.equal(r.rejected, base.rejected);
+    assert.equal(r.accepted, base.accepted);
+    // and a leak after such a refusal is still caught
+    const leak = fuzz({
+      n: 300, seed: SEED,
+      target: broken((m, reply, t, n) => {
+        const out = reply?.replace('"isError":true', '"isError":false');
+        if (out?.includes('"text":"error:')) t.service.memory.addPreference("like", `leak ${n}`);
+        return out;
+      }),
+    });
+    assert.ok(leak.state_changed_on_reject > 10, `${leak.state_changed_on_reject}`);
+  });
+
   it("the checker catches state changed by a rejected call, on flash and in RAM", () => {
     // flash: a rejected call that still writes
     const flash = fuzz({

@@ -742,7 +742,10 @@ function outcome(reply: unknown, o: Outcome): void {
     if ("error" in r) o.rejected = true;
     const res = r.result;
     if (isObject(res) && Array.isArray(res.content) && typeof res.isError === "boolean") {
-      if (res.isError) o.rejected = true;
+      // a refusal the model must read may come as plain text with isError false
+      // ("error: …", what the xiaozhi server passes on): still a rejection
+      const text = isObject(res.content[0]) ? res.content[0].text : undefined;
+      if (res.isError || (typeof text === "string" && text.startsWith("error:"))) o.rejected = true;
       else o.accepted = true;
     }
   }
