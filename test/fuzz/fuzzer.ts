@@ -642,7 +642,8 @@ function checkResponse(r: unknown, e: Expect): string | undefined {
       if (typeof res.isError !== "boolean") return "tools/call: isError is not a boolean";
       if (Object.keys(res).some((k) => k !== "content" && k !== "isError")) return "tools/call: unexpected member";
       // a tool failure says what was wrong: a JavaScript runtime error is a bug
-      if (res.isError && RUNTIME_ERROR.test(String((c[0] as { text: string }).text))) return `tools/call: a runtime error leaked: ${(c[0] as { text: string }).text.slice(0, 120)}`;
+      const text0 = String((c[0] as { text: string }).text);
+      if ((res.isError || text0.startsWith("error:")) && RUNTIME_ERROR.test(text0)) return `tools/call: a runtime error leaked: ${(c[0] as { text: string }).text.slice(0, 120)}`;
       return undefined;
     }
     case "initialize":
