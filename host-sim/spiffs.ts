@@ -208,7 +208,7 @@ export class Spiffs {
   // Throws SpiffsError; on success the caller owns one descriptor until release().
   open(name: string, create: boolean): void {
     Spiffs.checkName(name);
-    if (this.openFiles >= MAX_OPEN || this.due("open_limit")) throw new SpiffsError("SPIFFS_ERR_OUT_OF_FILE_DESCS", "out of file descriptors");
+    if (this.due("open_limit") || this.openFiles >= MAX_OPEN) throw new SpiffsError("SPIFFS_ERR_OUT_OF_FILE_DESCS", "out of file descriptors");
     if (this.notFinalized.has(name)) throw new SpiffsError("SPIFFS_ERR_NOT_FINALIZED", "not finalized");
     if (!this.exists(name)) {
       if (!create) throw new SpiffsError("SPIFFS_ERR_NOT_FOUND", "file not found");
@@ -257,7 +257,7 @@ export class Spiffs {
     const len = this.length(name);
     if (this.notFinalized.has(name)) throw new SpiffsError("SPIFFS_ERR_NOT_FINALIZED", "not finalized");
     const newLen = Math.max(len, offset + data.length);
-    if (this.usedPages() - pagesFor(len) + pagesFor(newLen) > this.usablePages || this.due("full"))
+    if (this.due("full") || this.usedPages() - pagesFor(len) + pagesFor(newLen) > this.usablePages)
       throw new SpiffsError("SPIFFS_ERR_FULL", "file system full");
     this.flash.program(this.partition, data.length, (kept) => {
       if (kept >= data.length) {
@@ -312,7 +312,7 @@ export class Spiffs {
   // SPIFFS deletes from the end of an object backwards: a cut part way leaves a
   // shorter file under the same name. SPIFFS_remove needs a free descriptor.
   remove(name: string): boolean {
-    if (!this.exists(name) || this.openFiles >= MAX_OPEN || this.due("delete_false")) return false;
+    if (this.due("delete_false") || !this.exists(name) || this.openFiles >= MAX_OPEN) return false;
     const len = this.length(name);
     this.flash.program(this.partition, pagesFor(len) * PAGE_HEADER_BYTES, (kept) => {
       const total = pagesFor(len) * PAGE_HEADER_BYTES;
@@ -334,13 +334,14 @@ export class Spiffs {
   // a name too long, a missing source, an existing target, and needs a descriptor.
   // Returns false on failure, as rename(2) does.
   rename(from: string, to: string): boolean {
+    if (this.due("rename_false")) return false;
     try {
       Spiffs.checkName(to);
       Spiffs.checkName(from);
     } catch {
       return false;
     }
-    if (!this.exists(from) || this.exists(to) || this.notFinalized.has(from) || this.openFiles >= MAX_OPEN || this.due("rename_false")) return false;
+    if (!this.exists(from) || this.exists(to) || this.notFinalized.has(from) || this.openFiles >= MAX_OPEN) return false;
     this.flash.program(this.partition, PAGE_BYTES, (kept) => {
       if (kept < PAGE_BYTES) return;
       this.files.set(to, this.files.get(from)!);
