@@ -78,7 +78,7 @@ describe("host: SPIFFS faults and tears", () => {
 
   it("the descriptor count is released by close and by a reboot, never below zero", () => {
     const a = new SimDevice().install();
-    const open = [];
+    const open: File[] = [];
     for (let i = 0; i < MAX_OPEN; i++) open.push(new File(`/data/f${i}`, true));
     assert.equal(a.spiffs.openFiles, MAX_OPEN);
     open[0].close();
