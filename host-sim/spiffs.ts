@@ -55,9 +55,13 @@ export function pagesFor(length: number): number {
 //              updated: the file reads as before (SPIFFS's usual outcome);
 //   prefix     the pages up to some page boundary made it and the index with them;
 //   holes      the index (length) was updated but only some of the data pages
-//              reached flash, not in order: the others read as erased flash, 0xFF.
-export type TearMode = "unchanged" | "prefix" | "holes";
+//              reached flash, not in order: the others read as erased flash, 0xFF;
+//   not_finalized  the bytes are as in `unchanged` but the object is left not
+//              finalized (spiffs_not_finalized): open, read and write fail until
+//              it is deleted. Not in the default set: opt in with tearModes.
+export type TearMode = "unchanged" | "prefix" | "holes" | "not_finalized";
 export const TEAR_MODES: readonly TearMode[] = ["unchanged", "prefix", "holes"];
+export const ALL_TEAR_MODES: readonly TearMode[] = ["unchanged", "prefix", "holes", "not_finalized"];
 
 // A small seeded generator (mulberry32): reproducible sweeps.
 function rng(seed: number): () => number {
@@ -296,7 +300,8 @@ export class Spiffs {
     let reached = 0;
     while (reached < pages && cuts[reached + 1] <= kept) reached++;
     this.lastTear = { name, mode, pages, reached };
-    if (mode === "unchanged") return;
+    if (mode === "not_finalized") this.notFinalized.add(name);
+    if (mode === "unchanged" || mode === "not_finalized") return;
     if (mode === "prefix") {
       if (reached > 0) this.put(name, len, offset, data.subarray(0, cuts[reached]));
       return;

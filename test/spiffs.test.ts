@@ -7,7 +7,7 @@ import path from "node:path";
 import { File } from "file";
 import { SimDevice } from "../host-sim/device";
 import { persist } from "../host-sim/node/persist";
-import { DATA_PER_PAGE, MAX_OPEN } from "../host-sim/spiffs";
+import { ALL_TEAR_MODES, DATA_PER_PAGE, MAX_OPEN } from "../host-sim/spiffs";
 
 function write(p: string, text: string): void {
   const f = new File(p, true);
@@ -74,6 +74,22 @@ describe("host: SPIFFS faults and tears", () => {
         assert.ok(got.includes(0xff) && got.includes(0x79));
       }
     }
+  });
+
+  it("the opt-in not_finalized tear leaves the file unopenable until it is deleted", () => {
+    const a = new SimDevice().install();
+    a.spiffs.tearModes = ALL_TEAR_MODES.filter((m) => m === "not_finalized");
+    write("/data/log", "x\n");
+    const f = new File("/data/log", true);
+    a.cutAfter(1);
+    assert.equal(SimDevice.survive(() => f.write("more\n")), true);
+    a.reboot();
+    assert.equal(a.spiffs.lastTear!.mode, "not_finalized");
+    assert.throws(() => new File("/data/log"), /file not found/);
+    assert.equal(File.exists("/data/log"), true);
+    assert.equal(File.delete("/data/log"), true);
+    write("/data/log", "y");
+    assert.deepEqual(a.spiffs.content("/log"), Uint8Array.of(0x79));
   });
 
   it("the descriptor count is released by close and by a reboot, never below zero", () => {

@@ -9,30 +9,37 @@
 // One JSON line per fault kind, then the total. It reports, it does not judge:
 // the exit status is 0 unless the tool itself fails.
 //
-// Usage: npx tsx tools/spiffs-faults.ts [--stride N] [--kind KIND] [--boot]
+// --all-tears lets a power cut also leave the written file not finalized
+// (host-sim/spiffs.ts ALL_TEAR_MODES; the default tears are old length, page
+// prefix and 0xFF holes).
+//
+// Usage: npx tsx tools/spiffs-faults.ts [--stride N] [--kind KIND] [--boot] [--all-tears]
 import "../host-sim/trace";
 import { setTraceSink } from "../host-sim/trace-sink";
 import { SimDevice } from "../host-sim/device";
 import { PowerCut } from "../host-sim/flash";
+import { ALL_TEAR_MODES } from "../host-sim/spiffs";
 import { SPIFFS_FAULTS, type FaultKind } from "../host-sim/faults";
 import { archiveWorkload as w, type ArchiveModel } from "../test/powercut/archive.workload";
 
 setTraceSink(() => {});
 
-function args(): { stride: number; kinds: FaultKind[]; boot: boolean } {
+function args(): { stride: number; kinds: FaultKind[]; boot: boolean; allTears: boolean } {
   const a = process.argv.slice(2);
   let stride = 1;
   let boot = false;
+  let allTears = false;
   let kinds: FaultKind[] | undefined;
   for (let i = 0; i < a.length; i++) {
     if (a[i] === "--stride") stride = Number(a[++i]);
     else if (a[i] === "--kind") kinds = [a[++i] as FaultKind];
     else if (a[i] === "--boot") boot = true;
-    else throw new Error(`unknown argument ${a[i]} (usage: spiffs-faults.ts [--stride N] [--kind KIND] [--boot])`);
+    else if (a[i] === "--all-tears") allTears = true;
+    else throw new Error(`unknown argument ${a[i]} (usage: spiffs-faults.ts [--stride N] [--kind KIND] [--boot] [--all-tears])`);
   }
   if (!(stride >= 1)) throw new Error("--stride must be >= 1");
   kinds ??= boot ? ["spiffs_read_error", "rename_false", "delete_false", "open_limit", "full"] : [...SPIFFS_FAULTS, "power_cut"];
-  return { stride, kinds, boot };
+  return { stride, kinds, boot, allTears };
 }
 
 interface Row {
@@ -50,6 +57,7 @@ interface Row {
 
 function run(kind: FaultKind, k: number, row: Row): void {
   const dev = new SimDevice({ now: w.start }).install();
+  if (allTears) dev.spiffs.tearModes = ALL_TEAR_MODES;
   // the workload replays (ack/inflight from the clean run) when the flash is armed
   // at its start: a cut far past the end marks the run as a replay
   dev.flash.cutAfter(1e9);
@@ -97,6 +105,7 @@ function run(kind: FaultKind, k: number, row: Row): void {
 // A power cut after storage write k, then a boot with `kind` armed at its at-th operation.
 function runBoot(kind: FaultKind, k: number, at: number, row: Row): void {
   const dev = new SimDevice({ now: w.start }).install();
+  if (allTears) dev.spiffs.tearModes = ALL_TEAR_MODES;
   dev.flash.cutAfter(1e9);
   let acked: ArchiveModel | undefined, inflight: ArchiveModel | undefined;
   let writes = 0;
@@ -132,7 +141,7 @@ function runBoot(kind: FaultKind, k: number, at: number, row: Row): void {
   }
 }
 
-const { stride, kinds, boot } = args();
+const { stride, kinds, boot, allTears } = args();
 // how many storage writes a clean run makes
 let total = 0;
 {
@@ -149,7 +158,7 @@ for (const kind of kinds) {
   for (let k = 1; k <= total; k += stride)
     if (boot) for (let at = 1; at <= 3; at++) runBoot(kind, k, at, row);
     else run(kind, k, row);
-  process.stdout.write(JSON.stringify({ workload: w.name, phase: boot ? "boot" : "run", storage_writes: total, stride, ...row }) + "\n");
+  process.stdout.write(JSON.stringify({ workload: w.name, phase: boot ? "boot" : "run", tears: allTears ? "all" : "default", storage_writes: total, stride, ...row }) + "\n");
   for (const key of Object.keys(sum) as (keyof typeof sum)[]) sum[key] += row[key];
 }
 process.stderr.write(`spiffs-faults: ${kinds.length} kinds in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
