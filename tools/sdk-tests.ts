@@ -4,23 +4,26 @@
 // nothing of the SDK is copied into this repository.
 //
 // Usage: npx tsx tools/sdk-tests.ts --moddable DIR   (or MODDABLE=DIR)
-//        [--only SUBSTRING]
+//        [--only SUBSTRING] [--xs]
+// --xs runs each test inside XS instead (the XS lane's device-like xsnap
+// worker, test/xs): the test and host-sim bundled into one script.
 // Output: one JSON line per test, {"test", "result": "pass" | "fail" | "n/a", ...},
 // then {"summary": {...}}. Exit status 1 if any applicable test fails or none ran,
 // 2 on a usage error.
 //
-// The harness is a small shim of what testmc gives a test (tools/testmc and
-// tools/test262/harness.js in the SDK): assert, assert.sameValue,
-// assert.notSameValue, assert.throws (the thrown value's constructor must be
-// the expected one, exactly), assert.compareArray, Test262Error, $DONE, $DO and
-// $TESTMC. Module specifiers map to host-sim: preference, file, mc/config, timer.
-// Each test runs on a fresh simulated device.
+// The harness is a small shim of what testmc gives a test (tools/sdk-harness.ts).
+// Module specifiers map to host-sim: preference, file, mc/config, timer (in XS,
+// through tsconfig.json's paths, as in the XS lane). Each test runs on a fresh
+// simulated device.
 
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { SimDevice } from "../host-sim/device";
+import { install, describeError } from "./sdk-harness";
+import { bundleForXs } from "../test/xs/bundle";
+import { ensureWorker } from "../test/xs/build-worker";
+import { Xsnap } from "../test/xs/xsnap";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "..");
@@ -44,23 +47,25 @@ interface Meta {
 }
 
 function usage(msg: string): never {
-  process.stderr.write(`${msg}\nusage: npx tsx tools/sdk-tests.ts --moddable DIR [--only SUBSTRING]\n`);
+  process.stderr.write(`${msg}\nusage: npx tsx tools/sdk-tests.ts --moddable DIR [--only SUBSTRING] [--xs]\n`);
   process.exit(2);
 }
 
-function parseArgs(argv: string[]): { dir: string; only?: string } {
+function parseArgs(argv: string[]): { dir: string; only?: string; xs: boolean } {
   let dir = process.env.MODDABLE;
   let only: string | undefined;
+  let xs = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--moddable") dir = argv[++i];
     else if (a.startsWith("--moddable=")) dir = a.slice(11);
     else if (a === "--only") only = argv[++i];
+    else if (a === "--xs") xs = true;
     else usage(`unknown argument ${a}`);
   }
   if (!dir) usage("no SDK folder: pass --moddable DIR or set MODDABLE");
   if (!fs.existsSync(path.join(dir, SUITES[0]))) usage(`${dir} has no ${SUITES[0]}: not a Moddable SDK folder`);
-  return { dir, only };
+  return { dir, only, xs };
 }
 
 // The YAML-ish front matter between /*--- and ---*/: flags and includes.
@@ -85,64 +90,6 @@ function rewrite(src: string): string {
   });
 }
 
-class Test262Error extends Error {
-  constructor(message?: string) {
-    super(message ?? "");
-    Object.defineProperty(this, "name", { value: "Test262Error", configurable: true, writable: true });
-  }
-}
-
-function show(v: unknown): string {
-  try {
-    if (typeof v === "string") return JSON.stringify(v);
-    if (typeof v === "bigint") return `${v}n`;
-    return String(v);
-  } catch {
-    return Object.prototype.toString.call(v);
-  }
-}
-
-function same(a: unknown, b: unknown): boolean {
-  return Object.is(a, b);
-}
-
-type AssertFn = ((cond: unknown, message?: string) => void) & Record<string, unknown>;
-
-function makeAssert(): AssertFn {
-  const assert = ((cond: unknown, message?: string) => {
-    if (cond === true) return;
-    throw new Test262Error(message ?? `Expected true but got ${show(cond)}`);
-  }) as AssertFn;
-  assert.sameValue = (actual: unknown, expected: unknown, message?: string) => {
-    if (same(actual, expected)) return;
-    throw new Test262Error(`${message ? message + " " : ""}Expected SameValue(«${show(actual)}», «${show(expected)}») to be true`);
-  };
-  assert.notSameValue = (actual: unknown, unexpected: unknown, message?: string) => {
-    if (!same(actual, unexpected)) return;
-    throw new Test262Error(`${message ? message + " " : ""}Expected SameValue(«${show(actual)}», «${show(unexpected)}») to be false`);
-  };
-  assert.throws = (expected: { name: string }, fn: () => unknown, message?: string) => {
-    const prefix = message ? message + " " : "";
-    if (typeof fn !== "function") throw new Test262Error("assert.throws requires two arguments: the error constructor and a function to run");
-    try {
-      fn();
-    } catch (thrown) {
-      if (typeof thrown !== "object" || thrown === null) throw new Test262Error(`${prefix}Thrown value was not an object!`);
-      const ctor = (thrown as { constructor?: { name?: string } }).constructor;
-      if (ctor !== expected)
-        throw new Test262Error(`${prefix}Expected a ${expected.name} but got a ${ctor?.name} (${(thrown as Error).message})`);
-      return;
-    }
-    throw new Test262Error(`${prefix}Expected a ${expected.name} to be thrown but no exception was thrown at all`);
-  };
-  assert.compareArray = (actual: ArrayLike<unknown>, expected: ArrayLike<unknown>, message?: string) => {
-    let eq = actual.length === expected.length;
-    for (let i = 0; eq && i < actual.length; i++) eq = same(actual[i], expected[i]);
-    if (!eq) throw new Test262Error(`Actual [${Array.from(actual).map(String).join(", ")}] and expected [${Array.from(expected).map(String).join(", ")}] should have the same contents. ${message ?? ""}`);
-  };
-  return assert;
-}
-
 interface Outcome {
   result: "pass" | "fail";
   error?: string;
@@ -150,38 +97,80 @@ interface Outcome {
 
 async function runOne(file: string, src: string, tmp: string): Promise<Outcome> {
   const m = meta(src);
-  const g = globalThis as Record<string, unknown>;
   let done: (err?: unknown) => void = () => {};
   const finished = new Promise<unknown>((resolve) => (done = resolve));
-  g.assert = makeAssert();
-  g.Test262Error = Test262Error;
-  g.$DONE = (err?: unknown) => done(err);
-  g.$DO = (f: (...a: unknown[]) => void) => (...args: unknown[]) => {
-    try {
-      f(...args);
-      done();
-    } catch (e) {
-      done(e);
-    }
-  };
-  g.$TESTMC = Object.freeze({ timeout: (ms: number, message = "timeout") => setTimeout(() => done(message), ms), config: {}, wifiConnectionTimeout: 5000 });
-  new SimDevice().install();
+  install((err) => done(err));
   const out = path.join(tmp, path.basename(path.dirname(file)) + "-" + path.basename(file).replace(/\.js$/, ".mjs"));
   fs.writeFileSync(out, rewrite(src));
   try {
     await import(pathToFileURL(out).href + `?t=${Date.now()}`);
     if (m.flags.includes("async")) {
       const err = await Promise.race([finished, new Promise((r) => setTimeout(() => r("timeout: $DONE never called"), 10000))]);
-      if (err !== undefined) return { result: "fail", error: String(err instanceof Error ? `${err.name}: ${err.message}` : err) };
+      if (err !== undefined) return { result: "fail", error: describeError(err) };
     }
     return { result: "pass" };
   } catch (e) {
-    return { result: "fail", error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
+    return { result: "fail", error: describeError(e) };
   }
 }
 
+// The same test inside XS (the device-like xsnap worker of the XS lane): the
+// test and host-sim bundled as one script, the result sent back through
+// issueCommand.
+async function runOneXs(file: string, src: string, tmp: string, bin: string): Promise<Outcome> {
+  const m = meta(src);
+  const base = path.basename(path.dirname(file)) + "-" + path.basename(file, ".js");
+  const testPath = path.join(tmp, `${base}.test.js`);
+  fs.writeFileSync(testPath, src);
+  const entry = path.join(tmp, `${base}.entry.ts`);
+  const harness = path.join(repo, "tools/sdk-harness.ts");
+  const trace = path.join(repo, "host-sim/trace.ts");
+  fs.writeFileSync(
+    entry,
+    [
+      `import ${JSON.stringify(trace)};`,
+      `import { install, describeError } from ${JSON.stringify(harness)};`,
+      `declare function issueCommand(b: ArrayBuffer): ArrayBuffer;`,
+      `let reported = false;`,
+      `function report(err?: unknown): void {`,
+      `  if (reported) return;`,
+      `  reported = true;`,
+      `  const b = new TextEncoder().encode(JSON.stringify(err === undefined ? { ok: true } : { ok: false, error: describeError(err) }));`,
+      `  issueCommand(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer);`,
+      `}`,
+      `install((err) => report(err));`,
+      `import(${JSON.stringify("./" + path.basename(testPath))}).then(() => { ${m.flags.includes("async") ? "" : "report();"} }, (e) => report(e));`,
+    ].join("\n"),
+  );
+  const bundlePath = path.join(tmp, `${base}.bundle.js`);
+  await bundleForXs(entry, bundlePath);
+  let got: { ok: boolean; error?: string } | undefined;
+  const dec = new TextDecoder();
+  const worker = new Xsnap({
+    bin,
+    onCommand: (bytes) => {
+      got = JSON.parse(dec.decode(bytes));
+      return new Uint8Array(0);
+    },
+  });
+  try {
+    await worker.script(bundlePath);
+  } catch (e) {
+    got ??= { ok: false, error: `XS threw: ${(e as Error).message}` };
+  } finally {
+    try {
+      await worker.close();
+    } catch {
+      worker.kill();
+    }
+  }
+  if (!got) return { result: "fail", error: "no result: $DONE never called" };
+  return got.ok ? { result: "pass" } : { result: "fail", error: got.error };
+}
+
 async function main(): Promise<void> {
-  const { dir, only } = parseArgs(process.argv.slice(2));
+  const { dir, only, xs } = parseArgs(process.argv.slice(2));
+  const bin = xs ? await ensureWorker({ quiet: true }) : "";
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "petmem-sdk-tests-"));
   const counts = { pass: 0, fail: 0, na: 0 };
   try {
@@ -197,15 +186,16 @@ async function main(): Promise<void> {
           process.stdout.write(JSON.stringify({ test: rel, result: "n/a", reason: why }) + "\n");
           continue;
         }
-        const r = await runOne(rel, fs.readFileSync(path.join(folder, f), "utf8"), tmp);
+        const src = fs.readFileSync(path.join(folder, f), "utf8");
+        const r = xs ? await runOneXs(rel, src, tmp, bin) : await runOne(rel, src, tmp);
         counts[r.result]++;
-        process.stdout.write(JSON.stringify({ test: rel, ...r }) + "\n");
+        process.stdout.write(JSON.stringify({ test: rel, engine: xs ? "xs" : "node", ...r }) + "\n");
       }
     }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
-  process.stdout.write(JSON.stringify({ summary: { sdk: path.resolve(dir), suites: SUITES, ...counts } }) + "\n");
+  process.stdout.write(JSON.stringify({ summary: { sdk: path.resolve(dir), engine: xs ? "xs" : "node", suites: SUITES, ...counts } }) + "\n");
   if (counts.fail > 0 || counts.pass === 0) process.exit(1);
 }
 
