@@ -11,7 +11,7 @@ export const HELD_OUT: readonly string[] = [
   "particles | 我最喜欢吃饺子了呀 | like=饺子",
   "particles | 嗯嗯我不喜欢下雨天啦 | dislike=下雨天",
   "numbers | 我今年四十五 | age=45",
-  "numbers | 我女儿今年6岁了 | family=女儿: | !age=6",
+  "numbers | 我女儿今年6岁了 | family=女儿:; !age=6",
   "numbers | 我十四岁读初二 | age=14; fact=初二",
   // run-on speech
   "runon | 我叫孙悦今年二十六岁在深圳做设计师平时喜欢爬山 | name=孙悦; age=26; fact=设计师; like=爬山",

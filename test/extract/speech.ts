@@ -186,7 +186,7 @@ export const DEV: readonly string[] = [
   // ---- corrections
   "correction | 我叫小宝 不对我叫大宝 | name=大宝; !name=小宝",
   "correction | 我叫王红 不对我是说我叫王虹 | name=王虹; !name=王红",
-  "correction | 我今年八岁 不是九岁 | age=9; !age=8",
+  "correction | 我今年八岁 不对是九岁 | age=9; !age=8",
   "correction | 我不叫小明我叫小亮 | name=小亮; !name=小明",
   "correction | 其实我不是北京人我是天津人 | location=天津; !location=北京",
   "correction | 我住在上海 // 我们搬家了现在住在苏州 | location=苏州; !location=上海",
@@ -375,7 +375,7 @@ export const DEV: readonly string[] = [
   "mixed | 我最喜欢的app是抖音 | like=抖音",
   "mixed | 我在Apple工作 | fact=Apple",
   "mixed | 我的dog叫Lucky | family=狗:Lucky",
-  "mixed | 我今年twenty岁 | !*",
+  "mixed | 我今年twenty岁 | age=20",
   "mixed | 我喜欢听Taylor Swift的歌 | like=Taylor Swift",
   "mixed | 明天下午三点有个meeting | schedule=2026-02-06 15:00 meeting",
   "mixed | 我的English name叫Amy | name=Amy",
