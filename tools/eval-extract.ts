@@ -24,8 +24,10 @@ const cases = [...DEV.map((l) => parseCase(l)), ...HELD_OUT.map((l) => parseCase
 const total = tally(), held = tally();
 const byCat = new Map<string, { all: Tally; held: Tally }>();
 const times: number[] = [];
+const outcomes: string[] = [];
 for (const c of cases) {
   const o = runCase(c, () => performance.now());
+  outcomes.push(`${o.found}/${o.hits.length}`);
   times.push(...o.hearMs);
   let t = byCat.get(c.category);
   if (!t) byCat.set(c.category, (t = { all: tally(), held: tally() }));
@@ -42,10 +44,14 @@ const stats = (ms: number[]) => ({ utterances: ms.length, mean_ms: Math.round((m
 line({ bench: "listener", engine: "node", ...stats(times) });
 if (!process.argv.includes("--no-xs")) {
   const xs = await runXs();
-  const { found, forbidden_hits, ...timing } = xs as { found: number; forbidden_hits: number };
+  const { found, forbidden_hits, outcomes: inXs, ...timing } = xs as { found: number; forbidden_hits: number; outcomes: string[] };
   line({ bench: "listener", engine: "xs", ...timing });
   if (found !== total.found || forbidden_hits !== total.forbidden_hits) {
     process.stderr.write(`XS disagrees with Node: found ${found} vs ${total.found}, forbidden hits ${forbidden_hits} vs ${total.forbidden_hits}\n`);
+    // held-out cases are named only by their index
+    cases.forEach((c, i) => {
+      if (inXs[i] !== outcomes[i]) process.stderr.write(`  ${c.heldOut ? "held-out case " + i : c.source}: node ${outcomes[i]}, xs ${inXs[i]}\n`);
+    });
     process.exitCode = 1;
   }
 }

@@ -276,7 +276,7 @@ const OPENERS: readonly Opener[] = Object.freeze(
 const PRONOUN_GLUE = "叫让给跟和与同陪带帮替对被把教问爱想恨怕是像比找等送看听打骂夸说请求催逗抱亲谢为向往离见接喂得欢厌醒诉及或连使哄管嫌惹随骗么啥谁哪";
 const PRONOUN_WORDS = /^(?:吉他|其他|其它|迷你|自我|忘我)/;
 // a segment that is only "my <relation> [name]": what follows is about them
-const RE_ONLY_MEMBER = new RegExp(`^我(?:的|家的?|们家的?)?(?:${REL_ALT})(?:[\u4e00-\u9fa5]{1,2})?$`);
+const RE_ONLY_MEMBER = new RegExp(`^我(?:的|家的?|们家的?)?(?:${REL_ALT})[\u4e00-\u9fa5]{0,2}$`);
 const RE_AT_WORK = /^在[^,]{1,12}?(?:上班|工作|上学|读书|念书|实习|做|当)/;
 const PARTICLE_SPLIT = "啊呀啦哦嘛呢吧哟咯喔噢吗";
 
@@ -396,7 +396,7 @@ const birthday: Rule = (c, st) => {
 
 // ---- others' birthdays and anniversaries: yearly events ---------------------------------------
 
-const NAME_PART = "(?:[\\u4e00-\\u7683\\u7685-\\u9fa5]{1,3}?|[A-Z][a-z]+)??";
+const NAME_PART = "(?:|[\\u4e00-\\u7683\\u7685-\\u9fa5]{1,3}?|[A-Z][a-z]+)";
 const RE_OTHER_BDAY = new RegExp(`^我(?:的|家的?|们家的?)?(${REL_ALT})(${NAME_PART})的?生日(?:是|在|就是)?(.+)$`);
 const RE_DAY_IS_BDAY = new RegExp(`^(.+?)(?:是|就是)我(?:的|家的?)?(${REL_ALT})(${NAME_PART})的?生日$`);
 const RE_OTHER_BORN = new RegExp(`^我(?:的|家的?)?(${REL_ALT})(${NAME_PART})是(?:[0-9]{4}年|[零〇一二三四五六七八九]{4}年)?(.+?)(?:出生|生)的$`);
@@ -614,8 +614,8 @@ const RE_ZODIAC = /^我属(鼠|牛|虎|兔|龙|蛇|马|羊|猴|鸡|狗|猪)的?$
 const RE_BLOOD = /^我是(AB|A|B|O)型血?的?$/;
 const RE_STUDY = /^我(?:现在|目前|平时)?在(.{2,12}?)(上学|读书|念书|上班|工作|实习|打工)$/;
 const RE_WORK_AS = /^我(?:现在|目前)?在(.{2,12}?)(做|当)(.{1,8})$/;
-const GRADE = `(?:小学|初中|高中|大学)?${NUM}年级(?:${NUM}班)?|初[一二三]|高[一二三]|大[一二三四]|研[一二三]|大班|中班|小班|幼儿园|研究生|博士|大学`;
-const RE_GRADE = new RegExp(`^我(?:现在|今年|已经|目前)?(?:在(.{2,10}?))?(上|读|在读|念|是)?(${GRADE})(?:了|的|学生)?$`);
+const GRADE = `(?:小学|初中|高中|大学)?${NUM}年级(?:${NUM}班|)|初[一二三]|高[一二三]|大[一二三四]|研[一二三]|大班|中班|小班|幼儿园|研究生|博士|大学`;
+const RE_GRADE = new RegExp(`^我(?:现在|今年|已经|目前)?(?:在(.{2,10}?)|)(上|读|在读|念|是)?(${GRADE})(?:了|的|学生)?$`);
 const RE_MAJOR = /^我(?:的|学的)?专业是(.{2,10})$|^我学的是(.{2,10})$/;
 const RE_TEACHER = /^我(?:们|的)(?:[\u4e00-\u9fa5]{0,2}老师|班主任|校长|辅导员)(?:姓|是|叫)(.{1,4})$/;
 const RE_SKILL = /^我(?:已经)?会(.{2,8})$/;
@@ -967,7 +967,7 @@ function english(c: string, question: boolean, st: State): Extracted[] | undefin
   m = /^i(?:'m| am) an? ([a-z][a-z ]{2,20})$/i.exec(s);
   if (m && EN_OCCUPATIONS.test(m[1].toLowerCase())) return item("fact", `主人是${m[1]}`, 4);
   // reminders: "remind me to X [today|tomorrow|tonight] [at 6pm]", "every day at 7am remind me to X"
-  m = /^(?:every (day|morning|night) )?(?:at (\d{1,2}(?::\d\d)?)\s*(am|pm)? )?remind me to (.+?)(?: (today|tomorrow|tonight))?(?: at (\d{1,2}(?::\d\d)?)\s*(am|pm)?)?(?: (today|tomorrow|tonight|every day))?$/i.exec(s);
+  m = /^(?:every (day|morning|night) )?(?:at (\d{1,2}(?::\d\d)?)\s*(am|pm)? |)remind me to (.+?)(?: (today|tomorrow|tonight))?(?: at (\d{1,2}(?::\d\d)?)\s*(am|pm)?|)(?: (today|tomorrow|tonight|every day))?$/i.exec(s);
   if (m) {
     const what = m[4].trim();
     if (!what || what.length > 40) return undefined;
@@ -992,9 +992,8 @@ function english(c: string, question: boolean, st: State): Extracted[] | undefin
 
 // ---- corrections of a value: 不对是三点, 不是九岁, 不对叫小红 ------------------------------------
 
-const RE_TIME_WORD = new RegExp(`(?:早上|早晨|上午|中午|下午|傍晚|晚上|凌晨)?(?:${NUM}点(?:半|一刻|三刻|${NUM}分?)?|[0-9]{1,2}:[0-5][0-9])`);
+const RE_TIME_WORD = new RegExp(`(?:早上|早晨|上午|中午|下午|傍晚|晚上|凌晨)?(?:${NUM}点(?:半|一刻|三刻|${NUM}分?|)|[0-9]{1,2}:[0-5][0-9])`);
 const RE_MD_WORD = new RegExp(`${NUM}月${NUM}[日号]?|${NUM}[日号]`);
-const RE_NUM_UNIT = new RegExp(`(${NUM})(岁|年级|号|点|个)?`);
 
 // The last clause with X put in place of what X corrects, or undefined.
 function substitute(last: string, items: Extracted[], x: string): string | undefined {

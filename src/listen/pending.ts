@@ -72,7 +72,7 @@ export function decode(p: { kind: PendingKind; value: string }): { text: string;
 }
 
 // School grades replace each other (初一 → 初二): a fact in a slot replaces the one before.
-const FACT_SLOTS: readonly RegExp[] = Object.freeze([/^主人(?:在.{1,10}?)?(?:上|读|在读|念)(?:小学|初中|高中|大学)?(?:[一二三四五六七八九十0-9]+年级|初[一二三]|高[一二三]|大[一二三四]|研[一二三]|大班|中班|小班)/]);
+const FACT_SLOTS: readonly RegExp[] = Object.freeze([/^主人(?:在.{1,10}?|)(?:上|读|在读|念)(?:小学|初中|高中|大学)?(?:[一二三四五六七八九十0-9]+年级|初[一二三]|高[一二三]|大[一二三四]|研[一二三]|大班|中班|小班)/]);
 export const EXPIRY_SECONDS = 7 * 86400;
 export const PENDING_CAPACITY = SPECS.pending.capacity;
 

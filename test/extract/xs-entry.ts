@@ -21,18 +21,20 @@ function utf8(s: string): ArrayBuffer {
 function main(): void {
   const t = tally();
   const times: number[] = [];
+  const outcomes: string[] = []; // per case: found and forbidden hits, for the comparison with Node
   for (const line of DEV.concat(HELD_OUT)) {
     const c = parseCase(line);
     const o = runCase(c, () => Date.now());
     for (const ms of o.hearMs) times.push(ms);
     add(t, c, o);
+    outcomes.push(`${o.found}/${o.hits.length}`);
   }
   let sum = 0, worst = 0;
   for (const ms of times) {
     sum += ms;
     if (ms > worst) worst = ms;
   }
-  issueCommand(utf8(JSON.stringify({ utterances: times.length, mean_ms: Math.round((sum / times.length) * 1000) / 1000, worst_ms: worst, found: t.found, forbidden_hits: t.forbidden_hits })));
+  issueCommand(utf8(JSON.stringify({ utterances: times.length, mean_ms: Math.round((sum / times.length) * 1000) / 1000, worst_ms: worst, found: t.found, forbidden_hits: t.forbidden_hits, outcomes })));
 }
 
 (globalThis as unknown as { __petmemListen: unknown }).__petmemListen = main;
