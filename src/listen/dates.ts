@@ -392,7 +392,9 @@ const RE_WEEKLY = /每个?(?:星期|礼拜|周)([一二三四五六日天1-7])/;
 const RE_MORE_DAYS = /^(?:[和、跟及]|还有)(?:周|星期|礼拜)?([一二三四五六日天1-7])/;
 const RE_MONTHLY = new RegExp(`每个?月的?(${NUM})[日号]`);
 
-export function scanRepeat(text: string, at: number): RepeatMatch | undefined {
+// `fallbackHour`: the hour to use when neither a time nor a period was said
+// (a reminder: the morning); without it such a repeat has no hour.
+export function scanRepeat(text: string, at: number, fallbackHour?: number): RepeatMatch | undefined {
   const t = toLocal(at);
   const today: LocalDate = { year: t.year, month: t.month, day: t.day };
   let repeat: RepeatRule;
@@ -443,6 +445,10 @@ export function scanRepeat(text: string, at: number): RepeatMatch | undefined {
     spans.push([time.at, time.end]);
   } else if (period !== undefined && PERIOD_HOURS[period] !== undefined) {
     hour = PERIOD_HOURS[period];
+    minute = 0;
+  }
+  else if (fallbackHour !== undefined) {
+    hour = fallbackHour;
     minute = 0;
   }
   // the first occurrence: today's if its time is still ahead (or no time yet known)

@@ -117,7 +117,7 @@ const VERB_HEAD = /^[吃喝玩看听打踢画唱跳弹拉骑穿养读写做去�
 const PLAN_NOUNS = /考试|测验|比赛|运动会|生日|会议|开会|例会|课|演出|聚会|面试|家长会|旅行|旅游|体检|婚礼|表演|音乐会|春游|秋游|开学|放假|活动|约会|派对|作业|飞机|火车|航班|疫苗|截止|手术|复查|meeting/;
 
 // adverbs allowed between 我 and a verb of liking (longest first when matched)
-const ADVERBS = Object.freeze(["就是", "真的", "超级", "特别", "非常", "一直", "从小就", "从小", "其实", "本来", "十分", "相当", "实在", "确实", "现在", "最最", "平时", "比较", "越来越", "还是", "也", "还", "都", "就", "真", "很", "好", "超", "最", "挺", "蛮", "可", "贼", "巨", "太", "更", "又", "老"]);
+const ADVERBS = Object.freeze(["有一点", "有点", "有些", "就是", "真的", "超级", "特别", "非常", "一直", "从小就", "从小", "其实", "本来", "十分", "相当", "实在", "确实", "现在", "最最", "平时", "比较", "越来越", "还是", "也", "还", "都", "就", "真", "很", "好", "超", "最", "挺", "蛮", "可", "贼", "巨", "太", "更", "又", "老"]);
 const NEGATIONS = Object.freeze(["一点也不", "一点都不", "再也不", "已经不", "不怎么", "不是很", "不是特别", "从来不", "从不", "不太", "不大", "不再", "并不", "没有", "不", "没"]);
 const PAST = Object.freeze(["以前", "原来", "小时候", "曾经", "过去", "之前", "那时候", "当时"]);
 
@@ -259,7 +259,7 @@ interface Opener {
   word: string;
   glue: string; // characters before it that keep it in the same clause
 }
-const VERB_GLUE = "我们也还都就很最太更挺真超好不没别要会能想在再又才只经常较级直蛮可贼的特非其本跟和家越从是说前时来欢";
+const VERB_GLUE = "我们也还都就很最太更挺真超好不没别要会能想在再又才只经常较级直蛮可贼的特非其本跟和家越从是说前时来欢天年晚候";
 const OPENERS: readonly Opener[] = Object.freeze(
   [
     ["然后", ""], ["还有", "没都也"], ["而且", ""], ["但是", ""], ["可是", ""], ["不过", ""], ["所以", ""], ["因为", ""], ["对了", ""], ["另外", ""],
@@ -294,6 +294,7 @@ export function segment(s: string): string {
             split = true;
             break;
           }
+      if (!split && "我的家个只位条和跟".indexOf(prev) < 0 && RE_REL_CALLED.test(s.slice(i, i + 8)) && !RE_REL_CALLED.test(s.slice(i - 1, i + 8))) split = true;
       if (!split && ch === "在" && "我们也还都就现目正".indexOf(prev) < 0 && RE_AT_WORK.test(s.slice(i))) split = true;
       if (split && out.charAt(out.length - 1) !== ",") out += ",";
     }
@@ -401,6 +402,7 @@ const RE_OTHER_BDAY = new RegExp(`^我(?:的|家的?|们家的?)?(${REL_ALT})(${
 const RE_DAY_IS_BDAY = new RegExp(`^(.+?)(?:是|就是)我(?:的|家的?)?(${REL_ALT})(${NAME_PART})的?生日$`);
 const RE_OTHER_BORN = new RegExp(`^我(?:的|家的?)?(${REL_ALT})(${NAME_PART})是(?:[0-9]{4}年|[零〇一二三四五六七八九]{4}年)?(.+?)(?:出生|生)的$`);
 const RE_ANNIVERSARY = /^(.*?)(纪念日|周年纪念日|周年)(?:是|在|就是)(.+)$/;
+const RE_DAY_IS_ANNIVERSARY = /^(.+?)(?:是|就是)(.*?)(纪念日|周年纪念日|周年)$/;
 
 function yearly(content: string, said: string, st: State): Extracted[] {
   const d = dayOnly(stripEnd(said), st.at);
@@ -422,6 +424,8 @@ const othersDays: Rule = (c, st) => {
   if (m) return yearly(`${whose(m[2], m[3])}的生日`, m[1], st);
   m = RE_OTHER_BORN.exec(c);
   if (m) return yearly(`${whose(m[1], m[2])}的生日`, m[3], st);
+  m = RE_DAY_IS_ANNIVERSARY.exec(c);
+  if (m) return yearly(m[2].replace(/^我们的?|^我和我?|^我跟我?|^咱们的?/, "").replace(/^的/, "") + m[3], m[1], st);
   m = RE_ANNIVERSARY.exec(c);
   if (m) {
     const who = m[1].replace(/^我们的?|^我和我?|^我跟我?|^咱们的?/, "").replace(/^的/, "");
@@ -435,10 +439,12 @@ const othersDays: Rule = (c, st) => {
 const RE_FAMILY_NAMED = new RegExp(`^我(?:的|家的?|们家的?)?(${REL_ALT})(?:的名字)?(?:叫做|名叫|叫|的名字是|的名字叫)(.+)$`);
 const RE_FAMILY_HAS = new RegExp(`^我(?:家|们家)?(?:有|养了|养着|养)(?:一|两|三|四|几|[0-9])?(?:个|位|只|条)?(${REL_ALT})(?:(?:叫做|名叫|叫)(.+))?$`);
 const RE_PET_IS = new RegExp(`^我(?:的|家的?)宠物是(?:一只|一条|只)?(${REL_ALT})(?:(?:叫做|名叫|叫)(.+))?$`);
+const RE_LIST_PART = new RegExp(`(?:和|跟|还有|、)?(?:一|两|三|四|几|[0-9])?(?:个|位|只|条)(${REL_ALT})`);
+const RE_FAMILY_LIST = new RegExp(`^我(?:家|们家)?(?:有|养了)((?:${RE_LIST_PART.source}){2,4})$`);
 const RE_BEST_FRIEND = /^我(?:的)?(?:最好的朋友|好朋友|最好的朋友之一)(?:是|叫)(.+)$/;
 // 我妹妹喜欢画画, 我同事小刘下个月结婚: a relation, maybe a name, then what is said about them
 const RE_MEMBER_SAYS = new RegExp(`^我(?:的|家的?|们家的?)?(${REL_ALT})((?:小|老|阿)[\\u4e00-\\u9fa5]|[A-Z][a-z]+)?(.+)$`);
-const NOT_NOTES = /^(?:说|让|叫我|问|告诉|觉得|给我|带我|和我|跟我|对我|陪我|要我|不让|总是说|跟你|和你|的|们|家|也是|和|跟|还有|都)/;
+const NOT_NOTES = /^(?:总是|总|老是|老|经常|又|也|还|都)?(?:说|让|叫我|问|告诉|觉得|给我|带我|和我|跟我|对我|陪我|要我|不让|跟你|和你|的|们|家|也是|和|跟|还有|都)|[你我]/;
 
 function familyItem(rel: string, name: string, note = ""): Extracted[] | undefined {
   const r = RELATIONS[rel];
@@ -461,6 +467,17 @@ const family: Rule = (c) => {
     const name = m[2] === undefined ? "" : stripEnd(m[2]);
     if (name && !isName(name)) return undefined;
     return familyItem(m[1], name);
+  }
+  // 我有一个哥哥一个妹妹, 我有个弟弟和一只狗
+  const list = RE_FAMILY_LIST.exec(c);
+  if (list) {
+    const out: Extracted[] = [];
+    const re = new RegExp(RE_LIST_PART.source, "g");
+    for (let p = re.exec(list[1]); p; p = re.exec(list[1])) {
+      const f = familyItem(p[1], "");
+      if (f) out.push(f[0]);
+    }
+    return out.length > 1 ? out : undefined;
   }
   m = RE_BEST_FRIEND.exec(c);
   if (m) {
@@ -495,6 +512,23 @@ const memberSays: Rule = (c) => {
   if (!note) return undefined;
   return familyItem(m[1], name, note);
 };
+
+// 哥哥叫大山 right after 我有一个哥哥…: the speaker's member, named
+const RE_REL_CALLED = new RegExp(`^(${REL_ALT})(?:的名字)?(?:叫做|名叫|叫)(.+)$`);
+
+function relationCalled(c: string, st: State): Extracted[] | undefined {
+  const m = RE_REL_CALLED.exec(c);
+  if (!m || !st.items.some((x) => x.kind === "family")) return undefined;
+  const name = stripEnd(m[2]);
+  if (!isName(name)) return undefined;
+  const rel = RELATIONS[m[1]];
+  const bare = st.items.find((x) => x.kind === "family" && x.value === rel + ":");
+  if (bare) {
+    bare.value += name;
+    return [];
+  }
+  return familyItem(m[1], name);
+}
 
 // 她叫朵朵 / 叫咪咪 / 一只叫年糕 right after "我有个妹妹" / "我养了两只猫": names that member.
 function familyName(c: string, st: State): boolean {
@@ -560,7 +594,7 @@ function enNumber(s: string): number | undefined {
   return undefined;
 }
 
-const RE_AGE = new RegExp(`^我((?:今年|现在|已经|都|才|是|今天)*)(${NUM}|[a-z]+(?:-[a-z]+)?)(周?岁(?:半)?)?((?:了|啦|呀|哦|啊|半)*)$`);
+const RE_AGE = new RegExp(`^我((?:今年|现在|已经|都|才|是|今天|刚满|满|刚)*)(${NUM}|[a-z]+(?:-[a-z]+)?)(周?岁(?:半)?)?((?:了|啦|呀|哦|啊|半)*)$`);
 
 const age: Rule = (c) => {
   const m = RE_AGE.exec(c);
@@ -583,7 +617,7 @@ const gender: Rule = (c) => {
 const RE_LIVE = /^我(?:们|们家)?(?:现在|目前|是)?(?:住在|住)(.+?)的?$/;
 const RE_HOME = /^我(?:们)?家(?:现在|目前)?(?:住在|住|在)(.+)$/;
 const RE_FROM = /^我来自(.+)$/;
-const RE_MOVED = /^我(?:们|们家|家)?(?:已经)?(?:搬到|搬去|搬回)(?:了)?(.+?)(?:去|来)?(?:了|啦)?$/;
+const RE_MOVED = /^我(?:们|们家|家)?(?:现在|已经|刚刚|刚)*(?:搬到|搬去|搬回)(?:了)?(.+?)(?:去|来)?(?:了|啦)?$/;
 const RE_NATIVE = /^我是(.+)人$/;
 
 const location: Rule = (c, st) => {
@@ -610,7 +644,7 @@ const RE_OCCUPATION = /^我(?:现在|目前)?是(?:一名|一个|一位|个|名)
 const RE_DO_JOB = /^我(?:现在|目前)?是(?:做|搞|干)(.{1,6})的$/;
 const RE_JOB_IS = /^我的(?:工作|职业)是(.{2,12})$/;
 const RE_ALLERGY = /^我对(.{1,8})过敏$/;
-const RE_ZODIAC = /^我属(鼠|牛|虎|兔|龙|蛇|马|羊|猴|鸡|狗|猪)的?$/;
+const RE_ZODIAC = /^我(?:是)?属(鼠|牛|虎|兔|龙|蛇|马|羊|猴|鸡|狗|猪)的?$/;
 const RE_BLOOD = /^我是(AB|A|B|O)型血?的?$/;
 const RE_STUDY = /^我(?:现在|目前|平时)?在(.{2,12}?)(上学|读书|念书|上班|工作|实习|打工)$/;
 const RE_WORK_AS = /^我(?:现在|目前)?在(.{2,12}?)(做|当)(.{1,8})$/;
@@ -659,6 +693,8 @@ const fact: Rule = (c, st) => {
     if (OCCUPATIONS.indexOf(m[1]) >= 0) return item("fact", `主人是${m[1]}`, 4);
     if (/^[a-z][a-z ]{2,20}$/.test(m[1])) return item("fact", `主人是${m[1]}`, 4);
     if (o && OCCUPATIONS.indexOf(o) >= 0) return item("fact", `主人是${o}`, 4);
+    // 大学老师, 退休老师, 儿科医生: a short modifier before an occupation
+    for (const w of OCCUPATIONS) if (w.length >= 2 && m[1].length > w.length && m[1].length <= w.length + 4 && m[1].slice(-w.length) === w && /^[\u4e00-\u9fa5]+$/.test(m[1]) && !/[的你他她它这那]/.test(m[1])) return item("fact", `主人是${m[1]}`, 4);
   }
   if (st.emphatic) {
     m = RE_KEPT.exec(c);
@@ -766,7 +802,7 @@ const preference = (c: string, st: State): Extracted[] | undefined => {
 // ---- plans and reminders --------------------------------------------------------------------
 
 const WEATHER = /下雨|下雪|天气|晴天|阴天|刮风|降温|升温|气温|雾霾|多云|打雷|暴雨|台风/;
-const MODALS = /^(?:就|还|也|都|一定|必须|需要|准备|打算|计划|将要|要|得|会|想|可以|记得|去)+/;
+const MODALS = /^(?:就|还|也|都|一定|必须|需要|准备|打算|计划|将要|要|得|会|想|可以|记得)+/;
 const SUBJECT = /^(?:我们全家|我们家|我们|咱们|我)/;
 const RE_ALARM = /^(?:帮我|给我)?(?:定|设|订|设置|定一|设一)(?:一)?个(.+?)的?闹钟$/;
 const RE_WAKE = /叫醒我|叫我起床|喊我起床/;
@@ -827,15 +863,11 @@ const plan = (c: string, st: State): Extracted[] | undefined => {
     return t ? item("event", t, 5, undefined, { tag: "todo" }) : undefined;
   }
   // repeating: 每天早上七点提醒我吃药, 每周三下午游泳
-  const rep = scanRepeat(text, st.at);
+  const rep = scanRepeat(text, st.at, reminder ? 8 : undefined); // a repeating reminder with no time: in the morning
   if (rep) {
     if (/每[^,]{0,4}都|每年/.test(text)) return undefined; // 我每天都六点起床: a habit, not a plan
-    let hour = rep.hour, minute = rep.minute;
-    if (hour === undefined) {
-      if (!reminder) return undefined;
-      hour = 8; // a repeating reminder with no time: in the morning
-      minute = 0;
-    }
+    const hour = rep.hour, minute = rep.minute;
+    if (hour === undefined) return undefined;
     const lead = text.slice(0, rep.spans[0][0]);
     if (lead && !/^(?:我们|咱们|我)$/.test(lead)) return undefined;
     const t = planText(cut(text, rep.spans));
@@ -1033,15 +1065,16 @@ const ASKS_JOB = /你做什么工作|你是做什么的|你的工作|你干什�
 const ASKS_HAS = /你(?:家)?有(?:没有)?(?:兄弟姐妹|宠物|哥哥|姐姐|弟弟|妹妹|小狗|小猫|孩子|朋友)/;
 const NOT_ANSWERS = /^(?:你猜|不告诉你|不知道|没有|没|不是|是的|是|对|对的|好|好的|嗯|随便|都行|都可以|都喜欢|都不喜欢|喜欢|不喜欢|秘密|保密|忘了|不记得了|还行|一般|有|有的)$/;
 
+// Fillers in front, a particle after 我 (我呀叫贝贝) and at the end (but 了, which rules read).
 function clean(c: string): string {
   let s = c;
   while (FILLER.test(s)) s = s.replace(FILLER, "");
-  return stripEnd(s.replace(/^我[呀呢啊嘛](?=.)/, "我"));
+  return s.replace(/^我[呀呢啊嘛](?=.)/, "我").replace(/[啊呀哦喔噢啦呢嘛吧哈耶哟咯~]+$/, "");
 }
 
 // A bare answer to the assistant's question: 小明 to 你叫什么名字.
 function answer(text: string, context: string, at: number): Extracted[] | undefined {
-  const bare = clean(text.replace(/[.!?,]+$/, "").split(",").join(""));
+  const bare = stripEnd(clean(text.replace(/[.!?,]+$/, "").split(",").join("")));
   if (!bare || NOT_ANSWERS.test(bare) || isQuestion(bare) || /[你]/.test(bare)) return undefined;
   if (/^我/.test(bare)) {
     if (ASKS_AGE.test(context)) {
@@ -1103,6 +1136,14 @@ function runRules(c: string, st: State): Extracted[] | undefined {
     const found = rule(c, st);
     if (found) return found;
   }
+  // 我在北京工作了, 我有一个妹妹了: a state reached, read without 了 (plans keep it: 我吃了… is done)
+  const bare = c.replace(/(?:了|啦)+$/, "");
+  if (bare !== c && bare.length > 2)
+    for (const rule of RULES) {
+      if (rule === plan) continue;
+      const found = rule(bare, st);
+      if (found) return found;
+    }
   return undefined;
 }
 
@@ -1193,7 +1234,8 @@ export function extract(utterance: string, at: number, context?: string, prior?:
       }
       // a bare corrected value: 不对是三点 / 我是三十一 / 叫小红
       if (st.correcting && (/^(?:是|叫|应该是)/.test(c) || /^我是/.test(c) || (corr && !/^我/.test(c)))) {
-        const x = c.replace(/^(?:我是|是|叫|应该是)/, "");
+        const either = /^.{1,8}?而?是(.+)$/.exec(c); // 不是十点是十一点
+        const x = either && corr && corr[0] === "不是" ? either[1] : c.replace(/^(?:我是|是|叫|应该是)/, "");
         const base = st.lastClause || (prior ? clean(normalize(prior)) : "");
         const fixed = x && base ? substitute(base, st.lastClause ? st.lastItems : [], x) : undefined;
         if (fixed) {
@@ -1209,6 +1251,12 @@ export function extract(utterance: string, at: number, context?: string, prior?:
         }
       }
       if (familyName(c, st)) continue;
+      const called = relationCalled(c, st);
+      if (called) {
+        emit(st, called);
+        if (called.length) st.member = called[0];
+        continue;
+      }
       // "明天下午两点，我们去图书馆": a clause that is only a date goes with the next
       if (carry) {
         c = carry + c;
