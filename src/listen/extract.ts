@@ -259,7 +259,7 @@ interface Opener {
   word: string;
   glue: string; // characters before it that keep it in the same clause
 }
-const VERB_GLUE = "我们也还都就很最太更挺真超好不没别要会能想在再又才只经常较级直蛮可贼的特非其本跟和家越从是说前时来欢天年晚候";
+const VERB_GLUE = "我们也还都就很最太更挺真超好不没别要会能想在再又才只经常较级直蛮可贼的特非其本跟和家越从是说前时来欢天年晚候像许概计该乎";
 const OPENERS: readonly Opener[] = Object.freeze(
   [
     ["然后", ""], ["还有", "没都也"], ["而且", ""], ["但是", ""], ["可是", ""], ["不过", ""], ["所以", ""], ["因为", ""], ["对了", ""], ["另外", ""],
@@ -267,7 +267,7 @@ const OPENERS: readonly Opener[] = Object.freeze(
     ["开玩笑", "是在"], ["开个玩笑", ""], ["骗你的", ""], ["骗你呢", ""], ["逗你", ""], ["说着玩", ""], ["才怪", ""], ["反话", ""], ["永远", "我们也还都就"],
     ["哈哈", "哈"], ["呵呵", "呵"], ["嘿嘿", "嘿"], ["不对", "对是"], ["说错了", "我"], ["口误", ""], ["哦不是", ""],
     ["不是", "是还可也都就并又倒真要而我们他她它你这那"], ["记住", "你要请帮我一定得"], ["你记得", ""], ["记得提醒", "你要还我不"], ["别忘了", "你可千万"],
-    ["今年", "我们"], ["住在", VERB_GLUE], ["家住", VERB_GLUE], ["不喜欢", VERB_GLUE], ["喜欢", VERB_GLUE + "欢"], ["讨厌", VERB_GLUE], ["是一名", VERB_GLUE],
+    ["今年", "我们他她它你"], ["住在", VERB_GLUE], ["家住", VERB_GLUE], ["不喜欢", VERB_GLUE], ["喜欢", VERB_GLUE + "欢"], ["讨厌", VERB_GLUE], ["是一名", VERB_GLUE],
     ["是一个", VERB_GLUE], ["是一位", VERB_GLUE], ["是个", VERB_GLUE], ["有一个", VERB_GLUE + "没"], ["有个", VERB_GLUE + "没"], ["有两个", VERB_GLUE + "没"],
     ["有一只", VERB_GLUE + "没"], ["一只叫", ""], ["一个叫", ""], ["另一只", ""], ["另一个", ""], ["在读", VERB_GLUE], ["读初", VERB_GLUE], ["读高", VERB_GLUE],
     ["读大", VERB_GLUE], ["上初", VERB_GLUE], ["上高", VERB_GLUE], ["学的是", VERB_GLUE], ["退休", VERB_GLUE + "刚已"], ["搬到", VERB_GLUE], ["搬家", VERB_GLUE],

@@ -78,7 +78,8 @@ export const PENDING_CAPACITY = SPECS.pending.capacity;
 
 const SINGLE: PendingKind[] = ["name", "age", "gender", "location", "birthday"];
 
-export type Outcome = "queued" | "heard_again" | "confirmed" | "replaced" | "known";
+// kept: a weaker statement (a guess, a hedge) does not replace a surer one of the same key
+export type Outcome = "queued" | "heard_again" | "confirmed" | "replaced" | "known" | "kept";
 
 export interface Formed {
   type: PendingKind;
@@ -248,6 +249,8 @@ export class PendingQueue {
       item.count = Math.min(255, item.count + 1);
       item.confidence = Math.max(item.confidence, rec.confidence);
       outcome = isConfirmed(item) ? "confirmed" : "heard_again";
+    } else if (i >= 0 && list[i].confidence > rec.confidence && list[i].confidence >= HIGH_CONFIDENCE) {
+      return { outcome: "kept", item: { ...list[i] } };
     } else {
       item = rec;
       if (i >= 0) {
