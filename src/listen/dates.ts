@@ -23,9 +23,38 @@
 
 import { toLocal, fromLocal, daysInMonth } from "../time/local";
 
-const DIGIT: Record<string, number> = { 零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
-
 export const NUM = "(?:[0-9]{1,3}|[零〇一二两三四五六七八九十百]{1,4})";
+
+// The module's tables and patterns as static fields of one class: one
+// top-level binding instead of one each (the XS test lane bundles every module
+// into one function, whose locals all sit on the 1024-slot XS stack).
+class D {
+  static DIGIT: Record<string, number> = { 零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
+  static RELATIVE: Record<string, number> = { 今天: 0, 今日: 0, 今儿: 0, 今晚: 0, 今早: 0, 明天: 1, 明日: 1, 明儿: 1, 明晚: 1, 明早: 1, 后天: 2, 大后天: 3 };
+  static IMPLIED: Record<string, string> = { 今晚: "晚上", 明晚: "晚上", 今早: "早上", 明早: "早上" };
+  static WEEKDAY: Record<string, number> = { 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 日: 7, 天: 7, "1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7 };
+  static RE_RELATIVE = /大后天|后天|明天|明日|明儿|今天|今日|今儿|今晚|明晚|明早|今早/;
+  static RE_WEEK = /(上上|上|下下|下|这|本)?个?(?:周|星期|礼拜)([一二三四五六日天1-7])/;
+  static RE_MONTH_DAY = new RegExp(`(${NUM})月(${NUM})[日号]`);
+  static RE_DAY_OF_MONTH = new RegExp(`(${NUM})[日号](?![线楼床门房车位机球])`);
+  static RE_PERIOD = /早上|早晨|上午|中午|下午|傍晚|晚上|夜里|半夜|凌晨/;
+  // XS 13.3 (the test lane's engine) mis-matches an optional group holding a
+  // counted quantifier (`(?:x{1,2})?` can take three x): such groups are
+  // written as an alternation with an empty branch, `(?:x{1,2}|)`.
+  static RE_TIME = new RegExp(`([0-9]{1,2})[:：]([0-5][0-9])|(${NUM})点钟?(半|一刻|三刻|(${NUM})分?|)`);
+  static RE_PAST = /昨天|前天|昨晚|去年|上个月|刚才|上次/;
+  static RE_RECURRING = /每天|每周|每个?星期|每个?礼拜|每个?月|每晚|每天早上|天天|每日|每早|每年/;
+  static RE_MONTH_REL = new RegExp(`(这个月|本月|下下个?月|下个?月)(${NUM})[日号]`);
+  static RE_MONTH_EDGE = /(这个月|本月|下个?月)?(月底|月末|月初)|年底|年末/;
+  static RE_AFTER = new RegExp(`过(${NUM}|几)天|(${NUM}|几)天(?:以后|之后|后)|(一个|${NUM}个?)(?:星期|礼拜|周)(?:以后|之后|后)`);
+  static RE_WEEKEND = /(这|本|下下|下)?个?(?:周末|礼拜末)/;
+  static RE_IN_TIME = new RegExp(`(半个?|${NUM}个半|${NUM}个?)(?:小时|钟头)(?:以后|之后|后)|(${NUM})分钟(?:以后|之后|后)`);
+  static RE_DAILY = /每天|每日|天天|每晚|每早/;
+  static RE_WEEKLY = /每个?(?:星期|礼拜|周)([一二三四五六日天1-7])/;
+  static RE_MORE_DAYS = /^(?:[和、跟及]|还有)(?:周|星期|礼拜)?([一二三四五六日天1-7])/;
+  static RE_MONTHLY = new RegExp(`每个?月的?(${NUM})[日号]`);
+}
+
 
 // "12", "十二", "二十五", "一百零五", "零五" → number; undefined if not a number.
 export function parseNumber(s: string): number | undefined {
@@ -35,27 +64,27 @@ export function parseNumber(s: string): number | undefined {
   let total = 0;
   const hundred = rest.indexOf("百");
   if (hundred >= 0) {
-    const h = hundred === 0 ? 1 : DIGIT[rest.slice(0, hundred)];
+    const h = hundred === 0 ? 1 : D.DIGIT[rest.slice(0, hundred)];
     if (h === undefined || hundred > 1) return undefined;
     total += h * 100;
     rest = rest.slice(hundred + 1);
     if (rest.charAt(0) === "零" || rest.charAt(0) === "〇") rest = rest.slice(1);
-    if (rest.length === 1 && total && DIGIT[rest] !== undefined && s.indexOf("零") < 0) return total + DIGIT[rest] * 10; // 一百五 = 150
+    if (rest.length === 1 && total && D.DIGIT[rest] !== undefined && s.indexOf("零") < 0) return total + D.DIGIT[rest] * 10; // 一百五 = 150
   }
   const ten = rest.indexOf("十");
   if (ten >= 0) {
     if (ten > 1) return undefined;
-    const t = ten === 0 ? 1 : DIGIT[rest.charAt(0)];
+    const t = ten === 0 ? 1 : D.DIGIT[rest.charAt(0)];
     const after = rest.slice(ten + 1);
     if (t === undefined || after.length > 1) return undefined;
-    const o = after ? DIGIT[after] : 0;
+    const o = after ? D.DIGIT[after] : 0;
     if (o === undefined) return undefined;
     return total + t * 10 + o;
   }
   if (rest === "") return hundred >= 0 ? total : undefined;
   if (rest.length === 2 && (rest.charAt(0) === "零" || rest.charAt(0) === "〇")) rest = rest.slice(1); // 零五
   if (rest.length !== 1) return undefined;
-  const d = DIGIT[rest];
+  const d = D.DIGIT[rest];
   return d === undefined ? undefined : total + d;
 }
 
@@ -80,26 +109,7 @@ export interface DateScan {
   recurring: boolean; // 每周三, 每天…
 }
 
-const RELATIVE: Record<string, number> = { 今天: 0, 今日: 0, 今儿: 0, 今晚: 0, 今早: 0, 明天: 1, 明日: 1, 明儿: 1, 明晚: 1, 明早: 1, 后天: 2, 大后天: 3 };
-const IMPLIED: Record<string, string> = { 今晚: "晚上", 明晚: "晚上", 今早: "早上", 明早: "早上" };
-const WEEKDAY: Record<string, number> = { 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 日: 7, 天: 7, "1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7 };
 
-const RE_RELATIVE = /大后天|后天|明天|明日|明儿|今天|今日|今儿|今晚|明晚|明早|今早/;
-const RE_WEEK = /(上上|上|下下|下|这|本)?个?(?:周|星期|礼拜)([一二三四五六日天1-7])/;
-const RE_MONTH_DAY = new RegExp(`(${NUM})月(${NUM})[日号]`);
-const RE_DAY_OF_MONTH = new RegExp(`(${NUM})[日号](?![线楼床门房车位机球])`);
-const RE_PERIOD = /早上|早晨|上午|中午|下午|傍晚|晚上|夜里|半夜|凌晨/;
-// XS 13.3 (the test lane's engine) mis-matches an optional group holding a
-// counted quantifier (`(?:x{1,2})?` can take three x): such groups are
-// written as an alternation with an empty branch, `(?:x{1,2}|)`.
-const RE_TIME = new RegExp(`([0-9]{1,2})[:：]([0-5][0-9])|(${NUM})点钟?(半|一刻|三刻|(${NUM})分?|)`);
-const RE_PAST = /昨天|前天|昨晚|去年|上个月|刚才|上次/;
-const RE_RECURRING = /每天|每周|每个?星期|每个?礼拜|每个?月|每晚|每天早上|天天|每日|每早|每年/;
-const RE_MONTH_REL = new RegExp(`(这个月|本月|下下个?月|下个?月)(${NUM})[日号]`);
-const RE_MONTH_EDGE = /(这个月|本月|下个?月)?(月底|月末|月初)|年底|年末/;
-const RE_AFTER = new RegExp(`过(${NUM}|几)天|(${NUM}|几)天(?:以后|之后|后)|(一个|${NUM}个?)(?:星期|礼拜|周)(?:以后|之后|后)`);
-const RE_WEEKEND = /(这|本|下下|下)?个?(?:周末|礼拜末)/;
-const RE_IN_TIME = new RegExp(`(半个?|${NUM}个半|${NUM}个?)(?:小时|钟头)(?:以后|之后|后)|(${NUM})分钟(?:以后|之后|后)`);
 
 function addDays(d: LocalDate, n: number): LocalDate {
   const t = toLocal(fromLocal(d.year, d.month, d.day + n, 12));
@@ -161,11 +171,11 @@ function findDay(text: string, at: number): Found | undefined {
   const t = toLocal(at);
   const today: LocalDate = { year: t.year, month: t.month, day: t.day };
   const hits: Found[] = [];
-  let m = RE_RELATIVE.exec(text);
-  if (m) hits.push({ at: m.index, end: m.index + m[0].length, date: addDays(today, RELATIVE[m[0]]), implied: IMPLIED[m[0]] });
-  m = RE_WEEK.exec(text);
+  let m = D.RE_RELATIVE.exec(text);
+  if (m) hits.push({ at: m.index, end: m.index + m[0].length, date: addDays(today, D.RELATIVE[m[0]]), implied: D.IMPLIED[m[0]] });
+  m = D.RE_WEEK.exec(text);
   if (m) {
-    const n = WEEKDAY[m[2]];
+    const n = D.WEEKDAY[m[2]];
     const w = t.weekday === 0 ? 7 : t.weekday; // ISO: Monday 1 … Sunday 7
     const monday = addDays(today, 1 - w);
     const prefix = m[1];
@@ -180,13 +190,13 @@ function findDay(text: string, at: number): Found | undefined {
     } else date = addDays(today, (n - w + 7) % 7);
     hits.push({ at: m.index, end: m.index + m[0].length, date, past });
   }
-  m = RE_MONTH_DAY.exec(text);
+  m = D.RE_MONTH_DAY.exec(text);
   if (m) {
     const mo = parseNumber(m[1]), d = parseNumber(m[2]);
     const date = mo !== undefined && d !== undefined ? nextMonthDay(mo, d, at) : undefined;
     hits.push({ at: m.index, end: m.index + m[0].length, date });
   } else {
-    m = RE_DAY_OF_MONTH.exec(text);
+    m = D.RE_DAY_OF_MONTH.exec(text);
     if (m && !/[0-9月]/.test(text.charAt(m.index - 1))) {
       const d = parseNumber(m[1]);
       let date: LocalDate | undefined;
@@ -201,7 +211,7 @@ function findDay(text: string, at: number): Found | undefined {
       hits.push({ at: m.index, end: m.index + m[0].length, date });
     }
   }
-  m = RE_MONTH_REL.exec(text);
+  m = D.RE_MONTH_REL.exec(text);
   if (m) {
     const d = parseNumber(m[2]);
     const ahead = m[1].indexOf("下下") === 0 ? 2 : m[1].charAt(0) === "下" ? 1 : 0;
@@ -213,7 +223,7 @@ function findDay(text: string, at: number): Found | undefined {
     for (let i = hits.length - 1; i >= 0; i--) if (hits[i].at >= m.index && hits[i].at < m.index + m[0].length) hits.splice(i, 1);
     hits.push({ at: m.index, end: m.index + m[0].length, date });
   }
-  m = RE_MONTH_EDGE.exec(text);
+  m = D.RE_MONTH_EDGE.exec(text);
   if (m) {
     let date: LocalDate;
     if (m[0] === "年底" || m[0] === "年末") date = { year: t.year, month: 12, day: 31 };
@@ -226,7 +236,7 @@ function findDay(text: string, at: number): Found | undefined {
     }
     hits.push({ at: m.index, end: m.index + m[0].length, date });
   }
-  m = RE_AFTER.exec(text);
+  m = D.RE_AFTER.exec(text);
   if (m) {
     let date: LocalDate | undefined;
     const n = m[1] ?? m[2];
@@ -239,7 +249,7 @@ function findDay(text: string, at: number): Found | undefined {
     }
     hits.push({ at: m.index, end: m.index + m[0].length, date, vague: date === undefined });
   }
-  m = RE_WEEKEND.exec(text);
+  m = D.RE_WEEKEND.exec(text);
   if (m) {
     const w = t.weekday === 0 ? 7 : t.weekday;
     const monday = addDays(today, 1 - w);
@@ -255,7 +265,7 @@ function findDay(text: string, at: number): Found | undefined {
 
 // A time (三点半, 15:30), with the period said before it if any.
 function findTime(text: string, from: number, dayEnd: number): { at: number; end: number; hour: number; minute: number; period?: string; periodAt?: number } | undefined {
-  const re = new RegExp(RE_TIME.source, "g");
+  const re = new RegExp(D.RE_TIME.source, "g");
   re.lastIndex = from;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     let hour: number | undefined, minute = 0;
@@ -293,9 +303,9 @@ function findTime(text: string, from: number, dayEnd: number): { at: number; end
 
 // Finds the first date (and time) said in `text`, resolved against `at` (ms).
 export function scanDateTime(text: string, at: number): DateScan {
-  const past = RE_PAST.test(text);
-  const recurring = RE_RECURRING.test(text);
-  const rel = RE_IN_TIME.exec(text);
+  const past = D.RE_PAST.test(text);
+  const recurring = D.RE_RECURRING.test(text);
+  const rel = D.RE_IN_TIME.exec(text);
   if (rel) {
     let minutes: number | undefined;
     if (rel[2] !== undefined) minutes = parseNumber(rel[2]);
@@ -331,7 +341,7 @@ export function scanDateTime(text: string, at: number): DateScan {
     period = time.period;
     periodSpan = [time.periodAt!, time.periodAt! + time.period.length];
   } else if (!time || !day?.implied) {
-    const p = RE_PERIOD.exec(text.slice(from));
+    const p = D.RE_PERIOD.exec(text.slice(from));
     if (p) {
       period = p[0];
       periodSpan = [from + p.index, from + p.index + p[0].length];
@@ -387,10 +397,6 @@ export interface RepeatMatch {
 // Hours a period stands for when a repeat names no time (每周三下午 → 15:00).
 export const PERIOD_HOURS: Readonly<Record<string, number>> = Object.freeze({ 早上: 8, 早晨: 8, 上午: 10, 中午: 12, 下午: 15, 傍晚: 18, 晚上: 20, 夜里: 21 });
 
-const RE_DAILY = /每天|每日|天天|每晚|每早/;
-const RE_WEEKLY = /每个?(?:星期|礼拜|周)([一二三四五六日天1-7])/;
-const RE_MORE_DAYS = /^(?:[和、跟及]|还有)(?:周|星期|礼拜)?([一二三四五六日天1-7])/;
-const RE_MONTHLY = new RegExp(`每个?月的?(${NUM})[日号]`);
 
 // `fallbackHour`: the hour to use when neither a time nor a period was said
 // (a reminder: the morning); without it such a repeat has no hour.
@@ -399,25 +405,25 @@ export function scanRepeat(text: string, at: number, fallbackHour?: number): Rep
   const today: LocalDate = { year: t.year, month: t.month, day: t.day };
   let repeat: RepeatRule;
   let days: number[] = []; // weekly: ISO weekdays; monthly: the day
-  let m = RE_DAILY.exec(text);
+  let m = D.RE_DAILY.exec(text);
   let span: [number, number];
   let implied: string | undefined;
   if (m) {
     repeat = "daily";
     span = [m.index, m.index + m[0].length];
     implied = m[0] === "每晚" ? "晚上" : m[0] === "每早" ? "早上" : undefined;
-  } else if ((m = RE_WEEKLY.exec(text))) {
+  } else if ((m = D.RE_WEEKLY.exec(text))) {
     repeat = "weekly";
-    days.push(WEEKDAY[m[1]]);
+    days.push(D.WEEKDAY[m[1]]);
     let end = m.index + m[0].length;
     for (let k = 0; k < 6; k++) {
-      const more = RE_MORE_DAYS.exec(text.slice(end));
+      const more = D.RE_MORE_DAYS.exec(text.slice(end));
       if (!more) break;
-      days.push(WEEKDAY[more[1]]);
+      days.push(D.WEEKDAY[more[1]]);
       end += more[0].length;
     }
     span = [m.index, end];
-  } else if ((m = RE_MONTHLY.exec(text))) {
+  } else if ((m = D.RE_MONTHLY.exec(text))) {
     repeat = "monthly";
     const d = parseNumber(m[1]);
     if (d === undefined || d < 1 || d > 31) return undefined;
@@ -431,7 +437,7 @@ export function scanRepeat(text: string, at: number, fallbackHour?: number): Rep
     period = time.period;
     spans.push([time.periodAt!, time.periodAt! + time.period.length]);
   } else {
-    const p = RE_PERIOD.exec(text.slice(span[1]));
+    const p = D.RE_PERIOD.exec(text.slice(span[1]));
     if (p) {
       period = p[0];
       spans.push([span[1] + p.index, span[1] + p.index + p[0].length]);

@@ -65,26 +65,170 @@ export interface Extraction {
 }
 
 export const VALUE_BYTES = 48; // the pending record's value field
-const SHORT_BYTES = 32; // profile strings, likes and dislikes
-const NOTE_SEP = "，";
+
+// The module's tables and patterns as static fields of one class: one
+// top-level binding instead of one each (the XS test lane bundles every module
+// into one function, whose locals all sit on the 1024-slot XS stack).
+class X {
+  static SHORT_BYTES = 32; // profile strings, likes and dislikes
+  static NOTE_SEP = "，";
+  static RELATIONS: Readonly<Record<string, string>> = Object.freeze({
+    妈妈: "妈妈", 妈: "妈妈", 母亲: "妈妈", 老妈: "妈妈", 妈咪: "妈妈", mom: "妈妈", mum: "妈妈", mother: "妈妈",
+    爸爸: "爸爸", 爸: "爸爸", 父亲: "爸爸", 老爸: "爸爸", 爹: "爸爸", 爹地: "爸爸", dad: "爸爸", father: "爸爸",
+    爷爷: "爷爷", 奶奶: "奶奶", 外公: "外公", 姥爷: "外公", 外婆: "外婆", 姥姥: "外婆", grandpa: "爷爷", grandma: "奶奶",
+    哥哥: "哥哥", 哥: "哥哥", 弟弟: "弟弟", 弟: "弟弟", 姐姐: "姐姐", 姐: "姐姐", 妹妹: "妹妹", 妹: "妹妹", brother: "哥哥", sister: "姐姐",
+    老公: "老公", 丈夫: "老公", 老婆: "老婆", 妻子: "老婆", 媳妇: "老婆", 儿子: "儿子", 女儿: "女儿", 孙子: "孙子", 孙女: "孙女",
+    husband: "老公", wife: "老婆", son: "儿子", daughter: "女儿",
+    叔叔: "叔叔", 阿姨: "阿姨", 舅舅: "舅舅", 舅妈: "舅妈", 姑姑: "姑姑", 姑父: "姑父", 小姨: "小姨", 姨妈: "姨妈", 伯伯: "伯伯",
+    表哥: "表哥", 表姐: "表姐", 表弟: "表弟", 表妹: "表妹", 堂哥: "堂哥", 堂姐: "堂姐", 堂弟: "堂弟", 堂妹: "堂妹",
+    朋友: "朋友", 好朋友: "朋友", 好友: "朋友", 最好的朋友: "朋友", 闺蜜: "闺蜜", 同桌: "同桌", 同学: "同学", 室友: "室友", 同事: "同事",
+    女朋友: "女朋友", 男朋友: "男朋友", friend: "朋友", "best friend": "朋友",
+    狗: "狗", 小狗: "狗", 狗狗: "狗", 猫: "猫", 小猫: "猫", 猫咪: "猫", 兔子: "兔子", 小兔子: "兔子", 小白兔: "兔子", dog: "狗", cat: "猫",
+    仓鼠: "仓鼠", 乌龟: "乌龟", 小乌龟: "乌龟", 鹦鹉: "鹦鹉", 金鱼: "金鱼", 小鸟: "鸟",
+  });
+  static REL_ALT = Object.keys(X.RELATIONS).sort((a, b) => b.length - a.length).join("|");
+  static SURNAMES = "王李张刘陈杨赵黄周吴徐孙胡朱高林何郭马罗梁宋郑谢韩唐冯于董萧程曹袁邓许傅沈曾彭吕苏卢蒋蔡贾丁魏薛叶阎余潘杜戴夏钟汪田任姜范方石姚谭廖邹熊金陆郝孔白崔康毛邱秦江史顾侯邵孟龙万段钱汤尹黎易常武乔贺赖龚文欧严";
+  static NAME_STOP = "你我他她它们的了着过吗呢吧啊呀么什谁哪这那个是不没有在来去说叫回吃饭要会能想错给让和跟很都也还就再岁住喜欢";
+  static NAME_WORDS = Object.freeze(["秘密", "保密", "不知", "忘了", "随便", "名字", "外卖", "宝贝", "主人", "自己", "大家", "小孩", "孩子", "男孩", "女孩", "男生", "女生", "学生", "魔王", "超人", "皇帝", "公主", "王子", "今天", "明天", "今年", "明年", "今晚", "明晚"]);
+  static OCCUPATIONS = Object.freeze([
+    "小学生", "中学生", "初中生", "高中生", "大学生", "研究生", "博士生", "学生", "老师", "教师", "医生", "护士", "程序员", "工程师", "警察", "厨师", "司机",
+    "设计师", "律师", "会计", "画家", "作家", "歌手", "演员", "农民", "工人", "记者", "公务员", "军人", "消防员", "飞行员", "科学家", "老板",
+    "售货员", "服务员", "快递员", "外卖员", "幼儿园老师", "家庭主妇", "全职妈妈", "上班族", "自由职业者", "销售", "会计师", "医学生", "教授", "保安", "主播",
+  ]);
+  static EN_OCCUPATIONS = /^(?:teacher|doctor|nurse|student|engineer|programmer|developer|designer|lawyer|driver|cook|chef|police officer|farmer|writer|artist|singer|accountant|manager|scientist)$/;
+  static PLACES = Object.freeze([
+    "北京", "上海", "天津", "重庆", "河北", "山西", "辽宁", "吉林", "黑龙江", "江苏", "浙江", "安徽", "福建", "江西", "山东", "河南", "湖北", "湖南",
+    "广东", "海南", "四川", "贵州", "云南", "陕西", "甘肃", "青海", "台湾", "内蒙古", "广西", "西藏", "宁夏", "新疆", "香港", "澳门", "东北",
+    "南京", "杭州", "苏州", "广州", "深圳", "成都", "武汉", "西安", "长沙", "沈阳", "大连", "青岛", "厦门", "宁波", "无锡", "济南", "郑州",
+    "合肥", "福州", "昆明", "哈尔滨", "长春", "石家庄", "太原", "南昌", "贵阳", "南宁", "兰州", "温州", "珠海", "佛山", "东莞",
+    "中国", "美国", "日本", "韩国", "英国", "法国", "德国", "加拿大", "澳大利亚", "新加坡",
+  ]);
+  static SKILLS = /^(?:游泳|弹|拉|吹|说|讲|写|画|骑|滑|跳|唱|下棋|下围棋|下象棋|做饭|做菜|打|踢|编程|开车|包饺子|织|折|翻跟头|倒立|背|认|数)/;
+  static VERB_HEAD = /^[吃喝玩看听打踢画唱跳弹拉骑穿养读写做去下学逛追]/;
+  static PLAN_NOUNS = /考试|测验|比赛|运动会|生日|会议|开会|例会|课|演出|聚会|面试|家长会|旅行|旅游|体检|婚礼|表演|音乐会|春游|秋游|开学|放假|活动|约会|派对|作业|飞机|火车|航班|疫苗|截止|手术|复查|meeting/;
+  // adverbs allowed between 我 and a verb of liking (longest first when matched)
+  static ADVERBS = Object.freeze(["有一点", "有点", "有些", "就是", "真的", "超级", "特别", "非常", "一直", "从小就", "从小", "其实", "本来", "十分", "相当", "实在", "确实", "现在", "最最", "平时", "比较", "越来越", "还是", "也", "还", "都", "就", "真", "很", "好", "超", "最", "挺", "蛮", "可", "贼", "巨", "太", "更", "又", "老"]);
+  static NEGATIONS = Object.freeze(["一点也不", "一点都不", "再也不", "已经不", "不怎么", "不是很", "不是特别", "从来不", "从不", "不太", "不大", "不再", "并不", "没有", "不", "没"]);
+  static PAST = Object.freeze(["以前", "原来", "小时候", "曾经", "过去", "之前", "那时候", "当时"]);
+  static HAN = /[\u4e00-\u9fa5]/;
+  static END_PARTICLES = /[了啊呀哦喔噢啦呢嘛吧哈耶哟咯~]+$/;
+  static NOT_PLACES = /月球|火星|太阳|天上|宇宙|外星|梦里|心里|地球|海底|云上|天堂|地狱/;
+  static HEDGE = /好像|可能|也许|大概|或许|说不定|估计|应该是|应该|似乎|差不多|不一定|不确定|我猜|我觉得/;
+  static HYPOTHETICAL = /如果|要是|假如|万一|假设|假若|要不是|^(?:我)?等我|^(?:我)?等到|想象|幻想|做梦|梦见|希望|但愿|下辈子/;
+  static JOKE = /开玩笑|开个玩笑|骗你的|骗你呢|逗你|说着玩|才怪|反话|瞎说|胡说|乱说的|假的啦|假的|吹牛|吹的|^just kidding|^kidding|^jk$/;
+  static SARCASM = /^我可太|^我可真|^我最喜欢\S*了$/;
+  static LAUGH = /^(?:[哈呵嘿嘻]{2,}|hh+|hahah?a*|lol)$/i;
+  static CORRECTION_PREFIX = /^(?:不对不对|不对|不是的|错了|说错了|我说错了|搞错了|弄错了|更正一下|纠正一下|不不不|不不|口误口误|口误|哦不是|哦不|我是说|我的意思是)(?:了|啊|呀|啦|哦)*(?:我是说|我的意思是)?/;
+  static CHANGE = /^我(?:们|们家|家)?(?:已经)?(?:搬家|改名|换工作|转学|毕业|升学)(?:了|啦)?$/;
+  static EMPHASIS = /^(?:你)?(?:要|请|一定要|可要|帮我|千万)?(?:记住|记好|记着|记得|别忘了|不要忘了|不许忘了|记一下|记下来)(?:了|哦|啊|呀|啦|喔)*$/;
+  static EMPHASIS_PREFIX = /^(?:你)?(?:要|请|一定要|可要|帮我|千万|你要)?(?:记住|记好|记着|记得|别忘了|不要忘了|不许忘了|记一下|记下来)(?:了|哦|啊|呀|啦|喔)*/;
+  static REMIND_AFTER = /^(?:你)?(?:到时候)?(?:记得|要|别忘了|请|一定要)?(?:要)?提醒我(?:一下)?(?:哦|啊|呀|啦)*$/;
+  static REMIND = /(?:你)?(?:记得|别忘了|要|请|帮我|回头|到时候|一定要|可以)?提醒我(?:一下)?/;
+  static FILLER = /^(?:嗯+|哦+|噢+|啊+|呃+|额+|唉+|哎呀|哎+|诶+|喔+|那个|就是说|就是|然后呢|然后|其实|对了|话说|告诉你|跟你说|我跟你说|我告诉你|你知道吗|你知道|好吧|好的|好啊|是的|是啊|嘿+|喂|对对|对|但是|可是|不过|而且|并且|所以|因为|还有|另外|反正|OK|Ok|ok|okay|那|哦对了|对了对了|嗯嗯)(?=.)/;
+  static PAST_START = /^(?:我)?(?:以前|原来|小时候|曾经|过去|之前|那时候|当时|后来|上次|刚才)/;
+  static SELF_KINDS: readonly PendingKind[] = Object.freeze(["name", "age", "gender", "location", "birthday", "like", "dislike", "fact"] as PendingKind[]);
+  static RESTORE = /^(?:今年|今天|现在|目前|住在|住|家住|也|还|又|特别|非常|最|很|超|不|喜欢|爱|讨厌|害怕|怕|是|上|读|在|对|会|属|叫|有|平时|一直|比较|挺|真|可|已经|刚|学的|做|当|搬|从|都|更|退休|养|最近|目前)/;
+  static TIGHT = /[\u4e00-\u9fa5,.!?;:、]/;
+  static VERB_GLUE = "我们也还都就很最太更挺真超好不没别要会能想在再又才只经常较级直蛮可贼的特非其本跟和家越从是说前时来欢天年晚候像许概计该乎";
+  static OPENERS: readonly Opener[] = Object.freeze(
+    [
+      ["然后", ""], ["还有", "没都也"], ["而且", ""], ["但是", ""], ["可是", ""], ["不过", ""], ["所以", ""], ["因为", ""], ["对了", ""], ["另外", ""],
+      ["其实", ""], ["后来", ""], ["以前", "我们的"], ["之前", "我们的天"], ["小时候", "我们的"], ["平时", "我们的"], ["现在", "我们家到"], ["最近", "我们"],
+      ["开玩笑", "是在"], ["开个玩笑", ""], ["骗你的", ""], ["骗你呢", ""], ["逗你", ""], ["说着玩", ""], ["才怪", ""], ["反话", ""], ["永远", "我们也还都就"],
+      ["哈哈", "哈"], ["呵呵", "呵"], ["嘿嘿", "嘿"], ["不对", "对是"], ["说错了", "我"], ["口误", ""], ["哦不是", ""],
+      ["不是", "是还可也都就并又倒真要而我们他她它你这那"], ["记住", "你要请帮我一定得"], ["你记得", ""], ["记得提醒", "你要还我不"], ["别忘了", "你可千万"],
+      ["今年", "我们他她它你"], ["住在", X.VERB_GLUE], ["家住", X.VERB_GLUE], ["不喜欢", X.VERB_GLUE], ["喜欢", X.VERB_GLUE + "欢"], ["讨厌", X.VERB_GLUE], ["是一名", X.VERB_GLUE],
+      ["是一个", X.VERB_GLUE], ["是一位", X.VERB_GLUE], ["是个", X.VERB_GLUE], ["有一个", X.VERB_GLUE + "没"], ["有个", X.VERB_GLUE + "没"], ["有两个", X.VERB_GLUE + "没"],
+      ["有一只", X.VERB_GLUE + "没"], ["一只叫", ""], ["一个叫", ""], ["另一只", ""], ["另一个", ""], ["在读", X.VERB_GLUE], ["读初", X.VERB_GLUE], ["读高", X.VERB_GLUE],
+      ["读大", X.VERB_GLUE], ["上初", X.VERB_GLUE], ["上高", X.VERB_GLUE], ["学的是", X.VERB_GLUE], ["退休", X.VERB_GLUE + "刚已"], ["搬到", X.VERB_GLUE], ["搬家", X.VERB_GLUE],
+    ].map(([word, glue]) => Object.freeze({ word, glue })),
+  );
+  static PRONOUN_GLUE = "叫让给跟和与同陪带帮替对被把教问爱想恨怕是像比找等送看听打骂夸说请求催逗抱亲谢为向往离见接喂得欢厌醒诉及或连使哄管嫌惹随骗么啥谁哪";
+  static PRONOUN_WORDS = /^(?:吉他|其他|其它|迷你|自我|忘我)/;
+  // a segment that is only "my <relation> [name]": what follows is about them
+  static RE_ONLY_MEMBER = new RegExp(`^我(?:的|家的?|们家的?)?(?:${X.REL_ALT})[\u4e00-\u9fa5]{0,2}$`);
+  static RE_AT_WORK = /^在[^,]{1,12}?(?:上班|工作|上学|读书|念书|实习|做|当)/;
+  static PARTICLE_SPLIT = "啊呀啦哦嘛呢吧哟咯喔噢吗";
+  static RE_BIRTHDAY_IS = /^我的?生日(?:是|在)?(.+)$/;
+  static RE_IS_BIRTHDAY = /^(.+?)是我的?生日$/;
+  static RE_BORN_ON = /^我是(?:[0-9]{4}年|[零〇一二三四五六七八九]{4}年)?(.+?)(?:出生|生)的?$/;
+  static NAME_PART = "(?:|[\\u4e00-\\u7683\\u7685-\\u9fa5]{1,3}?|[A-Z][a-z]+)";
+  static RE_OTHER_BDAY = new RegExp(`^我(?:的|家的?|们家的?)?(${X.REL_ALT})(${X.NAME_PART})的?生日(?:是|在|就是)?(.+)$`);
+  static RE_DAY_IS_BDAY = new RegExp(`^(.+?)(?:是|就是)我(?:的|家的?)?(${X.REL_ALT})(${X.NAME_PART})的?生日$`);
+  static RE_OTHER_BORN = new RegExp(`^我(?:的|家的?)?(${X.REL_ALT})(${X.NAME_PART})是(?:[0-9]{4}年|[零〇一二三四五六七八九]{4}年)?(.+?)(?:出生|生)的$`);
+  static RE_ANNIVERSARY = /^(.*?)(纪念日|周年纪念日|周年)(?:是|在|就是)(.+)$/;
+  static RE_DAY_IS_ANNIVERSARY = /^(.+?)(?:是|就是)(.*?)(纪念日|周年纪念日|周年)$/;
+  static RE_FAMILY_NAMED = new RegExp(`^我(?:的|家的?|们家的?)?(${X.REL_ALT})(?:的名字)?(?:叫做|名叫|叫|的名字是|的名字叫)(.+)$`);
+  static RE_FAMILY_HAS = new RegExp(`^我(?:家|们家)?(?:有|养了|养着|养)(?:一|两|三|四|几|[0-9])?(?:个|位|只|条)?(${X.REL_ALT})(?:(?:叫做|名叫|叫)(.+))?$`);
+  static RE_PET_IS = new RegExp(`^我(?:的|家的?)宠物是(?:一只|一条|只)?(${X.REL_ALT})(?:(?:叫做|名叫|叫)(.+))?$`);
+  static RE_LIST_PART = new RegExp(`(?:和|跟|还有|、)?(?:一|两|三|四|几|[0-9])?(?:个|位|只|条)(${X.REL_ALT})`);
+  static RE_FAMILY_LIST = new RegExp(`^我(?:家|们家)?(?:有|养了)((?:${X.RE_LIST_PART.source}){2,4})$`);
+  static RE_BEST_FRIEND = /^我(?:的)?(?:最好的朋友|好朋友|最好的朋友之一)(?:是|叫)(.+)$/;
+  // 我妹妹喜欢画画, 我同事小刘下个月结婚: a relation, maybe a name, then what is said about them
+  static RE_MEMBER_SAYS = new RegExp(`^我(?:的|家的?|们家的?)?(${X.REL_ALT})((?:小|老|阿)[\\u4e00-\\u9fa5]|[A-Z][a-z]+)?(.+)$`);
+  static NOT_NOTES = /^(?:总是|总|老是|老|经常|又|也|还|都)?(?:说|让|叫我|问|告诉|觉得|给我|带我|和我|跟我|对我|陪我|要我|不让|跟你|和你|的|们|家|也是|和|跟|还有|都)|[你我]/;
+  // 哥哥叫大山 right after 我有一个哥哥…: the speaker's member, named
+  static RE_REL_CALLED = new RegExp(`^(${X.REL_ALT})(?:的名字)?(?:叫做|名叫|叫)(.+)$`);
+  static RE_NAME_IS = /^我(?:的)?(?:名字|英文名字?|English name|english name|中文名字?|大名|全名)(?:叫做|叫|是)(.+)$/;
+  static RE_CALLED = /^我(?:现在|以后|本名)?(?:就)?叫做?(.+)$/;
+  static RE_CALL_ME = /^(?:你)?(?:可以|就|以后|以后就|以后可以)?叫我(.+?)(?:就行了|就行|就好了|就好|就可以了|就可以|好了)?$/;
+  static RE_I_AM = /^我是(.+)$/;
+  static EN_NUMBERS: Readonly<Record<string, number>> = Object.freeze({
+    one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12, thirteen: 13, fourteen: 14,
+    fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
+  });
+  static RE_AGE = new RegExp(`^我((?:今年|现在|已经|都|才|是|今天|刚满|满|刚)*)(${NUM}|[a-z]+(?:-[a-z]+)?)(周?岁(?:半)?)?((?:了|啦|呀|哦|啊|半)*)$`);
+  static RE_GENDER = /^我是(?:一个|一位|一名|个)?(?:小)?(男生|男孩子|男孩儿|男孩|男的|男人|女生|女孩子|女孩儿|女孩|女的|女人)(?:哦|啊|呀|啦|呢)*$/;
+  static RE_LIVE = /^我(?:们|们家)?(?:现在|目前|是)?(?:住在|住)(.+?)的?$/;
+  static RE_HOME = /^我(?:们)?家(?:现在|目前)?(?:住在|住|在)(.+)$/;
+  static RE_FROM = /^我来自(.+)$/;
+  static RE_MOVED = /^我(?:们|们家|家)?(?:现在|已经|刚刚|刚)*(?:搬到|搬去|搬回)(?:了)?(.+?)(?:去|来)?(?:了|啦)?$/;
+  static RE_NATIVE = /^我是(.+)人$/;
+  static RE_OCCUPATION = /^我(?:现在|目前)?是(?:一名|一个|一位|个|名)?(.+?)(?:哦|啊|呀|啦)*$/;
+  static RE_DO_JOB = /^我(?:现在|目前)?是(?:做|搞|干)(.{1,6})的$/;
+  static RE_JOB_IS = /^我的(?:工作|职业)是(.{2,12})$/;
+  static RE_ALLERGY = /^我对(.{1,8})过敏$/;
+  static RE_ZODIAC = /^我(?:是)?属(鼠|牛|虎|兔|龙|蛇|马|羊|猴|鸡|狗|猪)的?$/;
+  static RE_BLOOD = /^我是(AB|A|B|O)型血?的?$/;
+  static RE_STUDY = /^我(?:现在|目前|平时)?在(.{2,12}?)(上学|读书|念书|上班|工作|实习|打工)$/;
+  static RE_WORK_AS = /^我(?:现在|目前)?在(.{2,12}?)(做|当)(.{1,8})$/;
+  static GRADE = `(?:小学|初中|高中|大学)?${NUM}年级(?:${NUM}班|)|初[一二三]|高[一二三]|大[一二三四]|研[一二三]|大班|中班|小班|幼儿园|研究生|博士|大学`;
+  static RE_GRADE = new RegExp(`^我(?:现在|今年|已经|目前)?(?:在(.{2,10}?)|)(上|读|在读|念|是)?(${X.GRADE})(?:了|的|学生)?$`);
+  static RE_MAJOR = /^我(?:的|学的)?专业是(.{2,10})$|^我学的是(.{2,10})$/;
+  static RE_TEACHER = /^我(?:们|的)(?:[\u4e00-\u9fa5]{0,2}老师|班主任|校长|辅导员)(?:姓|是|叫)(.{1,4})$/;
+  static RE_SKILL = /^我(?:已经)?会(.{2,8})$/;
+  static RE_DREAM = /^我的梦想是(.{2,12})$/;
+  static RE_GROW_UP = /^我长大(?:以后|后|了)?(想|要)(当|做|成为)(.{1,8})$/;
+  static RE_STATUS = /^我(?:已经|刚|刚刚)?(退休|毕业|结婚|离婚|失业)了?$|^我(?:刚|刚刚)?(?:在)?(找工作)$/;
+  static RE_KEPT = /^我的(.{1,8}?)(放在|停在|藏在|在)(.{1,12})$/;
+  static RE_FAVOURITE = /^我(?:最最|最)?(喜欢|爱|讨厌|害怕|怕)([吃喝玩看听穿做去唱画读]?)的(.{0,6}?)(?:就)?是(.+)$/;
+  static RE_PREF = /^我(.*?)(喜欢|讨厌|害怕|受不了|爱|怕)(.+)$/;
+  static RE_INTEREST = /^我对(.+?)(?:很|特别|非常|超|挺|比较|最)?感兴趣$/;
+  static RE_NEVER = /^我(?:从来|从|平时|一般|基本|从来都)?不(吃|喝)(.{1,6})$/;
+  static OBJECT_STOP = /你|他|她|它|这|那|自己|什么|谁|哪|东西|一切|所有/;
+  static WEATHER = /下雨|下雪|天气|晴天|阴天|刮风|降温|升温|气温|雾霾|多云|打雷|暴雨|台风/;
+  static MODALS = /^(?:就|还|也|都|一定|必须|需要|准备|打算|计划|将要|要|得|会|想|可以|记得)+/;
+  static SUBJECT = /^(?:我们全家|我们家|我们|咱们|我)/;
+  static RE_ALARM = /^(?:帮我|给我)?(?:定|设|订|设置|定一|设一)(?:一)?个(.+?)的?闹钟$/;
+  static RE_WAKE = /叫醒我|叫我起床|喊我起床/;
+  static RE_TODO = /^(?:我)?(?:要|得)?记得(.{2,16})$|^别让我忘了(.{2,16})$/;
+  static EN_REL = "mom|mum|mother|dad|father|brother|sister|grandma|grandpa|son|daughter|wife|husband|best friend|friend|dog|cat";
+  static EN_MONTHS = Object.freeze(["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]);
+  static RE_TIME_WORD = new RegExp(`(?:早上|早晨|上午|中午|下午|傍晚|晚上|凌晨)?(?:${NUM}点(?:半|一刻|三刻|${NUM}分?|)|[0-9]{1,2}:[0-5][0-9])`);
+  static RE_MD_WORD = new RegExp(`${NUM}月${NUM}[日号]?|${NUM}[日号]`);
+  static ASKS_NAME = /你叫什么|你的名字|叫你什么|怎么称呼你|你是谁/;
+  static ASKS_AGE = /你(?:今年)?几岁|你(?:今年)?多大|你的年龄/;
+  static ASKS_LIKE = /你(?:最)?喜欢(?:吃|喝|玩|看|听|做|干)?(?:什么|哪)|你(?:有)?什么爱好|你的爱好|你最喜欢的.{0,4}是什么/;
+  static ASKS_DISLIKE = /你(?:最)?(?:讨厌|害怕|怕|不喜欢)(?:吃|喝|做)?(?:什么|哪)/;
+  static ASKS_PLACE = /你(?:家)?住(?:在)?哪|你是哪里人|你来自哪|你老家在哪|你家在哪/;
+  static ASKS_BIRTHDAY = /你的生日|你生日|哪天出生|什么时候出生/;
+  static ASKS_JOB = /你做什么工作|你是做什么的|你的工作|你干什么工作|你在哪上班/;
+  static ASKS_HAS = /你(?:家)?有(?:没有)?(?:兄弟姐妹|宠物|哥哥|姐姐|弟弟|妹妹|小狗|小猫|孩子|朋友)/;
+  static NOT_ANSWERS = /^(?:你猜|不告诉你|不知道|没有|没|不是|是的|是|对|对的|好|好的|嗯|随便|都行|都可以|都喜欢|都不喜欢|喜欢|不喜欢|秘密|保密|忘了|不记得了|还行|一般|有|有的)$/;
+}
 
 // ---- word lists -------------------------------------------------------------------
 
-const RELATIONS: Readonly<Record<string, string>> = Object.freeze({
-  妈妈: "妈妈", 妈: "妈妈", 母亲: "妈妈", 老妈: "妈妈", 妈咪: "妈妈", mom: "妈妈", mum: "妈妈", mother: "妈妈",
-  爸爸: "爸爸", 爸: "爸爸", 父亲: "爸爸", 老爸: "爸爸", 爹: "爸爸", 爹地: "爸爸", dad: "爸爸", father: "爸爸",
-  爷爷: "爷爷", 奶奶: "奶奶", 外公: "外公", 姥爷: "外公", 外婆: "外婆", 姥姥: "外婆", grandpa: "爷爷", grandma: "奶奶",
-  哥哥: "哥哥", 哥: "哥哥", 弟弟: "弟弟", 弟: "弟弟", 姐姐: "姐姐", 姐: "姐姐", 妹妹: "妹妹", 妹: "妹妹", brother: "哥哥", sister: "姐姐",
-  老公: "老公", 丈夫: "老公", 老婆: "老婆", 妻子: "老婆", 媳妇: "老婆", 儿子: "儿子", 女儿: "女儿", 孙子: "孙子", 孙女: "孙女",
-  husband: "老公", wife: "老婆", son: "儿子", daughter: "女儿",
-  叔叔: "叔叔", 阿姨: "阿姨", 舅舅: "舅舅", 舅妈: "舅妈", 姑姑: "姑姑", 姑父: "姑父", 小姨: "小姨", 姨妈: "姨妈", 伯伯: "伯伯",
-  表哥: "表哥", 表姐: "表姐", 表弟: "表弟", 表妹: "表妹", 堂哥: "堂哥", 堂姐: "堂姐", 堂弟: "堂弟", 堂妹: "堂妹",
-  朋友: "朋友", 好朋友: "朋友", 好友: "朋友", 最好的朋友: "朋友", 闺蜜: "闺蜜", 同桌: "同桌", 同学: "同学", 室友: "室友", 同事: "同事",
-  女朋友: "女朋友", 男朋友: "男朋友", friend: "朋友", "best friend": "朋友",
-  狗: "狗", 小狗: "狗", 狗狗: "狗", 猫: "猫", 小猫: "猫", 猫咪: "猫", 兔子: "兔子", 小兔子: "兔子", 小白兔: "兔子", dog: "狗", cat: "猫",
-  仓鼠: "仓鼠", 乌龟: "乌龟", 小乌龟: "乌龟", 鹦鹉: "鹦鹉", 金鱼: "金鱼", 小鸟: "鸟",
-});
-const REL_ALT = Object.keys(RELATIONS).sort((a, b) => b.length - a.length).join("|");
 
 export const MEMBER_TYPE: Readonly<Record<string, "family" | "relative" | "friend" | "pet">> = Object.freeze({
   妈妈: "family", 爸爸: "family", 爷爷: "family", 奶奶: "family", 外公: "family", 外婆: "family", 哥哥: "family", 弟弟: "family", 姐姐: "family",
@@ -95,36 +239,11 @@ export const MEMBER_TYPE: Readonly<Record<string, "family" | "relative" | "frien
   狗: "pet", 猫: "pet", 兔子: "pet", 仓鼠: "pet", 乌龟: "pet", 鹦鹉: "pet", 金鱼: "pet", 鸟: "pet",
 });
 
-const SURNAMES = "王李张刘陈杨赵黄周吴徐孙胡朱高林何郭马罗梁宋郑谢韩唐冯于董萧程曹袁邓许傅沈曾彭吕苏卢蒋蔡贾丁魏薛叶阎余潘杜戴夏钟汪田任姜范方石姚谭廖邹熊金陆郝孔白崔康毛邱秦江史顾侯邵孟龙万段钱汤尹黎易常武乔贺赖龚文欧严";
-const NAME_STOP = "你我他她它们的了着过吗呢吧啊呀么什谁哪这那个是不没有在来去说叫回吃饭要会能想错给让和跟很都也还就再岁住喜欢";
-const NAME_WORDS = Object.freeze(["秘密", "保密", "不知", "忘了", "随便", "名字", "外卖", "宝贝", "主人", "自己", "大家", "小孩", "孩子", "男孩", "女孩", "男生", "女生", "学生", "魔王", "超人", "皇帝", "公主", "王子", "今天", "明天", "今年", "明年", "今晚", "明晚"]);
 
-const OCCUPATIONS = Object.freeze([
-  "小学生", "中学生", "初中生", "高中生", "大学生", "研究生", "博士生", "学生", "老师", "教师", "医生", "护士", "程序员", "工程师", "警察", "厨师", "司机",
-  "设计师", "律师", "会计", "画家", "作家", "歌手", "演员", "农民", "工人", "记者", "公务员", "军人", "消防员", "飞行员", "科学家", "老板",
-  "售货员", "服务员", "快递员", "外卖员", "幼儿园老师", "家庭主妇", "全职妈妈", "上班族", "自由职业者", "销售", "会计师", "医学生", "教授", "保安", "主播",
-]);
-const EN_OCCUPATIONS = /^(?:teacher|doctor|nurse|student|engineer|programmer|developer|designer|lawyer|driver|cook|chef|police officer|farmer|writer|artist|singer|accountant|manager|scientist)$/;
-const PLACES = Object.freeze([
-  "北京", "上海", "天津", "重庆", "河北", "山西", "辽宁", "吉林", "黑龙江", "江苏", "浙江", "安徽", "福建", "江西", "山东", "河南", "湖北", "湖南",
-  "广东", "海南", "四川", "贵州", "云南", "陕西", "甘肃", "青海", "台湾", "内蒙古", "广西", "西藏", "宁夏", "新疆", "香港", "澳门", "东北",
-  "南京", "杭州", "苏州", "广州", "深圳", "成都", "武汉", "西安", "长沙", "沈阳", "大连", "青岛", "厦门", "宁波", "无锡", "济南", "郑州",
-  "合肥", "福州", "昆明", "哈尔滨", "长春", "石家庄", "太原", "南昌", "贵阳", "南宁", "兰州", "温州", "珠海", "佛山", "东莞",
-  "中国", "美国", "日本", "韩国", "英国", "法国", "德国", "加拿大", "澳大利亚", "新加坡",
-]);
-const SKILLS = /^(?:游泳|弹|拉|吹|说|讲|写|画|骑|滑|跳|唱|下棋|下围棋|下象棋|做饭|做菜|打|踢|编程|开车|包饺子|织|折|翻跟头|倒立|背|认|数)/;
-const VERB_HEAD = /^[吃喝玩看听打踢画唱跳弹拉骑穿养读写做去下学逛追]/;
-const PLAN_NOUNS = /考试|测验|比赛|运动会|生日|会议|开会|例会|课|演出|聚会|面试|家长会|旅行|旅游|体检|婚礼|表演|音乐会|春游|秋游|开学|放假|活动|约会|派对|作业|飞机|火车|航班|疫苗|截止|手术|复查|meeting/;
 
-// adverbs allowed between 我 and a verb of liking (longest first when matched)
-const ADVERBS = Object.freeze(["有一点", "有点", "有些", "就是", "真的", "超级", "特别", "非常", "一直", "从小就", "从小", "其实", "本来", "十分", "相当", "实在", "确实", "现在", "最最", "平时", "比较", "越来越", "还是", "也", "还", "都", "就", "真", "很", "好", "超", "最", "挺", "蛮", "可", "贼", "巨", "太", "更", "又", "老"]);
-const NEGATIONS = Object.freeze(["一点也不", "一点都不", "再也不", "已经不", "不怎么", "不是很", "不是特别", "从来不", "从不", "不太", "不大", "不再", "并不", "没有", "不", "没"]);
-const PAST = Object.freeze(["以前", "原来", "小时候", "曾经", "过去", "之前", "那时候", "当时"]);
 
 // ---- characters --------------------------------------------------------------------
 
-const HAN = /[\u4e00-\u9fa5]/;
-const END_PARTICLES = /[了啊呀哦喔噢啦呢嘛吧哈耶哟咯~]+$/;
 
 function isEmoji(cp: number): boolean {
   return (cp >= 0x1f000 && cp <= 0x1faff) || (cp >= 0x2600 && cp <= 0x27bf) || (cp >= 0x2b00 && cp <= 0x2bff) || cp === 0xfe0f || cp === 0x200d || cp === 0x20e3;
@@ -136,7 +255,7 @@ function unitsOf(cp: number): number {
 }
 
 function stripEnd(s: string): string {
-  return s.replace(END_PARTICLES, "");
+  return s.replace(X.END_PARTICLES, "");
 }
 
 function fits(s: string, bytes = VALUE_BYTES): boolean {
@@ -146,10 +265,10 @@ function fits(s: string, bytes = VALUE_BYTES): boolean {
 export function isName(s: string): boolean {
   if (/^[A-Za-z][A-Za-z'-]{1,19}$/.test(s)) return true;
   if (!/^[\u4e00-\u9fa5]{2,4}$/.test(s)) return false;
-  for (let i = 0; i < s.length; i++) if (NAME_STOP.indexOf(s.charAt(i)) >= 0) return false;
+  for (let i = 0; i < s.length; i++) if (X.NAME_STOP.indexOf(s.charAt(i)) >= 0) return false;
   if (/^[一二两三四五六七八九十几第]/.test(s)) return false;
-  if (RELATIONS[s] !== undefined) return false;
-  for (const w of NAME_WORDS) if (s.indexOf(w) >= 0) return false;
+  if (X.RELATIONS[s] !== undefined) return false;
+  for (const w of X.NAME_WORDS) if (s.indexOf(w) >= 0) return false;
   return true;
 }
 
@@ -159,13 +278,12 @@ function looksLikeName(s: string): boolean {
   if (!isName(s) || s.length > 3) return false;
   if (/[人生员家师迷者手长子儿头王帝皇]$/.test(s)) return false;
   const a = s.charAt(0);
-  return SURNAMES.indexOf(a) >= 0 || (s.length === 2 && (a === "小" || a === "阿" || s.charAt(1) === a));
+  return X.SURNAMES.indexOf(a) >= 0 || (s.length === 2 && (a === "小" || a === "阿" || s.charAt(1) === a));
 }
 
-const NOT_PLACES = /月球|火星|太阳|天上|宇宙|外星|梦里|心里|地球|海底|云上|天堂|地狱/;
 
 function isPlace(s: string): boolean {
-  if (NOT_PLACES.test(s)) return false;
+  if (X.NOT_PLACES.test(s)) return false;
   if (/^[A-Za-z][A-Za-z .'-]{1,30}$/.test(s)) return true;
   if (!/^[\u4e00-\u9fa5A-Za-z0-9]{2,10}$/.test(s)) return false;
   if (/[家楼这那哪你他她它的很边么]|里$|上$|附近|隔壁|对面|宿舍|酒店|宾馆|学校|医院|外面|旁边/.test(s)) return false;
@@ -181,21 +299,6 @@ function isQuestion(c: string): boolean {
   return false;
 }
 
-const HEDGE = /好像|可能|也许|大概|或许|说不定|估计|应该是|应该|似乎|差不多|不一定|不确定|我猜|我觉得/;
-const HYPOTHETICAL = /如果|要是|假如|万一|假设|假若|要不是|^(?:我)?等我|^(?:我)?等到|想象|幻想|做梦|梦见|希望|但愿|下辈子/;
-const JOKE = /开玩笑|开个玩笑|骗你的|骗你呢|逗你|说着玩|才怪|反话|瞎说|胡说|乱说的|假的啦|假的|吹牛|吹的|^just kidding|^kidding|^jk$/;
-const SARCASM = /^我可太|^我可真|^我最喜欢\S*了$/;
-const LAUGH = /^(?:[哈呵嘿嘻]{2,}|hh+|hahah?a*|lol)$/i;
-const CORRECTION_PREFIX = /^(?:不对不对|不对|不是的|错了|说错了|我说错了|搞错了|弄错了|更正一下|纠正一下|不不不|不不|口误口误|口误|哦不是|哦不|我是说|我的意思是)(?:了|啊|呀|啦|哦)*(?:我是说|我的意思是)?/;
-const CHANGE = /^我(?:们|们家|家)?(?:已经)?(?:搬家|改名|换工作|转学|毕业|升学)(?:了|啦)?$/;
-const EMPHASIS = /^(?:你)?(?:要|请|一定要|可要|帮我|千万)?(?:记住|记好|记着|记得|别忘了|不要忘了|不许忘了|记一下|记下来)(?:了|哦|啊|呀|啦|喔)*$/;
-const EMPHASIS_PREFIX = /^(?:你)?(?:要|请|一定要|可要|帮我|千万|你要)?(?:记住|记好|记着|记得|别忘了|不要忘了|不许忘了|记一下|记下来)(?:了|哦|啊|呀|啦|喔)*/;
-const REMIND_AFTER = /^(?:你)?(?:到时候)?(?:记得|要|别忘了|请|一定要)?(?:要)?提醒我(?:一下)?(?:哦|啊|呀|啦)*$/;
-const REMIND = /(?:你)?(?:记得|别忘了|要|请|帮我|回头|到时候|一定要|可以)?提醒我(?:一下)?/;
-const FILLER = /^(?:嗯+|哦+|噢+|啊+|呃+|额+|唉+|哎呀|哎+|诶+|喔+|那个|就是说|就是|然后呢|然后|其实|对了|话说|告诉你|跟你说|我跟你说|我告诉你|你知道吗|你知道|好吧|好的|好啊|是的|是啊|嘿+|喂|对对|对|但是|可是|不过|而且|并且|所以|因为|还有|另外|反正|OK|Ok|ok|okay|那|哦对了|对了对了|嗯嗯)(?=.)/;
-const PAST_START = /^(?:我)?(?:以前|原来|小时候|曾经|过去|之前|那时候|当时|后来|上次|刚才)/;
-const SELF_KINDS: readonly PendingKind[] = Object.freeze(["name", "age", "gender", "location", "birthday", "like", "dislike", "fact"] as PendingKind[]);
-const RESTORE = /^(?:今年|今天|现在|目前|住在|住|家住|也|还|又|特别|非常|最|很|超|不|喜欢|爱|讨厌|害怕|怕|是|上|读|在|对|会|属|叫|有|平时|一直|比较|挺|真|可|已经|刚|学的|做|当|搬|从|都|更|退休|养|最近|目前)/;
 
 // ---- normalisation and clauses -----------------------------------------------------
 
@@ -230,7 +333,7 @@ function normalize(text: string): string {
   const tokens = s.split(" ");
   let han = 0, singles = 0;
   for (const t of tokens)
-    if (HAN.test(t)) {
+    if (X.HAN.test(t)) {
       han++;
       if (t.replace(/[,.!?、]/g, "").length <= 1) singles++;
     }
@@ -240,10 +343,10 @@ function normalize(text: string): string {
     const ch = s.charAt(i);
     if (ch === " ") {
       const a = s.charAt(i - 1), b = s.charAt(i + 1);
-      const tightA = TIGHT.test(a), tightB = TIGHT.test(b);
+      const tightA = X.TIGHT.test(a), tightB = X.TIGHT.test(b);
       if (!tightA && !tightB) out += ch;
-      else if (!spacedOut && HAN.test(a) && HAN.test(b)) out += ",";
-      else if (!spacedOut && ((HAN.test(a) && /[A-Za-z0-9]/.test(b)) || (/[A-Za-z0-9]/.test(a) && HAN.test(b)))) continue;
+      else if (!spacedOut && X.HAN.test(a) && X.HAN.test(b)) out += ",";
+      else if (!spacedOut && ((X.HAN.test(a) && /[A-Za-z0-9]/.test(b)) || (/[A-Za-z0-9]/.test(a) && X.HAN.test(b)))) continue;
       continue;
     }
     out += ch;
@@ -251,7 +354,6 @@ function normalize(text: string): string {
   return out.replace(/,+/g, ",").replace(/^,|,$/g, "");
 }
 
-const TIGHT = /[\u4e00-\u9fa5,.!?;:、]/;
 
 // Where a new clause starts inside unpunctuated speech. Each opener splits
 // unless the character before it binds it to what precedes (glue).
@@ -259,48 +361,28 @@ interface Opener {
   word: string;
   glue: string; // characters before it that keep it in the same clause
 }
-const VERB_GLUE = "我们也还都就很最太更挺真超好不没别要会能想在再又才只经常较级直蛮可贼的特非其本跟和家越从是说前时来欢天年晚候像许概计该乎";
-const OPENERS: readonly Opener[] = Object.freeze(
-  [
-    ["然后", ""], ["还有", "没都也"], ["而且", ""], ["但是", ""], ["可是", ""], ["不过", ""], ["所以", ""], ["因为", ""], ["对了", ""], ["另外", ""],
-    ["其实", ""], ["后来", ""], ["以前", "我们的"], ["之前", "我们的天"], ["小时候", "我们的"], ["平时", "我们的"], ["现在", "我们家到"], ["最近", "我们"],
-    ["开玩笑", "是在"], ["开个玩笑", ""], ["骗你的", ""], ["骗你呢", ""], ["逗你", ""], ["说着玩", ""], ["才怪", ""], ["反话", ""], ["永远", "我们也还都就"],
-    ["哈哈", "哈"], ["呵呵", "呵"], ["嘿嘿", "嘿"], ["不对", "对是"], ["说错了", "我"], ["口误", ""], ["哦不是", ""],
-    ["不是", "是还可也都就并又倒真要而我们他她它你这那"], ["记住", "你要请帮我一定得"], ["你记得", ""], ["记得提醒", "你要还我不"], ["别忘了", "你可千万"],
-    ["今年", "我们他她它你"], ["住在", VERB_GLUE], ["家住", VERB_GLUE], ["不喜欢", VERB_GLUE], ["喜欢", VERB_GLUE + "欢"], ["讨厌", VERB_GLUE], ["是一名", VERB_GLUE],
-    ["是一个", VERB_GLUE], ["是一位", VERB_GLUE], ["是个", VERB_GLUE], ["有一个", VERB_GLUE + "没"], ["有个", VERB_GLUE + "没"], ["有两个", VERB_GLUE + "没"],
-    ["有一只", VERB_GLUE + "没"], ["一只叫", ""], ["一个叫", ""], ["另一只", ""], ["另一个", ""], ["在读", VERB_GLUE], ["读初", VERB_GLUE], ["读高", VERB_GLUE],
-    ["读大", VERB_GLUE], ["上初", VERB_GLUE], ["上高", VERB_GLUE], ["学的是", VERB_GLUE], ["退休", VERB_GLUE + "刚已"], ["搬到", VERB_GLUE], ["搬家", VERB_GLUE],
-  ].map(([word, glue]) => Object.freeze({ word, glue })),
-);
-const PRONOUN_GLUE = "叫让给跟和与同陪带帮替对被把教问爱想恨怕是像比找等送看听打骂夸说请求催逗抱亲谢为向往离见接喂得欢厌醒诉及或连使哄管嫌惹随骗么啥谁哪";
-const PRONOUN_WORDS = /^(?:吉他|其他|其它|迷你|自我|忘我)/;
-// a segment that is only "my <relation> [name]": what follows is about them
-const RE_ONLY_MEMBER = new RegExp(`^我(?:的|家的?|们家的?)?(?:${REL_ALT})[\u4e00-\u9fa5]{0,2}$`);
-const RE_AT_WORK = /^在[^,]{1,12}?(?:上班|工作|上学|读书|念书|实习|做|当)/;
-const PARTICLE_SPLIT = "啊呀啦哦嘛呢吧哟咯喔噢吗";
 
 export function segment(s: string): string {
   let out = "";
   for (let i = 0; i < s.length; i++) {
     const ch = s.charAt(i);
     const prev = s.charAt(i - 1);
-    if (i > 0 && HAN.test(prev) && !RE_ONLY_MEMBER.test(out.slice(out.lastIndexOf(",") + 1))) {
+    if (i > 0 && X.HAN.test(prev) && !X.RE_ONLY_MEMBER.test(out.slice(out.lastIndexOf(",") + 1))) {
       let split = false;
-      if ("我你他她它".indexOf(ch) >= 0) split = PRONOUN_GLUE.indexOf(prev) < 0 && !(ch === "我" && prev === "你") && !/[我你他她它]/.test(prev) && !PRONOUN_WORDS.test(s.slice(i - 1));
+      if ("我你他她它".indexOf(ch) >= 0) split = X.PRONOUN_GLUE.indexOf(prev) < 0 && !(ch === "我" && prev === "你") && !/[我你他她它]/.test(prev) && !X.PRONOUN_WORDS.test(s.slice(i - 1));
       if (!split)
-        for (const o of OPENERS)
+        for (const o of X.OPENERS)
           if (s.startsWith(o.word, i) && o.glue.indexOf(prev) < 0) {
             split = true;
             break;
           }
-      if (!split && "我的家个只位条和跟".indexOf(prev) < 0 && RE_REL_CALLED.test(s.slice(i, i + 8)) && !RE_REL_CALLED.test(s.slice(i - 1, i + 8))) split = true;
-      if (!split && ch === "在" && "我们也还都就现目正".indexOf(prev) < 0 && RE_AT_WORK.test(s.slice(i))) split = true;
+      if (!split && "我的家个只位条和跟".indexOf(prev) < 0 && X.RE_REL_CALLED.test(s.slice(i, i + 8)) && !X.RE_REL_CALLED.test(s.slice(i - 1, i + 8))) split = true;
+      if (!split && ch === "在" && "我们也还都就现目正".indexOf(prev) < 0 && X.RE_AT_WORK.test(s.slice(i))) split = true;
       if (split && out.charAt(out.length - 1) !== ",") out += ",";
     }
     out += ch;
     // after a particle that ends a clause: 我住在上海哦我喜欢… / 你记得吗我…
-    if (PARTICLE_SPLIT.indexOf(ch) >= 0 && HAN.test(s.charAt(i + 1)) && PARTICLE_SPLIT.indexOf(s.charAt(i + 1)) < 0 && !(ch === "嘛" && prev === "干") && !(ch === "吧" && prev === "酒")) {
+    if (X.PARTICLE_SPLIT.indexOf(ch) >= 0 && X.HAN.test(s.charAt(i + 1)) && X.PARTICLE_SPLIT.indexOf(s.charAt(i + 1)) < 0 && !(ch === "嘛" && prev === "干") && !(ch === "吧" && prev === "酒")) {
       if (ch === "吗") out += "?";
       out += ",";
     }
@@ -334,7 +416,7 @@ function clauses(text: string): Clause[][] {
     if (!s) continue;
     const q = /\?\s*$/.test(s);
     const body = s.replace(/[.!?;…~\s]+$/, "");
-    const parts = (HAN.test(body) ? segment(body) : body).split(",").map((p) => p.trim()).filter((p) => p);
+    const parts = (X.HAN.test(body) ? segment(body) : body).split(",").map((p) => p.trim()).filter((p) => p);
     out.push(parts.map((p, i) => ({ text: p, question: q && i === parts.length - 1 })));
   }
   return out;
@@ -360,7 +442,7 @@ interface State {
 type Rule = (c: string, st: State) => Extracted[] | undefined;
 
 function item(kind: PendingKind, value: string, confidence: number, when?: number, extra?: { repeat?: RepeatRule; tag?: EventTag }): Extracted[] | undefined {
-  const limit = kind === "like" || kind === "dislike" || kind === "name" || kind === "location" ? SHORT_BYTES : VALUE_BYTES;
+  const limit = kind === "like" || kind === "dislike" || kind === "name" || kind === "location" ? X.SHORT_BYTES : VALUE_BYTES;
   if (!fits(value, limit) || value.indexOf("|") >= 0) return undefined;
   const e: Extracted = { kind, value, confidence };
   if (when !== undefined) e.when = when;
@@ -382,14 +464,11 @@ function dayOnly(said: string, at: number): LocalDate | undefined {
   return d.date;
 }
 
-const RE_BIRTHDAY_IS = /^我的?生日(?:是|在)?(.+)$/;
-const RE_IS_BIRTHDAY = /^(.+?)是我的?生日$/;
-const RE_BORN_ON = /^我是(?:[0-9]{4}年|[零〇一二三四五六七八九]{4}年)?(.+?)(?:出生|生)的?$/;
 
 const birthday: Rule = (c, st) => {
-  let m = RE_BIRTHDAY_IS.exec(c) ?? RE_IS_BIRTHDAY.exec(c);
+  let m = X.RE_BIRTHDAY_IS.exec(c) ?? X.RE_IS_BIRTHDAY.exec(c);
   const said = !!m; // 生日 was said: nothing else is read into it
-  if (!m) m = RE_BORN_ON.exec(c);
+  if (!m) m = X.RE_BORN_ON.exec(c);
   if (!m) return undefined;
   const d = dayOnly(stripEnd(m[1]), st.at);
   return d ? item("birthday", `${pad(d.month)}-${pad(d.day)}`, 5) : said ? [] : undefined;
@@ -397,12 +476,6 @@ const birthday: Rule = (c, st) => {
 
 // ---- others' birthdays and anniversaries: yearly events ---------------------------------------
 
-const NAME_PART = "(?:|[\\u4e00-\\u7683\\u7685-\\u9fa5]{1,3}?|[A-Z][a-z]+)";
-const RE_OTHER_BDAY = new RegExp(`^我(?:的|家的?|们家的?)?(${REL_ALT})(${NAME_PART})的?生日(?:是|在|就是)?(.+)$`);
-const RE_DAY_IS_BDAY = new RegExp(`^(.+?)(?:是|就是)我(?:的|家的?)?(${REL_ALT})(${NAME_PART})的?生日$`);
-const RE_OTHER_BORN = new RegExp(`^我(?:的|家的?)?(${REL_ALT})(${NAME_PART})是(?:[0-9]{4}年|[零〇一二三四五六七八九]{4}年)?(.+?)(?:出生|生)的$`);
-const RE_ANNIVERSARY = /^(.*?)(纪念日|周年纪念日|周年)(?:是|在|就是)(.+)$/;
-const RE_DAY_IS_ANNIVERSARY = /^(.+?)(?:是|就是)(.*?)(纪念日|周年纪念日|周年)$/;
 
 function yearly(content: string, said: string, st: State): Extracted[] {
   const d = dayOnly(stripEnd(said), st.at);
@@ -413,20 +486,20 @@ function yearly(content: string, said: string, st: State): Extracted[] {
 }
 
 function whose(rel: string, name: string): string {
-  const r = RELATIONS[rel] ?? rel;
+  const r = X.RELATIONS[rel] ?? rel;
   return name ? (MEMBER_TYPE[r] === "friend" || MEMBER_TYPE[r] === "pet" ? name : r + name) : r;
 }
 
 const othersDays: Rule = (c, st) => {
-  let m = RE_OTHER_BDAY.exec(c);
+  let m = X.RE_OTHER_BDAY.exec(c);
   if (m) return yearly(`${whose(m[1], m[2])}的生日`, m[3], st);
-  m = RE_DAY_IS_BDAY.exec(c);
+  m = X.RE_DAY_IS_BDAY.exec(c);
   if (m) return yearly(`${whose(m[2], m[3])}的生日`, m[1], st);
-  m = RE_OTHER_BORN.exec(c);
+  m = X.RE_OTHER_BORN.exec(c);
   if (m) return yearly(`${whose(m[1], m[2])}的生日`, m[3], st);
-  m = RE_DAY_IS_ANNIVERSARY.exec(c);
+  m = X.RE_DAY_IS_ANNIVERSARY.exec(c);
   if (m) return yearly(m[2].replace(/^我们的?|^我和我?|^我跟我?|^咱们的?/, "").replace(/^的/, "") + m[3], m[1], st);
-  m = RE_ANNIVERSARY.exec(c);
+  m = X.RE_ANNIVERSARY.exec(c);
   if (m) {
     const who = m[1].replace(/^我们的?|^我和我?|^我跟我?|^咱们的?/, "").replace(/^的/, "");
     return yearly(who + m[2], m[3], st);
@@ -436,18 +509,9 @@ const othersDays: Rule = (c, st) => {
 
 // ---- family, friends, pets -------------------------------------------------------------------
 
-const RE_FAMILY_NAMED = new RegExp(`^我(?:的|家的?|们家的?)?(${REL_ALT})(?:的名字)?(?:叫做|名叫|叫|的名字是|的名字叫)(.+)$`);
-const RE_FAMILY_HAS = new RegExp(`^我(?:家|们家)?(?:有|养了|养着|养)(?:一|两|三|四|几|[0-9])?(?:个|位|只|条)?(${REL_ALT})(?:(?:叫做|名叫|叫)(.+))?$`);
-const RE_PET_IS = new RegExp(`^我(?:的|家的?)宠物是(?:一只|一条|只)?(${REL_ALT})(?:(?:叫做|名叫|叫)(.+))?$`);
-const RE_LIST_PART = new RegExp(`(?:和|跟|还有|、)?(?:一|两|三|四|几|[0-9])?(?:个|位|只|条)(${REL_ALT})`);
-const RE_FAMILY_LIST = new RegExp(`^我(?:家|们家)?(?:有|养了)((?:${RE_LIST_PART.source}){2,4})$`);
-const RE_BEST_FRIEND = /^我(?:的)?(?:最好的朋友|好朋友|最好的朋友之一)(?:是|叫)(.+)$/;
-// 我妹妹喜欢画画, 我同事小刘下个月结婚: a relation, maybe a name, then what is said about them
-const RE_MEMBER_SAYS = new RegExp(`^我(?:的|家的?|们家的?)?(${REL_ALT})((?:小|老|阿)[\\u4e00-\\u9fa5]|[A-Z][a-z]+)?(.+)$`);
-const NOT_NOTES = /^(?:总是|总|老是|老|经常|又|也|还|都)?(?:说|让|叫我|问|告诉|觉得|给我|带我|和我|跟我|对我|陪我|要我|不让|跟你|和你|的|们|家|也是|和|跟|还有|都)|[你我]/;
 
 function familyItem(rel: string, name: string, note = ""): Extracted[] | undefined {
-  const r = RELATIONS[rel];
+  const r = X.RELATIONS[rel];
   if (!r) return undefined;
   if (note) {
     const full = item("family", `${r}:${name}:${note}`, 4);
@@ -457,29 +521,29 @@ function familyItem(rel: string, name: string, note = ""): Extracted[] | undefin
 }
 
 const family: Rule = (c) => {
-  let m = RE_FAMILY_NAMED.exec(c);
+  let m = X.RE_FAMILY_NAMED.exec(c);
   if (m) {
     const name = stripEnd(m[2]);
     return isName(name) ? familyItem(m[1], name) : undefined;
   }
-  m = RE_FAMILY_HAS.exec(c) ?? RE_PET_IS.exec(c);
+  m = X.RE_FAMILY_HAS.exec(c) ?? X.RE_PET_IS.exec(c);
   if (m) {
     const name = m[2] === undefined ? "" : stripEnd(m[2]);
     if (name && !isName(name)) return undefined;
     return familyItem(m[1], name);
   }
   // 我有一个哥哥一个妹妹, 我有个弟弟和一只狗
-  const list = RE_FAMILY_LIST.exec(c);
+  const list = X.RE_FAMILY_LIST.exec(c);
   if (list) {
     const out: Extracted[] = [];
-    const re = new RegExp(RE_LIST_PART.source, "g");
+    const re = new RegExp(X.RE_LIST_PART.source, "g");
     for (let p = re.exec(list[1]); p; p = re.exec(list[1])) {
       const f = familyItem(p[1], "");
       if (f) out.push(f[0]);
     }
     return out.length > 1 ? out : undefined;
   }
-  m = RE_BEST_FRIEND.exec(c);
+  m = X.RE_BEST_FRIEND.exec(c);
   if (m) {
     const name = stripEnd(m[1]);
     return isName(name) ? familyItem("朋友", name) : undefined;
@@ -490,17 +554,17 @@ const family: Rule = (c) => {
 // what is said about a family member: a note on them, never about the speaker
 function noteText(s: string): string | undefined {
   const t = stripEnd(s.replace(/^(?:他|她|它)(?:也|还)?/, ""));
-  if (t.length < 2 || NOT_NOTES.test(t) || isQuestion(t)) return undefined;
+  if (t.length < 2 || X.NOT_NOTES.test(t) || isQuestion(t)) return undefined;
   return t;
 }
 
 function addNote(m: Extracted, note: string): void {
-  const next = /:[^:]*:/.test(m.value) ? m.value + NOTE_SEP + note : m.value + ":" + note;
+  const next = /:[^:]*:/.test(m.value) ? m.value + X.NOTE_SEP + note : m.value + ":" + note;
   if (fits(next)) m.value = next;
 }
 
 const memberSays: Rule = (c) => {
-  const m = RE_MEMBER_SAYS.exec(c);
+  const m = X.RE_MEMBER_SAYS.exec(c);
   if (!m) return undefined;
   let name = m[2] ?? "";
   let rest = m[3];
@@ -513,15 +577,13 @@ const memberSays: Rule = (c) => {
   return familyItem(m[1], name, note);
 };
 
-// 哥哥叫大山 right after 我有一个哥哥…: the speaker's member, named
-const RE_REL_CALLED = new RegExp(`^(${REL_ALT})(?:的名字)?(?:叫做|名叫|叫)(.+)$`);
 
 function relationCalled(c: string, st: State): Extracted[] | undefined {
-  const m = RE_REL_CALLED.exec(c);
+  const m = X.RE_REL_CALLED.exec(c);
   if (!m || !st.items.some((x) => x.kind === "family")) return undefined;
   const name = stripEnd(m[2]);
   if (!isName(name)) return undefined;
-  const rel = RELATIONS[m[1]];
+  const rel = X.RELATIONS[m[1]];
   const bare = st.items.find((x) => x.kind === "family" && x.value === rel + ":");
   if (bare) {
     bare.value += name;
@@ -554,18 +616,14 @@ function familyName(c: string, st: State): boolean {
 
 // ---- identity ------------------------------------------------------------------------------------
 
-const RE_NAME_IS = /^我(?:的)?(?:名字|英文名字?|English name|english name|中文名字?|大名|全名)(?:叫做|叫|是)(.+)$/;
-const RE_CALLED = /^我(?:现在|以后|本名)?(?:就)?叫做?(.+)$/;
-const RE_CALL_ME = /^(?:你)?(?:可以|就|以后|以后就|以后可以)?叫我(.+?)(?:就行了|就行|就好了|就好|就可以了|就可以|好了)?$/;
-const RE_I_AM = /^我是(.+)$/;
 
 const name: Rule = (c) => {
-  let m = RE_NAME_IS.exec(c) ?? RE_CALLED.exec(c);
+  let m = X.RE_NAME_IS.exec(c) ?? X.RE_CALLED.exec(c);
   if (m) {
     const n = stripEnd(m[1]);
     return isName(n) ? item("name", n, 5) : undefined;
   }
-  m = RE_CALL_ME.exec(c);
+  m = X.RE_CALL_ME.exec(c);
   if (m) {
     const n = stripEnd(m[1]);
     return isName(n) ? item("name", n, 4) : undefined;
@@ -574,30 +632,25 @@ const name: Rule = (c) => {
 };
 
 const nameByIAm: Rule = (c) => {
-  const m = RE_I_AM.exec(c);
+  const m = X.RE_I_AM.exec(c);
   if (!m) return undefined;
   const n = stripEnd(m[1]);
   return looksLikeName(n) ? item("name", n, 3) : undefined;
 };
 
-const EN_NUMBERS: Readonly<Record<string, number>> = Object.freeze({
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12, thirteen: 13, fourteen: 14,
-  fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
-});
 
 function enNumber(s: string): number | undefined {
   const t = s.toLowerCase().trim();
   if (/^[0-9]{1,3}$/.test(t)) return Number(t);
   const parts = t.split(/[- ]/);
-  if (parts.length === 1) return EN_NUMBERS[t];
-  if (parts.length === 2 && EN_NUMBERS[parts[0]] >= 20 && EN_NUMBERS[parts[0]] % 10 === 0 && EN_NUMBERS[parts[1]] < 10) return EN_NUMBERS[parts[0]] + EN_NUMBERS[parts[1]];
+  if (parts.length === 1) return X.EN_NUMBERS[t];
+  if (parts.length === 2 && X.EN_NUMBERS[parts[0]] >= 20 && X.EN_NUMBERS[parts[0]] % 10 === 0 && X.EN_NUMBERS[parts[1]] < 10) return X.EN_NUMBERS[parts[0]] + X.EN_NUMBERS[parts[1]];
   return undefined;
 }
 
-const RE_AGE = new RegExp(`^我((?:今年|现在|已经|都|才|是|今天|刚满|满|刚)*)(${NUM}|[a-z]+(?:-[a-z]+)?)(周?岁(?:半)?)?((?:了|啦|呀|哦|啊|半)*)$`);
 
 const age: Rule = (c) => {
-  const m = RE_AGE.exec(c);
+  const m = X.RE_AGE.exec(c);
   if (!m) return undefined;
   // without 岁: only with 今年/现在 (我今年二十八) or 了 (我三十二了)
   if (!m[3] && !/今年|现在/.test(m[1]) && !/了|啦/.test(m[4])) return undefined;
@@ -607,97 +660,74 @@ const age: Rule = (c) => {
   return item("age", String(n), 4);
 };
 
-const RE_GENDER = /^我是(?:一个|一位|一名|个)?(?:小)?(男生|男孩子|男孩儿|男孩|男的|男人|女生|女孩子|女孩儿|女孩|女的|女人)(?:哦|啊|呀|啦|呢)*$/;
 
 const gender: Rule = (c) => {
-  const m = RE_GENDER.exec(c);
+  const m = X.RE_GENDER.exec(c);
   return m ? item("gender", m[1].charAt(0), 4) : undefined;
 };
 
-const RE_LIVE = /^我(?:们|们家)?(?:现在|目前|是)?(?:住在|住)(.+?)的?$/;
-const RE_HOME = /^我(?:们)?家(?:现在|目前)?(?:住在|住|在)(.+)$/;
-const RE_FROM = /^我来自(.+)$/;
-const RE_MOVED = /^我(?:们|们家|家)?(?:现在|已经|刚刚|刚)*(?:搬到|搬去|搬回)(?:了)?(.+?)(?:去|来)?(?:了|啦)?$/;
-const RE_NATIVE = /^我是(.+)人$/;
 
 const location: Rule = (c, st) => {
-  const moved = RE_MOVED.exec(c);
+  const moved = X.RE_MOVED.exec(c);
   if (moved) {
     const p = stripEnd(moved[1]);
     if (!isPlace(p)) return undefined;
     st.correcting = true; // a move replaces where they lived
     return item("location", p, 5);
   }
-  const m = RE_LIVE.exec(c) ?? RE_HOME.exec(c) ?? RE_FROM.exec(c);
+  const m = X.RE_LIVE.exec(c) ?? X.RE_HOME.exec(c) ?? X.RE_FROM.exec(c);
   if (m) {
     const p = stripEnd(m[1]);
     return isPlace(p) ? item("location", p, 4) : undefined;
   }
-  const n = RE_NATIVE.exec(c);
-  if (n && PLACES.indexOf(n[1]) >= 0) return item("location", n[1], 4);
+  const n = X.RE_NATIVE.exec(c);
+  if (n && X.PLACES.indexOf(n[1]) >= 0) return item("location", n[1], 4);
   return undefined;
 };
 
 // ---- facts: school, work, health ---------------------------------------------------------------
 
-const RE_OCCUPATION = /^我(?:现在|目前)?是(?:一名|一个|一位|个|名)?(.+?)(?:哦|啊|呀|啦)*$/;
-const RE_DO_JOB = /^我(?:现在|目前)?是(?:做|搞|干)(.{1,6})的$/;
-const RE_JOB_IS = /^我的(?:工作|职业)是(.{2,12})$/;
-const RE_ALLERGY = /^我对(.{1,8})过敏$/;
-const RE_ZODIAC = /^我(?:是)?属(鼠|牛|虎|兔|龙|蛇|马|羊|猴|鸡|狗|猪)的?$/;
-const RE_BLOOD = /^我是(AB|A|B|O)型血?的?$/;
-const RE_STUDY = /^我(?:现在|目前|平时)?在(.{2,12}?)(上学|读书|念书|上班|工作|实习|打工)$/;
-const RE_WORK_AS = /^我(?:现在|目前)?在(.{2,12}?)(做|当)(.{1,8})$/;
-const GRADE = `(?:小学|初中|高中|大学)?${NUM}年级(?:${NUM}班|)|初[一二三]|高[一二三]|大[一二三四]|研[一二三]|大班|中班|小班|幼儿园|研究生|博士|大学`;
-const RE_GRADE = new RegExp(`^我(?:现在|今年|已经|目前)?(?:在(.{2,10}?)|)(上|读|在读|念|是)?(${GRADE})(?:了|的|学生)?$`);
-const RE_MAJOR = /^我(?:的|学的)?专业是(.{2,10})$|^我学的是(.{2,10})$/;
-const RE_TEACHER = /^我(?:们|的)(?:[\u4e00-\u9fa5]{0,2}老师|班主任|校长|辅导员)(?:姓|是|叫)(.{1,4})$/;
-const RE_SKILL = /^我(?:已经)?会(.{2,8})$/;
-const RE_DREAM = /^我的梦想是(.{2,12})$/;
-const RE_GROW_UP = /^我长大(?:以后|后|了)?(想|要)(当|做|成为)(.{1,8})$/;
-const RE_STATUS = /^我(?:已经|刚|刚刚)?(退休|毕业|结婚|离婚|失业)了?$|^我(?:刚|刚刚)?(?:在)?(找工作)$/;
-const RE_KEPT = /^我的(.{1,8}?)(放在|停在|藏在|在)(.{1,12})$/;
 
 const fact: Rule = (c, st) => {
-  let m = RE_ALLERGY.exec(c);
-  if (m && !OBJECT_STOP.test(m[1])) return item("fact", `主人对${m[1]}过敏`, 4);
-  m = RE_ZODIAC.exec(c);
+  let m = X.RE_ALLERGY.exec(c);
+  if (m && !X.OBJECT_STOP.test(m[1])) return item("fact", `主人对${m[1]}过敏`, 4);
+  m = X.RE_ZODIAC.exec(c);
   if (m) return item("fact", `主人属${m[1]}`, 4);
-  m = RE_BLOOD.exec(c);
+  m = X.RE_BLOOD.exec(c);
   if (m) return item("fact", `主人是${m[1]}型血`, 4);
-  m = RE_GRADE.exec(c);
+  m = X.RE_GRADE.exec(c);
   if (m && (m[2] || m[1] || /年级|[初高大研][一二三四]|班$/.test(m[3])) && !(m[2] === "是" && /^(?:大学|研究生|博士|幼儿园)$/.test(m[3]))) return item("fact", `主人${m[1] ? "在" + m[1] : ""}${m[2] === "是" || !m[2] ? "上" : m[2]}${m[3]}`, 4);
-  m = RE_STUDY.exec(c);
+  m = X.RE_STUDY.exec(c);
   if (m && !/[你他她它这那]/.test(m[1])) return item("fact", `主人在${m[1]}${m[2]}`, 4);
-  m = RE_WORK_AS.exec(c);
+  m = X.RE_WORK_AS.exec(c);
   if (m && !/[你他她它这那]/.test(m[1]) && !/^[了着过]/.test(m[3])) return item("fact", `主人在${m[1]}${m[2]}${stripEnd(m[3])}`, 4);
-  m = RE_DO_JOB.exec(c);
+  m = X.RE_DO_JOB.exec(c);
   if (m) return item("fact", `主人做${m[1]}`, 4);
-  m = RE_JOB_IS.exec(c);
+  m = X.RE_JOB_IS.exec(c);
   if (m) return item("fact", `主人的工作是${stripEnd(m[1])}`, 4);
-  m = RE_MAJOR.exec(c);
+  m = X.RE_MAJOR.exec(c);
   if (m) return item("fact", `主人学的专业是${stripEnd(m[1] ?? m[2])}`, 4);
-  m = RE_TEACHER.exec(c);
+  m = X.RE_TEACHER.exec(c);
   if (m) return item("fact", `主人的${c.slice(2)}`, 4);
-  m = RE_STATUS.exec(c);
+  m = X.RE_STATUS.exec(c);
   if (m) return item("fact", m[1] ? `主人${m[1]}了` : `主人在${m[2]}`, 4);
-  m = RE_SKILL.exec(c);
-  if (m && SKILLS.test(m[1]) && !/[的了吗呢]$/.test(m[1])) return item("fact", `主人会${m[1]}`, 4);
-  m = RE_DREAM.exec(c);
+  m = X.RE_SKILL.exec(c);
+  if (m && X.SKILLS.test(m[1]) && !/[的了吗呢]$/.test(m[1])) return item("fact", `主人会${m[1]}`, 4);
+  m = X.RE_DREAM.exec(c);
   if (m && !/[你他她它]/.test(m[1])) return item("fact", `主人的梦想是${stripEnd(m[1])}`, 4);
-  m = RE_GROW_UP.exec(c);
+  m = X.RE_GROW_UP.exec(c);
   if (m) return item("fact", `主人长大${m[1]}${m[2]}${stripEnd(m[3])}`, 4);
-  m = RE_OCCUPATION.exec(c);
+  m = X.RE_OCCUPATION.exec(c);
   if (m) {
-    const o = m[1].replace(/学生$/, (x) => (OCCUPATIONS.indexOf(m![1]) >= 0 ? x : ""));
-    if (OCCUPATIONS.indexOf(m[1]) >= 0) return item("fact", `主人是${m[1]}`, 4);
+    const o = m[1].replace(/学生$/, (x) => (X.OCCUPATIONS.indexOf(m![1]) >= 0 ? x : ""));
+    if (X.OCCUPATIONS.indexOf(m[1]) >= 0) return item("fact", `主人是${m[1]}`, 4);
     if (/^[a-z][a-z ]{2,20}$/.test(m[1])) return item("fact", `主人是${m[1]}`, 4);
-    if (o && OCCUPATIONS.indexOf(o) >= 0) return item("fact", `主人是${o}`, 4);
+    if (o && X.OCCUPATIONS.indexOf(o) >= 0) return item("fact", `主人是${o}`, 4);
     // 大学老师, 退休老师, 儿科医生: a short modifier before an occupation
-    for (const w of OCCUPATIONS) if (w.length >= 2 && m[1].length > w.length && m[1].length <= w.length + 4 && m[1].slice(-w.length) === w && /^[\u4e00-\u9fa5]+$/.test(m[1]) && !/[的你他她它这那]/.test(m[1])) return item("fact", `主人是${m[1]}`, 4);
+    for (const w of X.OCCUPATIONS) if (w.length >= 2 && m[1].length > w.length && m[1].length <= w.length + 4 && m[1].slice(-w.length) === w && /^[\u4e00-\u9fa5]+$/.test(m[1]) && !/[的你他她它这那]/.test(m[1])) return item("fact", `主人是${m[1]}`, 4);
   }
   if (st.emphatic) {
-    m = RE_KEPT.exec(c);
+    m = X.RE_KEPT.exec(c);
     if (m && !/[你他她它]/.test(m[1])) return item("fact", `主人的${m[1]}${m[2]}${stripEnd(m[3])}`, 5);
   }
   return undefined;
@@ -705,11 +735,6 @@ const fact: Rule = (c, st) => {
 
 // ---- likes and dislikes ----------------------------------------------------------------------
 
-const RE_FAVOURITE = /^我(?:最最|最)?(喜欢|爱|讨厌|害怕|怕)([吃喝玩看听穿做去唱画读]?)的(.{0,6}?)(?:就)?是(.+)$/;
-const RE_PREF = /^我(.*?)(喜欢|讨厌|害怕|受不了|爱|怕)(.+)$/;
-const RE_INTEREST = /^我对(.+?)(?:很|特别|非常|超|挺|比较|最)?感兴趣$/;
-const RE_NEVER = /^我(?:从来|从|平时|一般|基本|从来都)?不(吃|喝)(.{1,6})$/;
-const OBJECT_STOP = /你|他|她|它|这|那|自己|什么|谁|哪|东西|一切|所有/;
 
 // Splits the words between 我 and the verb into known adverbs; undefined if
 // anything else is there.
@@ -718,13 +743,13 @@ function adverbs(s: string): { neg: string | undefined; past: boolean; adv: stri
   let rest = s;
   while (rest) {
     let hit: string | undefined;
-    for (const w of PAST) if (rest.indexOf(w) === 0) (hit = w), (out.past = true);
-    if (!hit) for (const w of NEGATIONS) if (rest.indexOf(w) === 0 && (!hit || w.length > hit.length)) hit = w;
-    if (hit && NEGATIONS.indexOf(hit) >= 0) {
+    for (const w of X.PAST) if (rest.indexOf(w) === 0) (hit = w), (out.past = true);
+    if (!hit) for (const w of X.NEGATIONS) if (rest.indexOf(w) === 0 && (!hit || w.length > hit.length)) hit = w;
+    if (hit && X.NEGATIONS.indexOf(hit) >= 0) {
       if (out.neg) return undefined; // 不是不喜欢: double negation, not guessed
       out.neg = hit;
     } else if (!hit) {
-      for (const w of ADVERBS) if (rest.indexOf(w) === 0 && (!hit || w.length > hit.length)) hit = w;
+      for (const w of X.ADVERBS) if (rest.indexOf(w) === 0 && (!hit || w.length > hit.length)) hit = w;
       if (hit) out.adv.push(hit);
     }
     if (!hit) return undefined;
@@ -737,17 +762,17 @@ function adverbs(s: string): { neg: string | undefined; past: boolean; adv: stri
 function objects(raw: string): string[] | undefined {
   let o = raw.replace(/[了啊呀哦喔噢啦呢嘛吧哈耶哟咯~的]+$/, "");
   o = o.replace(/^(?:上了|上)(?=.)/, (x) => (x === "上" ? x : "")); // 我喜欢上了画画
-  if (!o || /^[的得地了着过不没怕喜欢爱讨厌]/.test(o) || OBJECT_STOP.test(o) || o.indexOf("的是") >= 0) return undefined;
+  if (!o || /^[的得地了着过不没怕喜欢爱讨厌]/.test(o) || X.OBJECT_STOP.test(o) || o.indexOf("的是") >= 0) return undefined;
   if (/^[一两几这那每][个只位种件条本部首]/.test(o)) return undefined; // 喜欢上了一个女孩: someone, not a liking
   if (o.length > 20) return undefined;
   const parts = /^[和跟与同]/.test(o) ? [o] : o.split(/和|、|还有|跟/);
-  const verb = VERB_HEAD.exec(parts[0]);
+  const verb = X.VERB_HEAD.exec(parts[0]);
   const out: string[] = [];
   for (let i = 0; i < parts.length; i++) {
     let p = parts[i].trim();
     if (!p) return undefined;
-    if (i > 0 && verb && !VERB_HEAD.test(p)) p = verb[0] + p;
-    if (!fits(p, SHORT_BYTES)) return undefined;
+    if (i > 0 && verb && !X.VERB_HEAD.test(p)) p = verb[0] + p;
+    if (!fits(p, X.SHORT_BYTES)) return undefined;
     out.push(p);
   }
   return out;
@@ -758,26 +783,26 @@ function prefItems(kind: "like" | "dislike", objs: string[], confidence: number)
 }
 
 const preference = (c: string, st: State): Extracted[] | undefined => {
-  if (SARCASM.test(c)) return []; // 我可太喜欢加班了
-  let m = RE_FAVOURITE.exec(c);
+  if (X.SARCASM.test(c)) return []; // 我可太喜欢加班了
+  let m = X.RE_FAVOURITE.exec(c);
   if (m) {
     const objs = objects(m[2] + m[4]); // 我最喜欢吃的是冰淇淋 → 吃冰淇淋
     if (!objs) return undefined;
     return prefItems(m[1] === "喜欢" || m[1] === "爱" ? "like" : "dislike", objs, 4);
   }
-  m = RE_INTEREST.exec(c);
+  m = X.RE_INTEREST.exec(c);
   if (m) {
     if (/不|没/.test(m[1])) return undefined;
     const objs = objects(m[1]);
     return objs ? prefItems("like", objs, 4) : undefined;
   }
-  m = RE_NEVER.exec(c);
+  m = X.RE_NEVER.exec(c);
   if (m) {
     const o = stripEnd(m[2]);
-    if (o.length < 1 || /^[了过完饭]$/.test(o) || OBJECT_STOP.test(o)) return undefined;
+    if (o.length < 1 || /^[了过完饭]$/.test(o) || X.OBJECT_STOP.test(o)) return undefined;
     return item("dislike", m[1] + o, 4);
   }
-  m = RE_PREF.exec(c);
+  m = X.RE_PREF.exec(c);
   if (!m) return undefined;
   const a = adverbs(m[1]);
   if (!a || a.past) return undefined;
@@ -801,18 +826,12 @@ const preference = (c: string, st: State): Extracted[] | undefined => {
 
 // ---- plans and reminders --------------------------------------------------------------------
 
-const WEATHER = /下雨|下雪|天气|晴天|阴天|刮风|降温|升温|气温|雾霾|多云|打雷|暴雨|台风/;
-const MODALS = /^(?:就|还|也|都|一定|必须|需要|准备|打算|计划|将要|要|得|会|想|可以|记得)+/;
-const SUBJECT = /^(?:我们全家|我们家|我们|咱们|我)/;
-const RE_ALARM = /^(?:帮我|给我)?(?:定|设|订|设置|定一|设一)(?:一)?个(.+?)的?闹钟$/;
-const RE_WAKE = /叫醒我|叫我起床|喊我起床/;
-const RE_TODO = /^(?:我)?(?:要|得)?记得(.{2,16})$|^别让我忘了(.{2,16})$/;
 
 function planText(rest: string): string | undefined {
   let r = rest;
-  const s = SUBJECT.exec(r);
+  const s = X.SUBJECT.exec(r);
   if (s) r = r.slice(s[0].length);
-  const modal = MODALS.exec(r);
+  const modal = X.MODALS.exec(r);
   if (modal) {
     let k = modal[0].length;
     while (k > 0 && r.length - k < 2) k--; // 要还书: 还 is the verb here
@@ -821,7 +840,7 @@ function planText(rest: string): string | undefined {
   r = r.replace(/^(?:有个|有一个|一个|个)/, "");
   r = stripEnd(r);
   if (r.length < 2 || r.length > 16) return undefined;
-  if (/^[很真好太不没别的得地了你他她它]|^特别|^非常|^有点|^挺|^超/.test(r) || WEATHER.test(r)) return undefined;
+  if (/^[很真好太不没别的得地了你他她它]|^特别|^非常|^有点|^挺|^超/.test(r) || X.WEATHER.test(r)) return undefined;
   return r;
 }
 
@@ -840,14 +859,14 @@ const plan = (c: string, st: State): Extracted[] | undefined => {
   let text = c;
   let confidence = 0;
   let reminder = false;
-  const alarm = RE_ALARM.exec(text);
+  const alarm = X.RE_ALARM.exec(text);
   if (alarm) {
     text = alarm[1] + "闹钟";
     reminder = true;
   }
-  const wake = RE_WAKE.test(text);
-  if (wake) text = text.replace(RE_WAKE, "起床");
-  const r = REMIND.exec(text);
+  const wake = X.RE_WAKE.test(text);
+  if (wake) text = text.replace(X.RE_WAKE, "起床");
+  const r = X.REMIND.exec(text);
   if (r && !reminder) {
     const before = text.slice(0, r.index);
     // 提醒我… / 明天提醒我… / 明天下午三点我要去银行你提醒我一下
@@ -857,7 +876,7 @@ const plan = (c: string, st: State): Extracted[] | undefined => {
     }
   }
   if (reminder || wake) confidence = 5;
-  const todo = !reminder ? RE_TODO.exec(text) : null;
+  const todo = !reminder ? X.RE_TODO.exec(text) : null;
   if (todo) {
     const t = planText(todo[1] ?? todo[2]);
     return t ? item("event", t, 5, undefined, { tag: "todo" }) : undefined;
@@ -893,27 +912,27 @@ const plan = (c: string, st: State): Extracted[] | undefined => {
   let subject = !!lead;
   let rest = cut(text, d.spans).slice(lead.length);
   rest = rest.replace(/^(?:最后一天|那天|当天)/, "");
-  const s = SUBJECT.exec(rest);
+  const s = X.SUBJECT.exec(rest);
   if (s) {
     subject = true;
     rest = rest.slice(s[0].length);
   }
-  const modal = MODALS.exec(rest);
+  const modal = X.MODALS.exec(rest);
   if (modal) rest = rest.slice(modal[0].length);
   if (/^是(?=..)/.test(rest)) {
     rest = rest.slice(1); // 3月15日是家长会: an occasion, not 明天是周末
-    if (!PLAN_NOUNS.test(rest)) return undefined;
+    if (!X.PLAN_NOUNS.test(rest)) return undefined;
   } else if (/^有(?=..)/.test(rest)) rest = rest.slice(1);
   rest = rest.replace(/^(?:个|一个|场|一场)/, "");
   rest = stripEnd(rest);
   if (rest.length < 2 || rest.length > 16) return undefined;
-  if (/^[很真好太不没别的得地了]|^特别|^非常|^有点|^挺|^超/.test(rest) || WEATHER.test(rest)) return undefined;
+  if (/^[很真好太不没别的得地了]|^特别|^非常|^有点|^挺|^超/.test(rest) || X.WEATHER.test(rest)) return undefined;
   if (/^(?:喜欢|讨厌|爱|觉得|知道|认为|想念|害怕|怕|是|在)/.test(rest)) return undefined; // a state, not a plan
   if (/^(?:加油|努力|开心|快乐|高兴|周末)$|死|自杀|伤害|取消/.test(rest)) return undefined; // not something to plan for
   if (/了/.test(rest) && !modal && !reminder) return undefined; // 我今天吃了…: done, not planned
   if (/^(?:星期|周|礼拜)[一二三四五六日天]$|[0-9一二三四五六七八九十]号$/.test(rest)) return undefined;
   if (/[你他她它]/.test(rest.charAt(0))) return undefined;
-  const signal = reminder || subject || !!modal || PLAN_NOUNS.test(rest) || d.hour !== undefined;
+  const signal = reminder || subject || !!modal || X.PLAN_NOUNS.test(rest) || d.hour !== undefined;
   if (!signal) return undefined;
   if (!confidence) confidence = 4;
   if (st.emphatic || st.correcting) confidence = 5;
@@ -929,15 +948,13 @@ const plan = (c: string, st: State): Extracted[] | undefined => {
 
 // ---- English (simple) ---------------------------------------------------------------------------
 
-const EN_REL = "mom|mum|mother|dad|father|brother|sister|grandma|grandpa|son|daughter|wife|husband|best friend|friend|dog|cat";
-const EN_MONTHS = Object.freeze(["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]);
 
 function enDate(s: string): { month: number; day: number } | undefined {
   const t = s.toLowerCase().replace(/^on /, "").trim();
   let m = /^([a-z]+)\.? (\d{1,2})(?:st|nd|rd|th)?$/.exec(t);
   let mo: number, d: number;
-  if (m) (mo = EN_MONTHS.indexOf(m[1]) + 1), (d = Number(m[2]));
-  else if ((m = /^(?:the )?(\d{1,2})(?:st|nd|rd|th)? of ([a-z]+)$/.exec(t))) (mo = EN_MONTHS.indexOf(m[2]) + 1), (d = Number(m[1]));
+  if (m) (mo = X.EN_MONTHS.indexOf(m[1]) + 1), (d = Number(m[2]));
+  else if ((m = /^(?:the )?(\d{1,2})(?:st|nd|rd|th)? of ([a-z]+)$/.exec(t))) (mo = X.EN_MONTHS.indexOf(m[2]) + 1), (d = Number(m[1]));
   else return undefined;
   return parseMonthDay(`${mo}-${d}`);
 }
@@ -958,7 +975,7 @@ function enTime(s: string | undefined, ampm: string | undefined): { hour: number
 function english(c: string, question: boolean, st: State): Extracted[] | undefined {
   const s = c.replace(/[.!]+$/, "").trim();
   const low = s.toLowerCase();
-  if (JOKE.test(low) || /\b(?:kidding|joking)\b/.test(low)) {
+  if (X.JOKE.test(low) || /\b(?:kidding|joking)\b/.test(low)) {
     if (st.items.length) st.items.length = 0;
     else st.cancelPrevious = true;
     return [];
@@ -985,9 +1002,9 @@ function english(c: string, question: boolean, st: State): Extracted[] | undefin
     if (/\banymore$/i.test(m[1])) return [];
     return item("dislike", m[1], 4);
   }
-  m = new RegExp(`^my (${EN_REL})(?:'s name is|'s called| is called| is named| name is) ([A-Z][A-Za-z'-]{1,19})$`, "i").exec(s);
+  m = new RegExp(`^my (${X.EN_REL})(?:'s name is|'s called| is called| is named| name is) ([A-Z][A-Za-z'-]{1,19})$`, "i").exec(s);
   if (m) return familyItem(m[1].toLowerCase(), m[2]);
-  m = new RegExp(`^i have an? (${EN_REL}) (?:named|called) ([A-Z][A-Za-z'-]{1,19})$`, "i").exec(s);
+  m = new RegExp(`^i have an? (${X.EN_REL}) (?:named|called) ([A-Z][A-Za-z'-]{1,19})$`, "i").exec(s);
   if (m) return familyItem(m[1].toLowerCase(), m[2]);
   m = /^my birthday is (.+)$/i.exec(s);
   if (m) {
@@ -997,7 +1014,7 @@ function english(c: string, question: boolean, st: State): Extracted[] | undefin
   m = /^i(?:'m| am) allergic to ([A-Za-z][A-Za-z '-]{1,20})$/i.exec(s);
   if (m) return item("fact", `主人对${m[1]}过敏`, 4);
   m = /^i(?:'m| am) an? ([a-z][a-z ]{2,20})$/i.exec(s);
-  if (m && EN_OCCUPATIONS.test(m[1].toLowerCase())) return item("fact", `主人是${m[1]}`, 4);
+  if (m && X.EN_OCCUPATIONS.test(m[1].toLowerCase())) return item("fact", `主人是${m[1]}`, 4);
   // reminders: "remind me to X [today|tomorrow|tonight] [at 6pm]", "every day at 7am remind me to X"
   m = /^(?:every (day|morning|night) )?(?:at (\d{1,2}(?::\d\d)?)\s*(am|pm)? |)remind me to (.+?)(?: (today|tomorrow|tonight))?(?: at (\d{1,2}(?::\d\d)?)\s*(am|pm)?|)(?: (today|tomorrow|tonight|every day))?$/i.exec(s);
   if (m) {
@@ -1024,8 +1041,6 @@ function english(c: string, question: boolean, st: State): Extracted[] | undefin
 
 // ---- corrections of a value: 不对是三点, 不是九岁, 不对叫小红 ------------------------------------
 
-const RE_TIME_WORD = new RegExp(`(?:早上|早晨|上午|中午|下午|傍晚|晚上|凌晨)?(?:${NUM}点(?:半|一刻|三刻|${NUM}分?|)|[0-9]{1,2}:[0-5][0-9])`);
-const RE_MD_WORD = new RegExp(`${NUM}月${NUM}[日号]?|${NUM}[日号]`);
 
 // The last clause with X put in place of what X corrects, or undefined.
 function substitute(last: string, items: Extracted[], x: string): string | undefined {
@@ -1037,8 +1052,8 @@ function substitute(last: string, items: Extracted[], x: string): string | undef
     const m = new RegExp(re.source).exec(last);
     return m ? last.slice(0, m.index) + x + last.slice(m.index + m[0].length) : undefined;
   };
-  if (whole(RE_TIME_WORD)) return swap(RE_TIME_WORD);
-  if (whole(RE_MD_WORD)) return swap(RE_MD_WORD);
+  if (whole(X.RE_TIME_WORD)) return swap(X.RE_TIME_WORD);
+  if (whole(X.RE_MD_WORD)) return swap(X.RE_MD_WORD);
   const n = new RegExp(`^(${NUM})(岁|年级|号|点|个)?$`).exec(x);
   if (n) {
     const re = n[2] ? new RegExp(`${NUM}${n[2]}`) : new RegExp(NUM);
@@ -1055,64 +1070,55 @@ function substitute(last: string, items: Extracted[], x: string): string | undef
 
 const RULES: readonly Rule[] = Object.freeze([othersDays, birthday, family, name, age, gender, fact, location, memberSays, nameByIAm, preference, plan]);
 
-const ASKS_NAME = /你叫什么|你的名字|叫你什么|怎么称呼你|你是谁/;
-const ASKS_AGE = /你(?:今年)?几岁|你(?:今年)?多大|你的年龄/;
-const ASKS_LIKE = /你(?:最)?喜欢(?:吃|喝|玩|看|听|做|干)?(?:什么|哪)|你(?:有)?什么爱好|你的爱好|你最喜欢的.{0,4}是什么/;
-const ASKS_DISLIKE = /你(?:最)?(?:讨厌|害怕|怕|不喜欢)(?:吃|喝|做)?(?:什么|哪)/;
-const ASKS_PLACE = /你(?:家)?住(?:在)?哪|你是哪里人|你来自哪|你老家在哪|你家在哪/;
-const ASKS_BIRTHDAY = /你的生日|你生日|哪天出生|什么时候出生/;
-const ASKS_JOB = /你做什么工作|你是做什么的|你的工作|你干什么工作|你在哪上班/;
-const ASKS_HAS = /你(?:家)?有(?:没有)?(?:兄弟姐妹|宠物|哥哥|姐姐|弟弟|妹妹|小狗|小猫|孩子|朋友)/;
-const NOT_ANSWERS = /^(?:你猜|不告诉你|不知道|没有|没|不是|是的|是|对|对的|好|好的|嗯|随便|都行|都可以|都喜欢|都不喜欢|喜欢|不喜欢|秘密|保密|忘了|不记得了|还行|一般|有|有的)$/;
 
 // Fillers in front, a particle after 我 (我呀叫贝贝) and at the end (but 了, which rules read).
 function clean(c: string): string {
   let s = c;
-  while (FILLER.test(s)) s = s.replace(FILLER, "");
+  while (X.FILLER.test(s)) s = s.replace(X.FILLER, "");
   return s.replace(/^我[呀呢啊嘛](?=.)/, "我").replace(/[啊呀哦喔噢啦呢嘛吧哈耶哟咯~]+$/, "");
 }
 
 // A bare answer to the assistant's question: 小明 to 你叫什么名字.
 function answer(text: string, context: string, at: number): Extracted[] | undefined {
   const bare = stripEnd(clean(text.replace(/[.!?,]+$/, "").split(",").join("")));
-  if (!bare || NOT_ANSWERS.test(bare) || isQuestion(bare) || /[你]/.test(bare)) return undefined;
+  if (!bare || X.NOT_ANSWERS.test(bare) || isQuestion(bare) || /[你]/.test(bare)) return undefined;
   if (/^我/.test(bare)) {
-    if (ASKS_AGE.test(context)) {
+    if (X.ASKS_AGE.test(context)) {
       const m = new RegExp(`^我(?:今年)?(${NUM})(?:周?岁)?了?$`).exec(bare);
       const n = m ? parseNumber(m[1]) : undefined;
       if (n !== undefined && n >= 1 && n <= 120) return item("age", String(n), 4);
     }
-    if (ASKS_PLACE.test(context)) {
+    if (X.ASKS_PLACE.test(context)) {
       const m = /^我是(.+)人$/.exec(bare);
       if (m && isPlace(m[1])) return item("location", m[1], 4);
     }
     return undefined;
   }
-  if (ASKS_NAME.test(context)) {
+  if (X.ASKS_NAME.test(context)) {
     const m = /^(?:叫我|我叫|叫)?(.+)$/.exec(bare);
     return m && isName(m[1]) ? item("name", m[1], 4) : undefined;
   }
-  if (ASKS_AGE.test(context)) {
+  if (X.ASKS_AGE.test(context)) {
     const m = new RegExp(`^(?:今年)?(${NUM})(?:周?岁)?(?:半)?了?$`).exec(bare);
     const n = m ? parseNumber(m[1]) : undefined;
     return n !== undefined && n >= 1 && n <= 120 ? item("age", String(n), 4) : undefined;
   }
-  if (ASKS_BIRTHDAY.test(context)) {
+  if (X.ASKS_BIRTHDAY.test(context)) {
     const d = dayOnly(bare.replace(/^(?:是|在)/, ""), at);
     return d ? item("birthday", `${pad(d.month)}-${pad(d.day)}`, 4) : undefined;
   }
-  if (ASKS_PLACE.test(context)) {
+  if (X.ASKS_PLACE.test(context)) {
     const p = bare.replace(/^(?:住在|在|住)/, "").replace(/人$/, "");
     return isPlace(p) ? item("location", p, 4) : undefined;
   }
-  if (ASKS_JOB.test(context)) {
+  if (X.ASKS_JOB.test(context)) {
     const o = bare.replace(/^(?:是|当|做)/, "").replace(/的$/, "");
-    return OCCUPATIONS.indexOf(o) >= 0 ? item("fact", `主人是${o}`, 4) : undefined;
+    return X.OCCUPATIONS.indexOf(o) >= 0 ? item("fact", `主人是${o}`, 4) : undefined;
   }
-  if (ASKS_DISLIKE.test(context) || ASKS_LIKE.test(context)) {
+  if (X.ASKS_DISLIKE.test(context) || X.ASKS_LIKE.test(context)) {
     if (/^(?:有|是|在|去|没|不|也|都)/.test(bare) || bare.length > 10) return undefined;
     const objs = objects(bare);
-    return objs ? prefItems(ASKS_DISLIKE.test(context) ? "dislike" : "like", objs, 4) : undefined;
+    return objs ? prefItems(X.ASKS_DISLIKE.test(context) ? "dislike" : "like", objs, 4) : undefined;
   }
   return undefined;
 }
@@ -1157,7 +1163,7 @@ export function extract(utterance: string, at: number, context?: string, prior?:
   if (context) {
     const a = answer(text, context, at);
     if (a) return { items: a, retractions: [], cancelPrevious: false };
-    if (ASKS_HAS.test(context) && /^(?:嗯|对)?有/.test(text)) return extract("我" + text.replace(/^(?:嗯|对)/, ""), at);
+    if (X.ASKS_HAS.test(context) && /^(?:嗯|对)?有/.test(text)) return extract("我" + text.replace(/^(?:嗯|对)/, ""), at);
   }
   let first = true;
   for (const sentence of clauses(text)) {
@@ -1167,7 +1173,7 @@ export function extract(utterance: string, at: number, context?: string, prior?:
       let c = cl.text;
       st.hedged = false;
       if (st.skipRest) continue;
-      if (!HAN.test(c)) {
+      if (!X.HAN.test(c)) {
         for (const part of c.split(/\s*(?:,|\band\b|\bbut\b)\s*(?=i\b|i'm\b|my\b|call\b|remind\b)/i)) {
           const e = english(part, cl.question, st);
           if (e) emit(st, e);
@@ -1178,7 +1184,7 @@ export function extract(utterance: string, at: number, context?: string, prior?:
       c = clean(c);
       if (!c) continue;
       // jokes and sarcasm withdraw what came before; laughter makes it unsure
-      if (JOKE.test(c) && c.length <= 8) {
+      if (X.JOKE.test(c) && c.length <= 8) {
         if (st.items.length) st.items.length = 0;
         else if (first) st.cancelPrevious = true;
         st.member = undefined;
@@ -1188,25 +1194,25 @@ export function extract(utterance: string, at: number, context?: string, prior?:
         st.items = st.items.filter((x) => x.kind !== "age");
         continue;
       }
-      if (LAUGH.test(c)) {
+      if (X.LAUGH.test(c)) {
         if (/呵/.test(c)) st.items.length = 0;
         else for (const x of st.items) x.confidence = Math.min(x.confidence, 2);
         continue;
       }
       first = false;
-      const corr = CORRECTION_PREFIX.exec(c) ?? (st.lastClause ? /^不是(?=.)/.exec(c) : null);
+      const corr = X.CORRECTION_PREFIX.exec(c) ?? (st.lastClause ? /^不是(?=.)/.exec(c) : null);
       if (corr) {
         st.correcting = true;
         c = c.slice(corr[0].length);
         if (!c) continue;
       }
-      if (CHANGE.test(c)) {
+      if (X.CHANGE.test(c)) {
         st.correcting = true;
         st.selfBefore = true;
         continue;
       }
       // 记住哦 / 你记得提醒我: what was just said, and what follows, is meant
-      if ((EMPHASIS.test(c) || REMIND_AFTER.test(c)) && !cl.question) {
+      if ((X.EMPHASIS.test(c) || X.REMIND_AFTER.test(c)) && !cl.question) {
         for (const x of st.items) x.confidence = Math.max(x.confidence, 5);
         st.emphatic = true;
         continue;
@@ -1215,20 +1221,20 @@ export function extract(utterance: string, at: number, context?: string, prior?:
         st.selfBefore = false;
         continue;
       }
-      if (HYPOTHETICAL.test(c)) {
+      if (X.HYPOTHETICAL.test(c)) {
         st.skipRest = true;
         continue;
       }
-      if (/的时候/.test(c) || PAST_START.test(c)) continue; // 我三岁的时候…, 以前…: not now
-      const hedge = HEDGE.exec(c);
+      if (/的时候/.test(c) || X.PAST_START.test(c)) continue; // 我三岁的时候…, 以前…: not now
+      const hedge = X.HEDGE.exec(c);
       if (hedge) {
         st.hedged = true;
         c = c.slice(0, hedge.index) + c.slice(hedge.index + hedge[0].length);
         c = c.replace(/吧$/, "");
         if (c.length < 2) continue;
       }
-      const emph = EMPHASIS_PREFIX.exec(c);
-      if (emph && emph[0].length < c.length && !REMIND.test(c.slice(0, emph[0].length + 3))) {
+      const emph = X.EMPHASIS_PREFIX.exec(c);
+      if (emph && emph[0].length < c.length && !X.REMIND.test(c.slice(0, emph[0].length + 3))) {
         c = c.slice(emph[0].length);
         st.emphatic = true;
       }
@@ -1270,13 +1276,13 @@ export function extract(utterance: string, at: number, context?: string, prior?:
       }
       // the subject left out: the speaker ("我叫杨光，今年十岁") or the member just named ("我妹妹叫朵朵，她三岁")
       if (!/^我/.test(c)) {
-        if (/^(?:他|她|它)(?!们)/.test(c) || (!st.selfBefore && st.member && RESTORE.test(c))) {
+        if (/^(?:他|她|它)(?!们)/.test(c) || (!st.selfBefore && st.member && X.RESTORE.test(c))) {
           const m = st.member;
           const note = m ? noteText(c) : undefined;
           if (m && note) addNote(m, note);
           continue;
         }
-        if (st.selfBefore && RESTORE.test(c)) c = "我" + c;
+        if (st.selfBefore && X.RESTORE.test(c)) c = "我" + c;
       }
       // "我不叫小明" / "我不是八岁": retract, and what follows is a correction
       const neg = /^我不(叫|是)(.+)$/.exec(c);
@@ -1298,7 +1304,7 @@ export function extract(utterance: string, at: number, context?: string, prior?:
       const fam = found && found.length && found[found.length - 1].kind === "family" ? found[found.length - 1] : undefined;
       if (fam) st.member = fam;
       else if (/^我/.test(c)) st.member = undefined;
-      st.selfBefore = /^我(?!们|家)/.test(c) && !fam && (!found || found.length === 0 || found.some((f) => SELF_KINDS.indexOf(f.kind) >= 0));
+      st.selfBefore = /^我(?!们|家)/.test(c) && !fam && (!found || found.length === 0 || found.some((f) => X.SELF_KINDS.indexOf(f.kind) >= 0));
     }
   }
   return { items: st.items, retractions: st.retractions, cancelPrevious: st.cancelPrevious };
