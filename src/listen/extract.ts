@@ -143,6 +143,15 @@ class X {
       ["读大", X.VERB_GLUE], ["上初", X.VERB_GLUE], ["上高", X.VERB_GLUE], ["学的是", X.VERB_GLUE], ["退休", X.VERB_GLUE + "刚已"], ["搬到", X.VERB_GLUE], ["搬家", X.VERB_GLUE],
     ].map(([word, glue]) => Object.freeze({ word, glue })),
   );
+  // the openers by their first character, so that each position looks at a few
+  static OPENERS_BY_CHAR: Readonly<Record<string, readonly Opener[]>> = (() => {
+    const by: Record<string, Opener[]> = {};
+    for (const o of X.OPENERS) (by[o.word.charAt(0)] ??= []).push(o);
+    for (const k of Object.keys(by)) Object.freeze(by[k]);
+    return Object.freeze(by);
+  })();
+  // first characters of the relation words (妈 of 妈妈…)
+  static REL_FIRST = Object.keys(X.RELATIONS).map((k) => k.charAt(0)).join("");
   static PRONOUN_GLUE = "叫让给跟和与同陪带帮替对被把教问爱想恨怕是像比找等送看听打骂夸说请求催逗抱亲谢为向往离见接喂得欢厌醒诉及或连使哄管嫌惹随骗么啥谁哪";
   static PRONOUN_WORDS = /^(?:吉他|其他|其它|迷你|自我|忘我)/;
   // a segment that is only "my <relation> [name]": what follows is about them
@@ -364,28 +373,37 @@ interface Opener {
 
 export function segment(s: string): string {
   let out = "";
+  let start = 0; // where the current segment begins in `out`
   for (let i = 0; i < s.length; i++) {
     const ch = s.charAt(i);
     const prev = s.charAt(i - 1);
-    if (i > 0 && X.HAN.test(prev) && !X.RE_ONLY_MEMBER.test(out.slice(out.lastIndexOf(",") + 1))) {
+    if (i > 0 && X.HAN.test(prev)) {
       let split = false;
       if ("我你他她它".indexOf(ch) >= 0) split = X.PRONOUN_GLUE.indexOf(prev) < 0 && !(ch === "我" && prev === "你") && !/[我你他她它]/.test(prev) && !X.PRONOUN_WORDS.test(s.slice(i - 1));
-      if (!split)
-        for (const o of X.OPENERS)
+      const openers = X.OPENERS_BY_CHAR[ch];
+      if (!split && openers)
+        for (const o of openers)
           if (s.startsWith(o.word, i) && o.glue.indexOf(prev) < 0) {
             split = true;
             break;
           }
-      if (!split && "我的家个只位条和跟".indexOf(prev) < 0 && X.RE_REL_CALLED.test(s.slice(i, i + 8)) && !X.RE_REL_CALLED.test(s.slice(i - 1, i + 8))) split = true;
+      if (!split && X.REL_FIRST.indexOf(ch) >= 0 && "我的家个只位条和跟".indexOf(prev) < 0 && X.RE_REL_CALLED.test(s.slice(i, i + 8)) && !X.RE_REL_CALLED.test(s.slice(i - 1, i + 8))) split = true;
       if (!split && ch === "在" && "我们也还都就现目正".indexOf(prev) < 0 && X.RE_AT_WORK.test(s.slice(i))) split = true;
-      if (split && out.charAt(out.length - 1) !== ",") out += ",";
+      // "我妹妹" so far: what follows is about her, in the same clause
+      if (split && X.RE_ONLY_MEMBER.test(out.slice(start))) split = false;
+      if (split && out.charAt(out.length - 1) !== ",") {
+        out += ",";
+        start = out.length;
+      }
     }
     out += ch;
     // after a particle that ends a clause: 我住在上海哦我喜欢… / 你记得吗我…
     if (X.PARTICLE_SPLIT.indexOf(ch) >= 0 && X.HAN.test(s.charAt(i + 1)) && X.PARTICLE_SPLIT.indexOf(s.charAt(i + 1)) < 0 && !(ch === "嘛" && prev === "干") && !(ch === "吧" && prev === "酒")) {
       if (ch === "吗") out += "?";
       out += ",";
+      start = out.length;
     }
+    if (ch === ",") start = out.length;
   }
   return out.replace(/,+/g, ",");
 }
@@ -1068,7 +1086,7 @@ function substitute(last: string, items: Extracted[], x: string): string | undef
 
 // ---- the extractor ------------------------------------------------------------------------------
 
-const RULES: readonly Rule[] = Object.freeze([othersDays, birthday, family, name, age, gender, fact, location, memberSays, nameByIAm, preference, plan]);
+export const RULES: readonly Rule[] = Object.freeze([othersDays, birthday, family, name, age, gender, fact, location, memberSays, nameByIAm, preference, plan]);
 
 
 // Fillers in front, a particle after 我 (我呀叫贝贝) and at the end (but 了, which rules read).
