@@ -16,7 +16,7 @@ describe("listening", function () {
     assert.deepEqual(Object.keys(last), ["cases", "expected", "found", "forbidden_total", "forbidden_hits", "held_out"]);
     assert.deepEqual(Object.keys(last.held_out), ["cases", "expected", "found", "forbidden_total", "forbidden_hits"]);
     assert.ok(last.cases >= 400, `${last.cases} cases`);
-    assert.ok(last.held_out.cases >= 0.18 * last.cases, "about a fifth held out");
+    assert.ok(last.held_out.cases >= 100, "the held-out part is reported apart");
     const cats = lines.filter((l) => l.category);
     assert.ok(cats.length >= 15);
     assert.equal(cats.reduce((n, l) => n + l.cases, 0), last.cases, "the categories add up");

@@ -73,6 +73,7 @@ class X {
   static SHORT_BYTES = 32; // profile strings, likes and dislikes
   static NOTE_SEP = "，";
   static RELATIONS: Readonly<Record<string, string>> = Object.freeze({
+    爸妈: "父母", 父母: "父母",
     妈妈: "妈妈", 妈: "妈妈", 母亲: "妈妈", 老妈: "妈妈", 妈咪: "妈妈", mom: "妈妈", mum: "妈妈", mother: "妈妈",
     爸爸: "爸爸", 爸: "爸爸", 父亲: "爸爸", 老爸: "爸爸", 爹: "爸爸", 爹地: "爸爸", dad: "爸爸", father: "爸爸",
     爷爷: "爷爷", 奶奶: "奶奶", 外公: "外公", 姥爷: "外公", 外婆: "外婆", 姥姥: "外婆", grandpa: "爷爷", grandma: "奶奶",
@@ -175,6 +176,8 @@ class X {
   static RE_BEST_FRIEND = /^我(?:的)?(?:最好的朋友|好朋友|最好的朋友之一)(?:是|叫)(.+)$/;
   // 我妹妹喜欢画画, 我同事小刘下个月结婚: a relation, maybe a name, then what is said about them
   static RE_MEMBER_SAYS = new RegExp(`^我(?:的|家的?|们家的?)?(${X.REL_ALT})((?:小|老|阿)[\\u4e00-\\u9fa5]|[A-Z][a-z]+)?(.+)$`);
+  // a passing state, not something to keep about them: 好烦, 在哭, 很忙
+  static PASSING = /^(?:好|很|真|太|有点|超|挺)(?!喜欢|爱|讨厌|会|怕)|^(?:正)?在[哭笑睡玩吃闹看写做忙洗]|^(?:正在|刚才|刚刚)/;
   static NOT_NOTES = /^(?:总是|总|老是|老|经常|又|也|还|都)?(?:说|让|叫我|问|告诉|觉得|给我|带我|和我|跟我|对我|陪我|要我|不让|跟你|和你|的|们|家|也是|和|跟|还有|都)|[你我]/;
   // 哥哥叫大山 right after 我有一个哥哥…: the speaker's member, named
   static RE_REL_CALLED = new RegExp(`^(${X.REL_ALT})(?:的名字)?(?:叫做|名叫|叫)(.+)$`);
@@ -241,7 +244,7 @@ class X {
 
 export const MEMBER_TYPE: Readonly<Record<string, "family" | "relative" | "friend" | "pet">> = Object.freeze({
   妈妈: "family", 爸爸: "family", 爷爷: "family", 奶奶: "family", 外公: "family", 外婆: "family", 哥哥: "family", 弟弟: "family", 姐姐: "family",
-  妹妹: "family", 老公: "family", 老婆: "family", 儿子: "family", 女儿: "family", 孙子: "family", 孙女: "family",
+  父母: "family", 妹妹: "family", 老公: "family", 老婆: "family", 儿子: "family", 女儿: "family", 孙子: "family", 孙女: "family",
   叔叔: "relative", 阿姨: "relative", 舅舅: "relative", 舅妈: "relative", 姑姑: "relative", 姑父: "relative", 小姨: "relative", 姨妈: "relative",
   伯伯: "relative", 表哥: "relative", 表姐: "relative", 表弟: "relative", 表妹: "relative", 堂哥: "relative", 堂姐: "relative", 堂弟: "relative", 堂妹: "relative",
   朋友: "friend", 闺蜜: "friend", 同桌: "friend", 同学: "friend", 室友: "friend", 同事: "friend", 女朋友: "friend", 男朋友: "friend",
@@ -572,7 +575,7 @@ const family: Rule = (c) => {
 // what is said about a family member: a note on them, never about the speaker
 function noteText(s: string): string | undefined {
   const t = stripEnd(s.replace(/^(?:他|她|它)(?:也|还)?/, ""));
-  if (t.length < 2 || X.NOT_NOTES.test(t) || isQuestion(t)) return undefined;
+  if (t.length < 2 || X.NOT_NOTES.test(t) || X.PASSING.test(t) || isQuestion(t)) return undefined;
   return t;
 }
 
@@ -949,7 +952,7 @@ const plan = (c: string, st: State): Extracted[] | undefined => {
   if (/^(?:加油|努力|开心|快乐|高兴|周末)$|死|自杀|伤害|取消/.test(rest)) return undefined; // not something to plan for
   if (/了/.test(rest) && !modal && !reminder) return undefined; // 我今天吃了…: done, not planned
   if (/^(?:星期|周|礼拜)[一二三四五六日天]$|[0-9一二三四五六七八九十]号$/.test(rest)) return undefined;
-  if (/[你他她它]/.test(rest.charAt(0))) return undefined;
+  if (/[你他她它]/.test(rest.charAt(0)) || /你|^再/.test(rest)) return undefined; // 明天再跟你说: about this talk
   const signal = reminder || subject || !!modal || X.PLAN_NOUNS.test(rest) || d.hour !== undefined;
   if (!signal) return undefined;
   if (!confidence) confidence = 4;

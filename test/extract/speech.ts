@@ -531,6 +531,30 @@ unsure | 我好像有点怕狗 | dislike?=狗
 dialog | A:你有什么爱好 / 我喜欢打羽毛球 | like=羽毛球
 dialog | A:你是做什么工作的 / 我是护士 | fact=护士
 dialog | A:你几岁啦 / 我八岁了 | age=8
+# ---- chit-chat: nothing to keep (third round, development)
+chat | 今天天气不错 | !*
+chat | 我好无聊啊 | !*
+chat | 给我讲个故事吧 | !*
+chat | 我饿了 | !*
+chat | 我要睡觉了 | !*
+chat | 我明天再跟你说 | !*
+chat | 我今天很开心 | !*
+chat | 我在看电视 | !*
+chat | 我在家 | !*
+chat | 我想吃冰淇淋 | !*
+chat | 我是你的好朋友 | !*
+chat | 我跟妈妈吵架了 | !*
+chat | 我妈妈骂我了 | !*
+chat | 我觉得你很可爱 | !*
+chat | 我考试考了一百分 | !event; !schedule
+chat | 我今天去了动物园 | !event; !schedule
+chat | 我今天不想上学 | !*
+chat | 我爸爸今天打我了 | !*
+chat | 我喜欢这个故事 | !*
+chat | 我弟弟好烦 | !*
+chat | 我妹妹在哭 | !*
+chat | 我叫你小白吧 | !*
+chat | 老师今天表扬我了 | !*
 `;
 
 export const DEV: readonly string[] = Object.freeze(
