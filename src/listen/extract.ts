@@ -65,6 +65,9 @@ export interface Extraction {
 }
 
 export const VALUE_BYTES = 48; // the pending record's value field
+// Longer utterances are read up to here: the work per utterance stays bounded (a
+// recogniser's utterance is rarely over 100 characters).
+export const MAX_UTTERANCE = 400;
 
 // The module's tables and patterns as static fields of one class: one
 // top-level binding instead of one each (the XS test lane bundles every module
@@ -1179,7 +1182,7 @@ function runRules(c: string, st: State): Extracted[] | undefined {
 // utterance in this conversation (for 不对是三点 said on its own).
 export function extract(utterance: string, at: number, context?: string, prior?: string): Extraction {
   const st: State = { at, items: [], retractions: [], cancelPrevious: false, emphatic: false, correcting: false, hedged: false, selfBefore: false, member: undefined, skipRest: false, lastClause: "", lastItems: [] };
-  const text = normalize(utterance);
+  const text = normalize(utterance.length > MAX_UTTERANCE ? utterance.slice(0, MAX_UTTERANCE) : utterance);
   if (!text) return { items: [], retractions: [], cancelPrevious: false };
   if (context) {
     const a = answer(text, context, at);

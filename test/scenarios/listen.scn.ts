@@ -2,7 +2,7 @@
 // fixed cases of the speech set through the device's whole path, in both
 // lanes: the device indexes strings by code point, Node by UTF-16 unit, and
 // XS's regular expressions are not V8's; both must agree.
-import { extract, label, isName, segment } from "../../src/listen/extract";
+import { extract, label, isName, segment, MAX_UTTERANCE } from "../../src/listen/extract";
 import { scanDateTime, scanRepeat, parseNumber, parseMonthDay, resolveHour } from "../../src/listen/dates";
 import { fromLocal, formatDate, formatDateTime } from "../../src/time/local";
 import { byteLength } from "../../src/text/utf8";
@@ -168,6 +168,9 @@ export const scenarios: Scenario[] = [
       equal(byteLength(f[0].value), 48);
       deepEqual(items(`我的梦想是${long.slice(0, 11)}`), [], "49 bytes: refused, not cut");
       deepEqual(items("我喜欢😀"), ["like=😀@4"], "an emoji as the object stays whole");
+      equal(MAX_UTTERANCE, 400);
+      const huge = "我叫王小明" + "然后我们去玩".repeat(200) + "我喜欢恐龙";
+      deepEqual(items(huge), ["name=王小明@5"], "read up to MAX_UTTERANCE characters: the work stays bounded");
     },
   },
   {
