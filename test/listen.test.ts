@@ -20,6 +20,8 @@ describe("listening", function () {
     const cats = lines.filter((l) => l.category);
     assert.ok(cats.length >= 15);
     assert.equal(cats.reduce((n, l) => n + l.cases, 0), last.cases, "the categories add up");
+    const late = lines.find((l) => l.part === "held_out_late");
+    assert.ok(late && late.cases >= 80, "the late held-out part has its own line");
     const bench = lines.find((l) => l.bench === "listener");
     assert.ok(bench && bench.engine === "node" && bench.utterances > last.cases && bench.worst_ms >= bench.mean_ms);
   });
