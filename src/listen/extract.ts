@@ -164,11 +164,13 @@ class X {
   static PARTICLE_SPLIT = "啊呀啦哦嘛呢吧哟咯喔噢吗";
   static RE_BIRTHDAY_IS = /^我的?生日(?:是|在)?(.+)$/;
   static RE_IS_BIRTHDAY = /^(.+?)是我的?生日$/;
+  static RE_DAY_BIRTHDAY = /^我(.{2,8}?)(?:过)?生日$/; // 我明天过生日
   static RE_BORN_ON = /^我是(?:[0-9]{4}年|[零〇一二三四五六七八九]{4}年)?(.+?)(?:出生|生)的?$/;
   static NAME_PART = "(?:|[\\u4e00-\\u7683\\u7685-\\u9fa5]{1,3}?|[A-Z][a-z]+)";
   static RE_OTHER_BDAY = new RegExp(`^我(?:的|家的?|们家的?)?(${X.REL_ALT})(${X.NAME_PART})的?生日(?:是|在|就是)?(.+)$`);
   static RE_DAY_IS_BDAY = new RegExp(`^(.+?)(?:是|就是)我(?:的|家的?)?(${X.REL_ALT})(${X.NAME_PART})的?生日$`);
   static RE_OTHER_BORN = new RegExp(`^我(?:的|家的?)?(${X.REL_ALT})(${X.NAME_PART})是(?:[0-9]{4}年|[零〇一二三四五六七八九]{4}年)?(.+?)(?:出生|生)的$`);
+  static RE_OTHER_DAY_BDAY = new RegExp(`^我(?:的|家的?)?(${X.REL_ALT})(${X.NAME_PART})(.{2,8}?)(?:过)?生日$`);
   static RE_ANNIVERSARY = /^(.*?)(纪念日|周年纪念日|周年)(?:是|在|就是)(.+)$/;
   static RE_DAY_IS_ANNIVERSARY = /^(.+?)(?:是|就是)(.*?)(纪念日|周年纪念日|周年)$/;
   static RE_FAMILY_NAMED = new RegExp(`^我(?:的|家的?|们家的?)?(${X.REL_ALT})(?:的名字)?(?:叫做|名叫|叫|的名字是|的名字叫)(.+)$`);
@@ -200,7 +202,7 @@ class X {
   static RE_MOVED = /^我(?:们|们家|家)?(?:现在|已经|刚刚|刚)*(?:搬到|搬去|搬回)(?:了)?(.+?)(?:去|来)?(?:了|啦)?$/;
   static RE_NATIVE = /^我是(.+)人$/;
   static RE_OCCUPATION = /^我(?:现在|目前)?是(?:一名|一个|一位|个|名)?(.+?)(?:哦|啊|呀|啦)*$/;
-  static RE_DO_JOB = /^我(?:现在|目前)?是(?:做|搞|干)(.{1,6})的$/;
+  static RE_DO_JOB = /^我(?:现在|目前)?是(?:做|搞|干|开|跑|送|卖|教)(.{1,6})的$/;
   static RE_JOB_IS = /^我的(?:工作|职业)是(.{2,12})$/;
   static RE_ALLERGY = /^我对(.{1,8})过敏$/;
   static RE_ZODIAC = /^我(?:是)?属(鼠|牛|虎|兔|龙|蛇|马|羊|猴|鸡|狗|猪)的?$/;
@@ -211,6 +213,11 @@ class X {
   static RE_GRADE = new RegExp(`^我(?:现在|今年|已经|目前)?(?:在(.{2,10}?)|)(上|读|在读|念|是)?(${X.GRADE})(?:了|的|学生)?$`);
   static RE_MAJOR = /^我(?:的|学的)?专业是(.{2,10})$|^我学的是(.{2,10})$/;
   static RE_TEACHER = /^我(?:们|的)(?:[\u4e00-\u9fa5]{0,2}老师|班主任|校长|辅导员)(?:姓|是|叫)(.{1,4})$/;
+  // 我的幸运颜色是红色, 我的外号叫小胖 (not the name), 我的爱好是画画 (a like); never numbers to reach them by
+  static RE_MY_X_IS = /^我的(幸运[\u4e00-\u9fa5]{1,3}|星座|偶像|外号|小名|绰号|昵称|血型|属相|座右铭|口头禅|爱好|兴趣|兴趣爱好|特长|老家|母校)(?:是|叫)(.{1,12})$/;
+  static RE_CANNOT = /^我(?:不能|不可以|不敢)(吃|喝)(.{1,6})$/;
+  static RE_SELF_IS = /^我是(?:个|一个)?(近视眼|近视|远视|独生子|独生女|素食主义者|吃素的|左撇子|夜猫子|路痴|色盲|过敏体质|糖尿病人|孕妇|退休老人|单亲妈妈|单亲爸爸)$/;
+  static RE_HAS_CONDITION = /^我有(高血压|糖尿病|近视|哮喘|心脏病|鼻炎|过敏性鼻炎|胃病|失眠|颈椎病|腰椎间盘突出|痛风|贫血|低血糖|高血脂)$/;
   static RE_SKILL = /^我(?:已经)?会(.{2,8})$/;
   static RE_DREAM = /^我的梦想是(.{2,12})$/;
   static RE_GROW_UP = /^我长大(?:以后|后|了)?(想|要)(当|做|成为)(.{1,8})$/;
@@ -490,7 +497,7 @@ function dayOnly(said: string, at: number): LocalDate | undefined {
 
 
 const birthday: Rule = (c, st) => {
-  let m = X.RE_BIRTHDAY_IS.exec(c) ?? X.RE_IS_BIRTHDAY.exec(c);
+  let m = X.RE_BIRTHDAY_IS.exec(c) ?? X.RE_IS_BIRTHDAY.exec(c) ?? X.RE_DAY_BIRTHDAY.exec(c);
   const said = !!m; // 生日 was said: nothing else is read into it
   if (!m) m = X.RE_BORN_ON.exec(c);
   if (!m) return undefined;
@@ -521,6 +528,8 @@ const othersDays: Rule = (c, st) => {
   if (m) return yearly(`${whose(m[2], m[3])}的生日`, m[1], st);
   m = X.RE_OTHER_BORN.exec(c);
   if (m) return yearly(`${whose(m[1], m[2])}的生日`, m[3], st);
+  m = X.RE_OTHER_DAY_BDAY.exec(c);
+  if (m && dayOnly(m[3], st.at)) return yearly(`${whose(m[1], m[2])}的生日`, m[3], st);
   m = X.RE_DAY_IS_ANNIVERSARY.exec(c);
   if (m) return yearly(m[2].replace(/^我们的?|^我和我?|^我跟我?|^咱们的?/, "").replace(/^的/, "") + m[3], m[1], st);
   m = X.RE_ANNIVERSARY.exec(c);
@@ -735,6 +744,21 @@ const fact: Rule = (c, st) => {
   if (m) return item("fact", `主人的${c.slice(2)}`, 4);
   m = X.RE_STATUS.exec(c);
   if (m) return item("fact", m[1] ? `主人${m[1]}了` : `主人在${m[2]}`, 4);
+  m = X.RE_MY_X_IS.exec(c);
+  if (m) {
+    const v = stripEnd(m[2]);
+    if (/^(?:爱好|兴趣|兴趣爱好)$/.test(m[1])) {
+      const objs = objects(v);
+      return objs ? prefItems("like", objs, 4) : undefined;
+    }
+    if (!X.OBJECT_STOP.test(v)) return item("fact", `主人的${m[1]}是${v}`, 4);
+  }
+  m = X.RE_CANNOT.exec(c);
+  if (m && !X.OBJECT_STOP.test(m[2])) return item("fact", `主人不能${m[1]}${stripEnd(m[2])}`, 4);
+  m = X.RE_SELF_IS.exec(c);
+  if (m) return item("fact", `主人是${m[1]}`, 4);
+  m = X.RE_HAS_CONDITION.exec(c);
+  if (m) return item("fact", `主人有${m[1]}`, 4);
   m = X.RE_SKILL.exec(c);
   if (m && X.SKILLS.test(m[1]) && !/[的了吗呢]$/.test(m[1])) return item("fact", `主人会${m[1]}`, 4);
   m = X.RE_DREAM.exec(c);

@@ -246,3 +246,17 @@ export function add(t: Tally, c: Case, o: Outcome): void {
     if (o.hits.length) t.forbidden_hits++;
   }
 }
+
+// The time of each user utterance (Service.hear) in another pass over the
+// cases, each on fresh devices; the eval keeps the lesser of two passes, so
+// that the numbers are the cost of the work, not a pause of a busy machine.
+export function timings(cases: readonly Case[], clock: () => number): number[] {
+  const out: number[] = [];
+  for (const c of cases) for (const ms of runCase(c, clock).hearMs) out.push(ms);
+  return out;
+}
+
+export function lesser(a: number[], b: readonly number[]): number[] {
+  for (let i = 0; i < a.length; i++) if (b[i] < a[i]) a[i] = b[i];
+  return a;
+}

@@ -555,6 +555,32 @@ chat | 我弟弟好烦 | !*
 chat | 我妹妹在哭 | !*
 chat | 我叫你小白吧 | !*
 chat | 老师今天表扬我了 | !*
+# ---- third round of probes (development), written after the late held-out part's first run
+remember | 我的幸运颜色是红色 | fact=幸运颜色
+remember | 我的星座是双子座 | fact=双子座
+remember | 我的偶像是刘德华 | fact=刘德华
+remember | 我的外号叫小胖 | fact=小胖; !name=小胖
+remember | 我不能吃辣 | fact=不能吃辣
+remember | 我不能喝酒你记住 | fact=不能喝酒
+school | 我是近视眼 | fact=近视
+school | 我是独生子 | fact=独生子
+school | 我是素食主义者 | fact=素食
+yearly | 我明天生日 | birthday=02-06
+yearly | 我后天过生日 | birthday=02-07
+yearly | 我姐姐下个月十号生日 | yearly=03-10 姐姐; !birthday
+yearly | 我爸明天过生日 | yearly=02-06 爸爸; !birthday
+english | my name's Jack | name=Jack
+english | I'm called Bob | name=Bob
+english | my favourite food is sushi | like=sushi
+mixed | 提醒我后天九点开腾讯会议 | schedule=2026-02-07 09:00 会议
+mixed | 提醒我今晚八点打game | schedule=2026-02-05 20:00 game
+joke | 我一口气能跑十公里哈哈吹牛的 | !*
+dialog | A:你叫什么 / 叫我阿强就好 | name=阿强
+dialog | A:你今年多大了 / 快五十了 | !age
+dialog | A:你喜欢什么水果 / 苹果和香蕉 | like=苹果; like=香蕉
+school | 我在三中读初二 | fact=初二
+school | 我是开出租车的 | fact=出租车
+school | 我是跑外卖的 | fact=外卖
 `;
 
 export const DEV: readonly string[] = Object.freeze(
