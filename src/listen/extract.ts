@@ -81,7 +81,7 @@ class X {
     爸爸: "爸爸", 爸: "爸爸", 父亲: "爸爸", 老爸: "爸爸", 爹: "爸爸", 爹地: "爸爸", dad: "爸爸", father: "爸爸",
     爷爷: "爷爷", 奶奶: "奶奶", 外公: "外公", 姥爷: "外公", 外婆: "外婆", 姥姥: "外婆", grandpa: "爷爷", grandma: "奶奶",
     哥哥: "哥哥", 哥: "哥哥", 弟弟: "弟弟", 弟: "弟弟", 姐姐: "姐姐", 姐: "姐姐", 妹妹: "妹妹", 妹: "妹妹", brother: "哥哥", sister: "姐姐",
-    老公: "老公", 丈夫: "老公", 老婆: "老婆", 妻子: "老婆", 媳妇: "老婆", 儿子: "儿子", 女儿: "女儿", 孙子: "孙子", 孙女: "孙女",
+    老伴: "老伴", 老伴儿: "老伴", 老公: "老公", 丈夫: "老公", 老婆: "老婆", 妻子: "老婆", 媳妇: "老婆", 儿子: "儿子", 女儿: "女儿", 孙子: "孙子", 孙女: "孙女",
     husband: "老公", wife: "老婆", son: "儿子", daughter: "女儿",
     叔叔: "叔叔", 阿姨: "阿姨", 舅舅: "舅舅", 舅妈: "舅妈", 姑姑: "姑姑", 姑父: "姑父", 小姨: "小姨", 姨妈: "姨妈", 伯伯: "伯伯",
     表哥: "表哥", 表姐: "表姐", 表弟: "表弟", 表妹: "表妹", 堂哥: "堂哥", 堂姐: "堂姐", 堂弟: "堂弟", 堂妹: "堂妹",
@@ -127,7 +127,7 @@ class X {
   static EMPHASIS = /^(?:你)?(?:要|请|一定要|可要|帮我|千万)?(?:记住|记好|记着|记得|别忘了|不要忘了|不许忘了|记一下|记下来)(?:了|哦|啊|呀|啦|喔)*$/;
   static EMPHASIS_PREFIX = /^(?:你)?(?:要|请|一定要|可要|帮我|千万|你要)?(?:记住|记好|记着|记得|别忘了|不要忘了|不许忘了|记一下|记下来)(?:了|哦|啊|呀|啦|喔)*/;
   static REMIND_AFTER = /^(?:你)?(?:到时候)?(?:记得|要|别忘了|请|一定要)?(?:要)?提醒我(?:一下)?(?:哦|啊|呀|啦)*$/;
-  static REMIND = /(?:你)?(?:记得|别忘了|要|请|帮我|回头|到时候|一定要|可以)?提醒我(?:一下)?/;
+  static REMIND = /(?:你)?(?:记得|别忘了|要|请|帮我|回头|到时候|一定要|可以)?(?:提醒我(?:一下|一声)?|喊我一声|叫我一声)/;
   static FILLER = /^(?:嗯+|哦+|噢+|啊+|呃+|额+|唉+|哎呀|哎+|诶+|喔+|那个|就是说|就是|然后呢|然后|其实|对了|话说|告诉你|跟你说|我跟你说|我告诉你|你知道吗|你知道|好吧|好的|好啊|是的|是啊|嘿+|喂|对对|对|但是|可是|不过|而且|并且|所以|因为|还有|另外|反正|OK|Ok|ok|okay|那|哦对了|对了对了|嗯嗯)(?=.)/;
   static PAST_START = /^(?:我)?(?:以前|原来|小时候|曾经|过去|之前|那时候|当时|后来|上次|刚才)/;
   static SELF_KINDS: readonly PendingKind[] = Object.freeze(["name", "age", "gender", "location", "birthday", "like", "dislike", "fact"] as PendingKind[]);
@@ -142,7 +142,7 @@ class X {
       ["哈哈", "哈"], ["呵呵", "呵"], ["嘿嘿", "嘿"], ["不对", "对是"], ["说错了", "我"], ["口误", ""], ["哦不是", ""],
       ["不是", "是还可也都就并又倒真要而我们他她它你这那"], ["记住", "你要请帮我一定得"], ["你记得", ""], ["记得提醒", "你要还我不"], ["别忘了", "你可千万"],
       ["今年", "我们他她它你"], ["住在", X.VERB_GLUE], ["家住", X.VERB_GLUE], ["不喜欢", X.VERB_GLUE], ["喜欢", X.VERB_GLUE + "欢"], ["讨厌", X.VERB_GLUE], ["是一名", X.VERB_GLUE],
-      ["是一个", X.VERB_GLUE], ["是一位", X.VERB_GLUE], ["是个", X.VERB_GLUE], ["有一个", X.VERB_GLUE + "没"], ["有个", X.VERB_GLUE + "没"], ["有两个", X.VERB_GLUE + "没"],
+      ["是一个", X.VERB_GLUE], ["是一位", X.VERB_GLUE], ["是个", X.VERB_GLUE], ["是一只", X.VERB_GLUE + "物"], ["是一条", X.VERB_GLUE + "物"], ["马上", X.VERB_GLUE], ["有一个", X.VERB_GLUE + "没"], ["有个", X.VERB_GLUE + "没"], ["有两个", X.VERB_GLUE + "没"],
       ["有一只", X.VERB_GLUE + "没"], ["一只叫", ""], ["一个叫", ""], ["另一只", ""], ["另一个", ""], ["在读", X.VERB_GLUE], ["读初", X.VERB_GLUE], ["读高", X.VERB_GLUE],
       ["读大", X.VERB_GLUE], ["上初", X.VERB_GLUE], ["上高", X.VERB_GLUE], ["学的是", X.VERB_GLUE], ["退休", X.VERB_GLUE + "刚已"], ["搬到", X.VERB_GLUE], ["搬家", X.VERB_GLUE],
     ].map(([word, glue]) => Object.freeze({ word, glue })),
@@ -156,7 +156,7 @@ class X {
   })();
   // first characters of the relation words (妈 of 妈妈…)
   static REL_FIRST = Object.keys(X.RELATIONS).map((k) => k.charAt(0)).join("");
-  static PRONOUN_GLUE = "叫让给跟和与同陪带帮替对被把教问爱想恨怕是像比找等送看听打骂夸说请求催逗抱亲谢为向往离见接喂得欢厌醒诉及或连使哄管嫌惹随骗么啥谁哪";
+  static PRONOUN_GLUE = "喊叫让给跟和与同陪带帮替对被把教问爱想恨怕是像比找等送看听打骂夸说请求催逗抱亲谢为向往离见接喂得欢厌醒诉及或连使哄管嫌惹随骗么啥谁哪";
   static PRONOUN_WORDS = /^(?:吉他|其他|其它|迷你|自我|忘我)/;
   // a segment that is only "my <relation> [name]": what follows is about them
   static RE_ONLY_MEMBER = new RegExp(`^我(?:的|家的?|们家的?)?(?:${X.REL_ALT})[\u4e00-\u9fa5]{0,2}$`);
@@ -183,11 +183,12 @@ class X {
   static RE_MEMBER_SAYS = new RegExp(`^我(?:的|家的?|们家的?)?(${X.REL_ALT})((?:小|老|阿)[\\u4e00-\\u9fa5]|[A-Z][a-z]+)?(.+)$`);
   // a passing state, not something to keep about them: 好烦, 在哭, 很忙
   static PASSING = /^(?:好|很|真|太|有点|超|挺)(?!喜欢|爱|讨厌|会|怕)|^(?:正)?在[哭笑睡玩吃闹看写做忙洗]|^(?:正在|刚才|刚刚)/;
-  static NOT_NOTES = /^(?:总是|总|老是|老|经常|又|也|还|都)?(?:说|让|叫我|问|告诉|觉得|给我|带我|和我|跟我|对我|陪我|要我|不让|跟你|和你|的|们|家|也是|和|跟|还有|都)|[你我]/;
+  static NOT_NOTES = /^(?:总是|总|老是|老|经常|又|也|还|都)?(?:说|让|叫|问|告诉|觉得|给我|带我|和我|跟我|对我|陪我|要我|不让|跟你|和你|的|们|家|也是|和|跟|还有|都)|[你我]/;
   // 哥哥叫大山 right after 我有一个哥哥…: the speaker's member, named
   static RE_REL_CALLED = new RegExp(`^(${X.REL_ALT})(?:的名字)?(?:叫做|名叫|叫)(.+)$`);
   static RE_NAME_IS = /^我(?:的)?(?:名字|英文名字?|English name|english name|中文名字?|大名|全名)(?:叫做|叫|是)(.+)$/;
   static RE_CALLED = /^我(?:现在|以后|本名)?(?:就)?叫做?(.+)$/;
+  static RE_SURNAME_CALLED = /^我姓(.)(?:,)?(?:叫|名叫|全名叫)(.+)$/;
   static RE_CALL_ME = /^(?:你)?(?:可以|就|以后|以后就|以后可以)?叫我(.+?)(?:就行了|就行|就好了|就好|就可以了|就可以|好了)?$/;
   static RE_I_AM = /^我是(.+)$/;
   static EN_NUMBERS: Readonly<Record<string, number>> = Object.freeze({
@@ -221,10 +222,11 @@ class X {
   static RE_SKILL = /^我(?:已经)?会(.{2,8})$/;
   static RE_DREAM = /^我的梦想是(.{2,12})$/;
   static RE_GROW_UP = /^我长大(?:以后|后|了)?(想|要)(当|做|成为)(.{1,8})$/;
-  static RE_STATUS = /^我(?:已经|刚|刚刚)?(退休|毕业|结婚|离婚|失业)了?$|^我(?:刚|刚刚)?(?:在)?(找工作)$/;
+  static RE_STATUS = /^我(?:现在|已经|刚|刚刚)*(退休|毕业|结婚|离婚|失业)了?$|^我(?:刚|刚刚)?(?:在)?(找工作)$/;
   static RE_KEPT = /^我的(.{1,8}?)(放在|停在|藏在|在)(.{1,12})$/;
   static RE_FAVOURITE = /^我(?:最最|最)?(喜欢|爱|讨厌|害怕|怕)([吃喝玩看听穿做去唱画读]?)的(.{0,6}?)(?:就)?是(.+)$/;
   static RE_PREF = /^我(.*?)(喜欢|讨厌|害怕|受不了|爱|怕)(.+)$/;
+  static RE_SWITCHED = /^我(?:现在|最近)?(?:改|换成|改成)(喝|吃|玩|用|听|看)(.{1,8}?)了?$/;
   static RE_INTEREST = /^我对(.+?)(?:很|特别|非常|超|挺|比较|最)?感兴趣$/;
   static RE_NEVER = /^我(?:从来|从|平时|一般|基本|从来都)?不(吃|喝)(.{1,6})$/;
   static OBJECT_STOP = /你|他|她|它|这|那|自己|什么|谁|哪|东西|一切|所有/;
@@ -254,7 +256,7 @@ class X {
 
 export const MEMBER_TYPE: Readonly<Record<string, "family" | "relative" | "friend" | "pet">> = Object.freeze({
   妈妈: "family", 爸爸: "family", 爷爷: "family", 奶奶: "family", 外公: "family", 外婆: "family", 哥哥: "family", 弟弟: "family", 姐姐: "family",
-  父母: "family", 妹妹: "family", 老公: "family", 老婆: "family", 儿子: "family", 女儿: "family", 孙子: "family", 孙女: "family",
+  父母: "family", 老伴: "family", 妹妹: "family", 老公: "family", 老婆: "family", 儿子: "family", 女儿: "family", 孙子: "family", 孙女: "family",
   叔叔: "relative", 阿姨: "relative", 舅舅: "relative", 舅妈: "relative", 姑姑: "relative", 姑父: "relative", 小姨: "relative", 姨妈: "relative",
   伯伯: "relative", 表哥: "relative", 表姐: "relative", 表弟: "relative", 表妹: "relative", 堂哥: "relative", 堂姐: "relative", 堂弟: "relative", 堂妹: "relative",
   朋友: "friend", 闺蜜: "friend", 同桌: "friend", 同学: "friend", 室友: "friend", 同事: "friend", 女朋友: "friend", 男朋友: "friend",
@@ -351,7 +353,7 @@ function normalize(text: string): string {
     } else s += text.slice(i, i + n);
     i += n;
   }
-  s = s.replace(/\s+/g, " ").trim();
+  s = s.replace(/\s+/g, " ").trim().replace(/俺/g, "我"); // dialect: 俺 is 我
   const tokens = s.split(" ");
   let han = 0, singles = 0;
   for (const t of tokens)
@@ -656,6 +658,11 @@ const name: Rule = (c) => {
     const n = stripEnd(m[1]);
     return isName(n) ? item("name", n, 5) : undefined;
   }
+  m = X.RE_SURNAME_CALLED.exec(c);
+  if (m) {
+    const n = stripEnd(m[2]);
+    return isName(n) && n.charAt(0) === m[1] ? item("name", n, 5) : undefined;
+  }
   m = X.RE_CALL_ME.exec(c);
   if (m) {
     const n = stripEnd(m[1]);
@@ -771,6 +778,11 @@ const fact: Rule = (c, st) => {
     if (X.OCCUPATIONS.indexOf(m[1]) >= 0) return item("fact", `主人是${m[1]}`, 4);
     if (/^[a-z][a-z ]{2,20}$/.test(m[1])) return item("fact", `主人是${m[1]}`, 4);
     if (o && X.OCCUPATIONS.indexOf(o) >= 0) return item("fact", `主人是${o}`, 4);
+    // 小学老师教语文的: an occupation followed by what they do in it
+    for (const w of X.OCCUPATIONS) {
+      const k = m[1].indexOf(w);
+      if (w.length >= 2 && k >= 0 && k <= 4 && /^(?:教|在|做|负责|带)/.test(m[1].slice(k + w.length)) && !/[的你他她它这那]/.test(m[1].slice(0, k))) return item("fact", `主人是${m[1].slice(0, k + w.length)}`, 4);
+    }
     // 大学老师, 退休老师, 儿科医生: a short modifier before an occupation
     for (const w of X.OCCUPATIONS) if (w.length >= 2 && m[1].length > w.length && m[1].length <= w.length + 4 && m[1].slice(-w.length) === w && /^[\u4e00-\u9fa5]+$/.test(m[1]) && !/[的你他她它这那]/.test(m[1])) return item("fact", `主人是${m[1]}`, 4);
   }
@@ -849,6 +861,13 @@ const preference = (c: string, st: State): Extracted[] | undefined => {
     const o = stripEnd(m[2]);
     if (o.length < 1 || /^[了过完饭]$/.test(o) || X.OBJECT_STOP.test(o)) return undefined;
     return item("dislike", m[1] + o, 4);
+  }
+  m = X.RE_SWITCHED.exec(c);
+  if (m) {
+    const objs = objects(m[1] + stripEnd(m[2]));
+    if (!objs) return undefined;
+    st.correcting = true; // a change: the new one is meant
+    return prefItems("like", objs, 5);
   }
   m = X.RE_PREF.exec(c);
   if (!m) return undefined;
@@ -972,12 +991,14 @@ const plan = (c: string, st: State): Extracted[] | undefined => {
     if (!X.PLAN_NOUNS.test(rest)) return undefined;
   } else if (/^有(?=..)/.test(rest)) rest = rest.slice(1);
   rest = rest.replace(/^(?:个|一个|场|一场)/, "");
+  const done = /了$/.test(rest);
   rest = stripEnd(rest);
   if (rest.length < 2 || rest.length > 16) return undefined;
   if (/^[很真好太不没别的得地了]|^特别|^非常|^有点|^挺|^超/.test(rest) || X.WEATHER.test(rest)) return undefined;
   if (/^(?:喜欢|讨厌|爱|觉得|知道|认为|想念|害怕|怕|是|在)/.test(rest)) return undefined; // a state, not a plan
   if (/^(?:加油|努力|开心|快乐|高兴|周末)$|死|自杀|伤害|取消/.test(rest)) return undefined; // not something to plan for
   if (/了/.test(rest) && !modal && !reminder) return undefined; // 我今天吃了…: done, not planned
+  if (done && !modal && !reminder && dayStart(d.date) <= st.at) return undefined; // 我今天去公园散步了: done today
   if (/^(?:星期|周|礼拜)[一二三四五六日天]$|[0-9一二三四五六七八九十]号$/.test(rest)) return undefined;
   if (/[你他她它]/.test(rest.charAt(0)) || /你|^再/.test(rest)) return undefined; // 明天再跟你说: about this talk
   const signal = reminder || subject || !!modal || X.PLAN_NOUNS.test(rest) || d.hour !== undefined;
@@ -1273,7 +1294,10 @@ export function extract(utterance: string, at: number, context?: string, prior?:
         st.skipRest = true;
         continue;
       }
-      if (/的时候/.test(c) || X.PAST_START.test(c)) continue; // 我三岁的时候…, 以前…: not now
+      if (/的时候/.test(c) || X.PAST_START.test(c)) {
+        if (/^我(?!们)/.test(c)) st.selfBefore = true; // 我以前是工人，现在退休了: still the speaker
+        continue; // 我三岁的时候…, 以前…: not now
+      }
       const hedge = X.HEDGE.exec(c);
       if (hedge) {
         st.hedged = true;
@@ -1315,6 +1339,17 @@ export function extract(utterance: string, at: number, context?: string, prior?:
       if (carry) {
         c = carry + c;
         carry = "";
+      }
+      // 到时候喊我一声，明天下午两点…: the reminder is for what follows
+      const ask = X.REMIND.exec(c);
+      if (ask && ask.index === 0 && ask[0].length < c.length) {
+        const restOnly = c.slice(ask[0].length);
+        const day = scanDateTime(restOnly, st.at).match;
+        if (day && day.spans[0][0] === 0 && day.spans[day.spans.length - 1][1] === restOnly.length) {
+          st.emphatic = true;
+          carry = restOnly;
+          continue;
+        }
       }
       const alone = scanDateTime(c, st.at).match;
       const rep = scanRepeat(c, st.at);

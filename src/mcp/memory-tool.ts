@@ -40,7 +40,7 @@ const ARGS = [
 
 export const DESCRIPTION = [
   "Long-term memory of the user, kept on this device.",
-  "Call action=read at the start of every conversation: it returns the user's profile, likes and dislikes, family, facts, traits, habits, moments, goals, the next schedules, total_coins_spent and the relationship stage with the speaking style to use.",
+  "Call action=read at the start of every conversation: it returns the user's profile, likes and dislikes, family, facts, traits, habits, moments, goals, the next schedules, events without a time (birthdays and anniversaries as MM-DD every year, dated plans, todos), total_coins_spent and the relationship stage with the speaking style to use.",
   "Call action=write whenever the user tells you something worth remembering (type: name, age, gender, location, birthday, like, dislike, family, fact, trait, habit, moment, goal, schedule). Schedules take datetime 'YYYY-MM-DD HH:MM' (local time), optional repeat (none, daily, weekly, monthly), priority 1-5 and duration in minutes; a conflicting schedule is refused with suggested free times unless force=true.",
   "Call action=complete_schedule with content when the user has done a scheduled thing; a repeating schedule then gets its next occurrence.",
   "Call action=delete with type and content when something is wrong or the user asks to forget it.",

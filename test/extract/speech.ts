@@ -581,6 +581,52 @@ dialog | A:你喜欢什么水果 / 苹果和香蕉 | like=苹果; like=香蕉
 school | 我在三中读初二 | fact=初二
 school | 我是开出租车的 | fact=出租车
 school | 我是跑外卖的 | fact=外卖
+# ---- fourth round of probes (development): older and younger speakers, other phrasings
+particles | 哎呀我这个人啊最怕冷了 | dislike=冷
+particles | 俺叫铁柱 | name=铁柱
+particles | 我姓王叫王建国 | name=王建国
+numbers | 我属狗的今年三十六 | fact=属狗; age=36
+numbers | 我今年都八十多了 | !age
+runon | 我退休好几年了平时就喜欢养花遛狗 | like=养花; like=遛狗
+runon | 我老伴叫李秀英她身体不太好 | family=老伴:李秀英; !name
+runon | 我是一名小学老师教语文的我们学校在郊区 | fact=老师
+remind | 明早七点叫我起床 | schedule=2026-02-06 07:00 起床
+remind | 到时候喊我一声明天下午两点我要去接孙子 | schedule=2026-02-06 14:00 接孙子
+remind | 帮我记一下明天要交电费 | event=2026-02-06 交电费
+remind | 每天早晚各提醒我量一次血压 | !*=每天早晚
+remind | 每周一三五晚上七点提醒我跳操 | schedule=2026-02-09 19:00 跳操 @weekly
+remind | 下周二下午三点半提醒我去银行办卡 | schedule=2026-02-10 15:30 办卡
+remember | 记住了啊我孙女叫妞妞 | family=孙女:妞妞; !name
+remember | 记着我不吃葱 | dislike=葱
+dates | 下个礼拜三我要去医院拿药 | event=2026-02-11 拿药
+dates | 大后天我孙子放寒假 | !schedule
+dates | 这个星期天我们家聚餐 | event=2026-02-08 聚餐
+correction | 我住在上海浦东 哦不对是浦西 | location=浦西; !location=上海浦东
+correction | 我今年六十八 不对六十九 | age=69; !age=68
+correction | 我喜欢喝绿茶 // 我现在改喝红茶了 | like=红茶
+joke | 我是你爷爷 | !*
+joke | 我要是年轻二十岁就去当兵 | !*
+joke | 我喜欢下雨天才怪呢 | !like
+others | 我老伴喜欢跳广场舞 | family=老伴::广场舞; !like
+others | 我孙子今年上一年级了 | family=孙子:; !fact
+others | 我儿媳妇是护士 | !fact
+others | 我家小狗叫毛毛是一只泰迪 | family=狗:毛毛
+school | 我以前是工人现在退休了 | fact=退休; !fact=工人
+school | 我在读初三马上要中考了 | fact=初三
+school | 我开了一家小饭馆 | !name
+english | I work at a hospital | !name
+english | I'm ten | age=10
+english | my sister is called Emma | family=姐姐:Emma; !name
+english | I like to play piano | like=piano
+yearly | 我老伴的生日是腊月初八 | !birthday
+yearly | 下个月十八号是我孙女的生日 | yearly=03-18 孙女; !birthday
+todo | 提醒我一下晚上要吃药 | !name
+todo | 别忘了提醒我浇花 | todo=浇花
+question | 我孙子几岁了你还记得吗 | !*
+question | 今天星期几啊 | !*
+chat | 哎人老了记性不好 | !*
+chat | 我今天去公园散步了 | !event; !schedule
+chat | 我刚吃了药 | !*
 `;
 
 export const DEV: readonly string[] = Object.freeze(
