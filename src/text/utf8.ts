@@ -9,7 +9,7 @@ import TextDecoder from "text/decoder";
 // instance then lives in flash), TextDecoder's is native, so the decoder is
 // made at first use. Constants that need bytes at load time use ascii().
 const encoder = new TextEncoder();
-let decoder: TextDecoder | undefined;
+let decoder: InstanceType<typeof TextDecoder> | undefined;
 
 // The bytes of an ASCII string, in plain JS (safe in a preloaded module's top level).
 export function ascii(s: string): Uint8Array {
