@@ -15,6 +15,8 @@
 //    "creation":{"heap","chunk","stack"},"use":{...shares of the creation},
 //    "goal","fits","preloaded_slots","preloaded_chunk_bytes","phases","workload",...}
 // Usage: tsx tools/heap.ts [--period N] [--check]   (--check: exit 1 above the goal)
+//        tsx tools/heap.ts --messages   prints the workload's 100 MCP messages, one a line
+//        (to feed the x-cli-lin build the same conversation)
 
 import * as esbuild from "esbuild";
 import fs from "node:fs";
@@ -22,6 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureHeapWorker } from "../test/xs/heap-worker";
+import { mcpMessages } from "../test/xs/heap/messages";
 import { Xsnap } from "../test/xs/xsnap";
 import { SimDevice } from "../host-sim/device";
 import Preference from "../host-sim/preference";
@@ -256,6 +259,10 @@ export async function measureHeap(opts: { period?: number } = {}): Promise<HeapR
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
+  if (args.includes("--messages")) {
+    process.stdout.write(mcpMessages().join("\n") + "\n");
+    process.exit(0);
+  }
   const i = args.indexOf("--period");
   const period = i >= 0 ? Number(args[i + 1]) : DEFAULT_PERIOD;
   if (!Number.isInteger(period) || period < 1) {
