@@ -27,6 +27,7 @@ import { ensureHeapWorker } from "../test/xs/heap-worker";
 import { mcpMessages } from "../test/xs/heap/messages";
 import { Xsnap } from "../test/xs/xsnap";
 import { SimDevice } from "../host-sim/device";
+import { setTimeSource } from "../src/time/clock";
 import Preference from "../host-sim/preference";
 import { File as HostFile, Iterator as HostIterator, Directory as HostDirectory, System as HostSystem } from "../host-sim/file";
 
@@ -254,6 +255,7 @@ export async function measureHeap(opts: { period?: number } = {}): Promise<HeapR
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+    setTimeSource(() => Date.now()); // SimDevice.install() pointed Node's clock at its own
   }
 }
 
