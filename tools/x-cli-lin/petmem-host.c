@@ -7,7 +7,7 @@
  * main loop so the `timer` module's timers fire.
  *
  * stdin/stdout: one MCP (JSON-RPC) message per line in, one reply per line out,
- * through petmem.handle(). XS prints trace() on stdout; here stdout is moved to
+ * through petmem.handle(); or lines of conversation (handleLine below). XS prints trace() on stdout; here stdout is moved to
  * stderr before the machine starts, so stdout carries only the replies. At the end of
  * stdin (or SIGINT/SIGTERM) it calls petmem.stop(), which flushes what changed,
  * then writes one JSON line about the XS heap to stderr:
@@ -60,26 +60,70 @@ static void usage(txMachine* the, txSize* slots, txSize* chunks)
 	*chunks = the->currentChunksSize;
 }
 
-static void handleLine(const char* line)
+static void callService(const char* method, const char* role, const char* text)
 {
 	xsBeginHost(gMachine);
 	{
 		xsVars(2);
 		xsTry {
 			xsVar(0) = xsGet(xsGlobal, xsID("petmem"));
-			xsVar(1) = xsCall1(xsVar(0), xsID("handle"), xsString(line));
-			if (xsTypeOf(xsVar(1)) == xsStringType) {
+			if (role)
+				xsVar(1) = xsCall2(xsVar(0), xsID(method), xsString(role), xsString(text));
+			else if (text)
+				xsVar(1) = xsCall1(xsVar(0), xsID(method), xsString(text));
+			else
+				xsVar(1) = xsCall0(xsVar(0), xsID(method));
+			if (!role && text && (xsTypeOf(xsVar(1)) == xsStringType)) {
 				fputs(xsToString(xsVar(1)), gReplies);
 				fputc('\n', gReplies);
 				fflush(gReplies);
 			}
 		}
 		xsCatch {
-			fprintf(stderr, "petmem-host: handle threw %s\n", xsToString(xsException));
+			fprintf(stderr, "petmem-host: %s threw %s\n", method, xsToString(xsException));
 			gStatus = 1;
 		}
 	}
 	xsEndHost(gMachine);
+}
+
+/*
+ * A line is an MCP message (JSON), or a line of conversation as for
+ * `npm start -- --dialog`: "user: ..." or "assistant: ..." goes to
+ * petmem.hear(), a blank line ends the conversation, "#..." is a comment
+ * ("@ time" lines are ignored: the clock is the system's).
+ */
+static void handleLine(const char* line)
+{
+	const char* role = NULL;
+	const char* text = line;
+	while ((*text == ' ') || (*text == '\t') || (*text == '\r'))
+		text++;
+	if (!*text) {
+		callService("endConversation", NULL, NULL);
+		return;
+	}
+	if (*text == '#')
+		return;
+	if (*text == '@') {
+		fprintf(stderr, "petmem-host: ignored \"%s\": the clock here is the system's\n", text);
+		return;
+	}
+	if (!strncmp(text, "user:", 5)) {
+		role = "user";
+		text += 5;
+	}
+	else if (!strncmp(text, "assistant:", 10)) {
+		role = "assistant";
+		text += 10;
+	}
+	if (role) {
+		while (*text == ' ')
+			text++;
+		callService("hear", role, text);
+		return;
+	}
+	callService("handle", NULL, line);
 	gCalls++;
 }
 
@@ -109,8 +153,7 @@ static gboolean onInput(GIOChannel* channel, GIOCondition condition, gpointer da
 	if (status == G_IO_STATUS_NORMAL) {
 		if (line) {
 			line[end] = 0;
-			if (end > 0)
-				handleLine(line);
+			handleLine(line);
 		}
 		g_free(line);
 		return TRUE;
