@@ -13,8 +13,9 @@ describe("XS heap (npm run heap)", function () {
     r = await measureHeap();
   });
 
-  it("ran the whole workload: 100 MCP messages, archiving and a compaction, reminders", () => {
-    const w = r.workload as { messages: number; replies: number; error_replies: number; reminders: number; compactions: number; archive: { fact: number; moment: number } };
+  it("ran the whole workload: 100 MCP messages, two conversations, archiving and a compaction, reminders", () => {
+    const w = r.workload as { messages: number; replies: number; error_replies: number; reminders: number; heard: number; compactions: number; archive: { fact: number; moment: number } };
+    assert.equal(w.heard, 19);
     assert.equal(w.messages, 100);
     assert.equal(w.replies, 99); // one notification
     assert.equal(w.error_replies, 3); // the three bad messages it sends on purpose

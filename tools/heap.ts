@@ -7,16 +7,16 @@
 // test/xs/heap/workload.ts with `preference`, `file` and `timer` replaced by
 // shims whose state lives here in Node (host-sim, ESP32 semantics) as the
 // native modules' state lives in C on the device, and runs the workload
-// (boot, 100 MCP calls, archiving and a compaction, 26 hours of reminders and
-// maintenance, the final flush). DESIGN.md, "The heap", explains the method.
+// (boot, 100 MCP calls, two conversations heard, archiving and a compaction,
+// 26 hours of reminders and maintenance, the final flush). DESIGN.md, "The heap", explains the method.
 //
 // Output: one JSON line
 //   {"boot_slots","boot_chunk_bytes","peak_slots","peak_chunk_bytes","stack_peak",
 //    "creation":{"heap","chunk","stack"},"use":{...shares of the creation},
 //    "goal","fits","preloaded_slots","preloaded_chunk_bytes","phases","workload",...}
 // Usage: tsx tools/heap.ts [--period N] [--check]   (--check: exit 1 above the goal)
-//        tsx tools/heap.ts --messages   prints the workload's 100 MCP messages, one a line
-//        (to feed the x-cli-lin build the same conversation)
+//        tsx tools/heap.ts --messages   prints the workload's 100 MCP messages, one a
+//        line, then its conversation (user:/assistant: lines), for the x-cli-lin build
 
 import * as esbuild from "esbuild";
 import fs from "node:fs";
@@ -24,7 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureHeapWorker } from "../test/xs/heap-worker";
-import { mcpMessages } from "../test/xs/heap/messages";
+import { mcpMessages, conversation } from "../test/xs/heap/messages";
 import { Xsnap } from "../test/xs/xsnap";
 import { SimDevice } from "../host-sim/device";
 import { setTimeSource } from "../src/time/clock";
@@ -262,7 +262,8 @@ export async function measureHeap(opts: { period?: number } = {}): Promise<HeapR
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   if (args.includes("--messages")) {
-    process.stdout.write(mcpMessages().join("\n") + "\n");
+    const talk = conversation().map(([role, text]) => (role ? `${role}: ${text}` : ""));
+    process.stdout.write([...mcpMessages(), ...talk].join("\n") + "\n");
     process.exit(0);
   }
   const i = args.indexOf("--period");

@@ -1,6 +1,7 @@
-// The 100 MCP messages of the heap workload (test/xs/heap/workload.ts). Plain
-// data, no imports: also printed by `npm run heap -- --messages` to feed the
-// same conversation to the x-cli-lin build (README, "Run in the Moddable simulator").
+// The 100 MCP messages and the conversation of the heap workload
+// (test/xs/heap/workload.ts). Plain data, no imports: also printed by
+// `npm run heap -- --messages` to feed the same to the x-cli-lin build
+// (README, "Run in the Moddable simulator").
 
 export function mcpMessages(): string[] {
   const out: string[] = [];
@@ -45,4 +46,31 @@ export function mcpMessages(): string[] {
   while (out.length < 99) out.push(tool({ action: "read" }));
   out.push(rpc("tools/list", {}));
   return out;
+}
+
+// Two conversations the listener hears (as test/extract/dialog.txt): "" ends one.
+export function conversation(): [("user" | "assistant" | ""), string][] {
+  return [
+    ["assistant", "你好呀！你叫什么名字？"],
+    ["user", "我叫王小明，今年八岁"],
+    ["assistant", "你好小明！你喜欢什么呀？"],
+    ["user", "我喜欢恐龙，不喜欢吃香菜"],
+    ["assistant", "恐龙好酷！"],
+    ["user", "明天下午三点我要去看牙医，你记得提醒我"],
+    ["assistant", "好的，我会提醒你。"],
+    ["user", "我妈妈叫李娟"],
+    ["user", "你喜欢猫吗？"],
+    ["assistant", "喜欢呀！"],
+    ["user", "拜拜"],
+    ["assistant", "拜拜，明天见！"],
+    ["", ""],
+    ["user", "我又想起来了，我喜欢恐龙"],
+    ["assistant", "我记得呢！"],
+    ["user", "我妈妈叫李娟，她是医生"],
+    ["user", "我不再喜欢吃香菜了……不对，我还是不喜欢吃香菜"],
+    ["user", "我的生日是三月十五号，我对花生过敏"],
+    ["user", "我最好的朋友是小红，我们每天一起上学"],
+    ["assistant", "记住啦！"],
+    ["", ""],
+  ];
 }

@@ -11,6 +11,8 @@
 //              tools/list, writes of every type (facts and moments past their
 //              caps, so the archiver moves records to the archive), schedules,
 //              reads, recalls, searches, a delete, a completion
+//   listen     two conversations through service.hear() (the extractor, the
+//              pending queue, the end-of-conversation batch)
 //   archive    600 facts appended to the archive in batches of 5, recalls over
 //              it, then a compaction to half its size
 //   reminders  26 hours of virtual time: the 10-minute reminder checks
@@ -28,7 +30,7 @@ import { Archive } from "../../../src/archive/archive";
 import { Archiver } from "../../../src/archive/archiver";
 import { startMaintenance } from "../../../src/archive/maintenance";
 import { call } from "./bridge";
-import { mcpMessages } from "./messages";
+import { mcpMessages, conversation } from "./messages";
 import { advance, setNow, now } from "./timer";
 
 declare function heapStats(out: ArrayBuffer, op?: number, arg?: number): void;
@@ -57,6 +59,7 @@ function main(opts: { period: number }): void {
   setNow(T0);
   setTimeSource(now);
   const messages = mcpMessages(); // built before measuring: the link hands them over
+  const lines = conversation();
   let sink = 0;
   gc();
   heapStats(S, 1);
@@ -99,6 +102,17 @@ function main(opts: { period: number }): void {
         replies++;
         if (r.includes('"error"') || r.includes('"isError":true')) errors++;
       }
+    }
+  });
+  let heard = 0;
+  phase("listen", () => {
+    for (const [role, text] of lines) {
+      if (role === "") service!.endConversation();
+      else {
+        service!.hear(role, text);
+        heard++;
+      }
+      advance(5000);
     }
   });
   let compacted = 0;
@@ -148,6 +162,7 @@ function main(opts: { period: number }): void {
         replies,
         error_replies: errors,
         reminders: sink,
+        heard,
         archive: archive!.counts(),
         compactions: compacted,
         collections: v[5],
