@@ -48,35 +48,40 @@ export const DESCRIPTION = [
   "When the user asks 'do you remember…' (你还记得…吗) or about the past, call action=recall with type fact, moment or event and a keyword, or start_date/end_date (YYYY-MM-DD), or neither for the most recent; limit defaults to 10. action=search with keyword looks through everything, current and archived.",
 ].join("\n");
 
-export const INPUT_SCHEMA = {
-  type: "object",
-  properties: {
-    action: { type: "string", enum: [...ACTIONS], description: "what to do" },
-    type: { type: "string", enum: [...TYPES, "event"], description: "memory type (recall: fact, moment or event)" },
-    content: { type: "string", description: "the thing to remember, delete or complete" },
-    relation: { type: "string", description: "family: relation, e.g. 妈妈" },
-    name: { type: "string", description: "family: the member's name" },
-    closeness: { type: "integer", minimum: 1, maximum: 5, description: "family: 1-5" },
-    memory: { type: "string", description: "family: a shared memory" },
-    member_type: { type: "string", enum: [...MEMBER_TYPES] },
-    topic: { type: "string", description: "moment: its topic" },
-    emotion: { type: "string", enum: [...EMOTIONS], description: "moment: the feeling" },
-    intensity: { type: "integer", minimum: 0, maximum: 5 },
-    importance: { type: "integer", minimum: 1, maximum: 5, description: "moment: 1-5" },
-    category: { type: "string", description: "trait category, or goal category: " + GOAL_CATEGORIES.join(", ") },
-    priority: { type: "integer", minimum: 1, maximum: 5, description: "schedule or goal: 1-5" },
-    frequency: { type: "string", description: "habit: daily, weekly, occasionally…" },
-    datetime: { type: "string", description: "schedule: YYYY-MM-DD HH:MM, local time" },
-    repeat: { type: "string", enum: ["none", "daily", "weekly", "monthly"] },
-    duration: { type: "integer", minimum: 1, maximum: 1440, description: "schedule: minutes, default 60" },
-    keyword: { type: "string", description: "recall or search: words to look for" },
-    start_date: { type: "string", description: "recall: YYYY-MM-DD" },
-    end_date: { type: "string", description: "recall: YYYY-MM-DD" },
-    limit: { type: "integer", minimum: 1, maximum: 50, description: "recall: default 10" },
-    force: { type: "boolean", description: "schedule (write or confirm): add even if it conflicts" },
-  },
-  required: ["action"],
-};
+// A new object at each call, never a module constant: on the device this module
+// is preloaded into flash, and XS's JSON.stringify refuses an object that lives
+// there ("read only value"): tools/list failed on the real SDK's x-cli-lin.
+export function inputSchema(): Record<string, unknown> {
+  return {
+    type: "object",
+    properties: {
+      action: { type: "string", enum: [...ACTIONS], description: "what to do" },
+      type: { type: "string", enum: [...TYPES, "event"], description: "memory type (recall: fact, moment or event)" },
+      content: { type: "string", description: "the thing to remember, delete or complete" },
+      relation: { type: "string", description: "family: relation, e.g. 妈妈" },
+      name: { type: "string", description: "family: the member's name" },
+      closeness: { type: "integer", minimum: 1, maximum: 5, description: "family: 1-5" },
+      memory: { type: "string", description: "family: a shared memory" },
+      member_type: { type: "string", enum: [...MEMBER_TYPES] },
+      topic: { type: "string", description: "moment: its topic" },
+      emotion: { type: "string", enum: [...EMOTIONS], description: "moment: the feeling" },
+      intensity: { type: "integer", minimum: 0, maximum: 5 },
+      importance: { type: "integer", minimum: 1, maximum: 5, description: "moment: 1-5" },
+      category: { type: "string", description: "trait category, or goal category: " + GOAL_CATEGORIES.join(", ") },
+      priority: { type: "integer", minimum: 1, maximum: 5, description: "schedule or goal: 1-5" },
+      frequency: { type: "string", description: "habit: daily, weekly, occasionally…" },
+      datetime: { type: "string", description: "schedule: YYYY-MM-DD HH:MM, local time" },
+      repeat: { type: "string", enum: ["none", "daily", "weekly", "monthly"] },
+      duration: { type: "integer", minimum: 1, maximum: 1440, description: "schedule: minutes, default 60" },
+      keyword: { type: "string", description: "recall or search: words to look for" },
+      start_date: { type: "string", description: "recall: YYYY-MM-DD" },
+      end_date: { type: "string", description: "recall: YYYY-MM-DD" },
+      limit: { type: "integer", minimum: 1, maximum: 50, description: "recall: default 10" },
+      force: { type: "boolean", description: "schedule (write or confirm): add even if it conflicts" },
+    },
+    required: ["action"],
+  };
+}
 
 const RESULT: Record<string, string> = { ADDED: "added", UPDATED: "updated", DELETED: "deleted", NOOP: "no_change" };
 
@@ -93,7 +98,9 @@ function date(v: unknown, what: string): string | undefined {
 export class MemoryTool implements Tool {
   readonly name = "memory";
   readonly description = DESCRIPTION;
-  readonly inputSchema = INPUT_SCHEMA;
+  get inputSchema(): Record<string, unknown> {
+    return inputSchema();
+  }
   // after a call that changed memory: make it durable before the reply goes out
   onChange: (() => void) | undefined;
 
