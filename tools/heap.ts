@@ -143,9 +143,9 @@ function bridge(onResult: (r: unknown) => void): (bytes: Uint8Array) => Uint8Arr
           value = handles;
           break;
         case "fread": {
-          const r = file(h[1]).read(h[2] === "s" ? String : ArrayBuffer, h[3] ?? undefined);
-          if (r instanceof ArrayBuffer) out = r;
-          else value = r;
+          const f = file(h[1]);
+          if (h[2] === "s") value = f.read(String, h[3] ?? undefined);
+          else out = f.read(ArrayBuffer, h[3] ?? undefined);
           break;
         }
         case "fwrite":
