@@ -42,7 +42,8 @@ const modules = sourceModules();
 // one (xsre.c, fxAllocateRegExpData: a missing `else` hands the engine a malloc'd
 // buffer as a chunk; docs/DESIGN.md, "Targets"). Device builds need the SDK fixed;
 // the simulators must work on an SDK as it comes.
-const REGEXP_AT_LOAD = /^(?:export )?(?:const|let) [A-Za-z_$][\w$]* *(?::[^=]+)?= *(?:\/|new RegExp)/m;
+// (a module constant, or a static field of a class, which runs at load too)
+const REGEXP_AT_LOAD = /^(?:(?:export )?(?:const|let) |\s+static (?:readonly )?)[A-Za-z_$][\w$]* *(?::[^=]+)?= *(?:\/|new RegExp)/m;
 const makesRegExps = new Set([...modules.keys()].filter((m) => REGEXP_AT_LOAD.test(fs.readFileSync(`src/${m}.ts`, "utf8"))));
 const imports = (name: string, target: string, seen = new Set<string>()): boolean => {
   for (const d of modules.get(name) ?? []) {
