@@ -180,11 +180,17 @@ export function itemCrc(e: Uint8Array): number {
   return crc32le(c, e, 24, 32);
 }
 
+// HashList's 24-bit hash: Item::calculateCrc32WithoutValue (nsIndex, key, chunkIndex)
 function itemHash(e: Uint8Array): number {
-  let c = crc32le(0xffffffff, e, 0, 1);
-  c = crc32le(c, e, 8, 24);
-  c = crc32le(c, e, 3, 4);
-  return c & 0xffffff;
+  return hashOf(e[0], e, 8, e[3], false);
+}
+// nul15: a lookup's Item(...) has key[15] = 0 whatever the caller passed
+function hashOf(ns: number, key: Uint8Array, at: number, chunk: number, nul15 = true): number {
+  let c = ~0xffffffff >>> 0;
+  c = CRC_TABLE[(c ^ ns) & 0xff] ^ (c >>> 8);
+  for (let i = at; i < at + 16; i++) c = CRC_TABLE[(c ^ (nul15 && i === at + 15 ? 0 : key[i])) & 0xff] ^ (c >>> 8);
+  c = CRC_TABLE[(c ^ chunk) & 0xff] ^ (c >>> 8);
+  return (~c >>> 0) & 0xffffff;
 }
 
 function isVariable(type: number): boolean {
@@ -223,8 +229,7 @@ class HashList {
   erase(index: number): void {
     this.nodes = this.nodes.filter((n) => n.i !== index);
   }
-  find(start: number, item: Uint8Array): number {
-    const h = itemHash(item);
+  find(start: number, h: number): number {
     for (const n of this.nodes) if (n.i >= start && n.h === h) return n.i;
     return INVALID_ENTRY;
   }
@@ -360,7 +365,7 @@ class Page {
           continue;
         }
         this.hash.insert(item, i);
-        const duplicateIndex = this.hash.find(0, item);
+        const duplicateIndex = this.hash.find(0, itemHash(item));
         if (isVariable(item[1])) {
           span = item[2];
           let needErase = false;
@@ -625,7 +630,7 @@ class Page {
     if (findBegin > this.firstUsed && findBegin < ENTRIES_PER_PAGE) start = findBegin;
     const end = Math.min(this.nextFree, ENTRIES_PER_PAGE);
     if (ns !== NS_ANY && key !== null && (type !== ItemType.BLOB_DATA || chunk !== CHUNK_ANY)) {
-      const cached = this.hash.find(start, newItem(ns, type, 0, key, chunk));
+      const cached = this.hash.find(start, hashOf(ns, key, 0, chunk));
       if (cached < ENTRIES_PER_PAGE) start = cached;
       else return NOT_FOUND;
     }
@@ -725,7 +730,7 @@ export class Nvs {
 
   constructor(readonly flash: Flash, readonly bytes = 48 * 1024, readonly partition = "nvs") {
     this.pageCount = Math.floor(bytes / PAGE_BYTES);
-    if (this.pageCount < 3) throw new RangeError("nvs needs at least 3 pages");
+    if (this.pageCount < 2) throw new RangeError("nvs needs at least 2 pages");
     this.image = new Uint8Array(this.pageCount * PAGE_BYTES).fill(0xff);
     this.init();
   }

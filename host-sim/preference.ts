@@ -87,7 +87,12 @@ export default class Preference {
     SimDevice.current.flash.assertPowered();
     if (bytes(d) > MAX_NAME_BYTES) return undefined; // nvs_open fails: "domain doesn't exist yet"
     if (bytes(k) > MAX_NAME_BYTES) throw new Error("nvs get fail");
-    const got = SimDevice.current.nvs.get(d, k);
+    let got;
+    try {
+      got = SimDevice.current.nvs.get(d, k); // any NVS error but "not found" (a blob missing a chunk) throws
+    } catch (e) {
+      fail(e, "nvs get fail");
+    }
     if (!got) return undefined;
     switch (got.type) {
       case "u8":
