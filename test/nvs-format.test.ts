@@ -142,6 +142,17 @@ function parse(img: Uint8Array, strict = true) {
   return { pages, entries, values, nsName };
 }
 
+// Entries the bitmap calls empty on the active page that are not all 0xFF.
+function tornButEmpty(img: Uint8Array): boolean {
+  for (let p = 0; p < img.length / 4096; p++) {
+    const pg = img.subarray(p * 4096, (p + 1) * 4096);
+    if (le32(pg, 0) !== 0xfffffffe) continue;
+    for (let i = 0; i < 126; i++)
+      if (((le32(pg, 32 + (i >> 4) * 4) >>> ((i & 15) * 2)) & 3) === 3 && !pg.subarray(64 + i * 32, 96 + i * 32).every((b) => b === 0xff)) return true;
+  }
+  return false;
+}
+
 const fresh = () => new SimDevice({ now: Date.UTC(2026, 1, 5, 5, 0) }).install();
 const buf = (n: number, fill: number) => new Uint8Array(n).fill(fill).buffer as ArrayBuffer;
 
@@ -248,9 +259,9 @@ describe("NVS image, byte for byte (ESP-IDF v6.0 layout)", () => {
     script(clean, 36);
     const total = clean.flash.writes - c0;
     assert.ok(total > 150 && clean.flash.partition("nvs").sectorErases > 0, "the script runs into garbage collection");
-    let cuts = 0;
+    let cuts = 0, hazards = 0;
     for (let n = prefix + 1; n <= total; n += 3) {
-      for (const tear of [tearNone, tearHalf, tearSeeded(n, "word"), tearSeeded(n * 7, "bit")]) {
+      for (const [tname, tear] of [["none", tearNone], ["half", tearHalf], ["word", tearSeeded(n, "word")], ["bit", tearSeeded(n * 7, "bit")]] as const) {
         const dev = fresh();
         dev.cutAfter(n, tear);
         assert.ok(SimDevice.survive(() => script(dev, 36)));
@@ -264,10 +275,26 @@ describe("NVS image, byte for byte (ESP-IDF v6.0 layout)", () => {
           assert.ok((v.value as Uint8Array).every((b) => b === fill));
         }
         parse(dev.nvs.image, false);
-        dev.nvs.set("t", "after", "i32", 1); // and it still writes
+        // ESP-IDF finds a write torn before its bitmap bits by the entry's first word
+        // (not 0xFFFFFFFF). A tear that leaves that word erased but later bytes
+        // programmed goes unseen: the next item is programmed over those bytes, its
+        // CRC fails and it is erased when met, so a write acknowledged after the
+        // reboot is lost. Only a tear that is not a prefix can do this.
+        const unseen = tornButEmpty(dev.nvs.image);
+        if (unseen) {
+          assert.ok(tname === "word" || tname === "bit", `cut ${n} ${tname}: a prefix tear is always seen`);
+          hazards++;
+          continue;
+        }
+        dev.nvs.set("t", "after", "i32", 1); // and it still writes, where the torn write was
+        dev.nvs.set("t", "after2", "str", "x".repeat(40));
+        dev.reboot();
+        assert.equal(dev.nvs.get("t", "after")?.value, 1, `cut ${n} ${tname}: a write after recovery is kept`);
+        assert.equal(dev.nvs.get("t", "after2")?.value, "x".repeat(40), `cut ${n} ${tname}: a write after recovery is kept`);
       }
     }
     assert.ok(cuts > 100);
+    assert.ok(hazards < cuts / 20, `${hazards} of ${cuts} cuts left a torn write unseen`);
   });
 
   it("nvs_crc: a string whose data CRC fails is read once as stored (the device copies, then reports not found) and erased", () => {
