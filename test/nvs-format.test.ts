@@ -465,6 +465,24 @@ describe("the data folder keeps NVS as nvs.bin", () => {
     assert.deepEqual(Preference.keys("wifi").sort(), ["force_ap", "ssid"]);
   });
 
+  it("what nvs_flash_init repairs at start is written back to nvs.bin", () => {
+    const dir = tmp();
+    const a = fresh();
+    Preference.set("pm", "k", "v");
+    a.cutAfter(1, tearNone);
+    assert.ok(SimDevice.survive(() => Preference.set("pm", "k2", "x".repeat(100))));
+    // the entry of k2 was programmed but the cut kept its bitmap bits (a torn write init erases)
+    const torn = a.nvs.image.slice();
+    torn[64 + 3 * 32] &= 0x00;
+    fs.writeFileSync(path.join(dir, "nvs.bin"), torn);
+    const b = fresh();
+    persist(b, dir);
+    assert.equal(Preference.get("pm", "k"), "v");
+    assert.deepEqual(new Uint8Array(fs.readFileSync(path.join(dir, "nvs.bin"))), b.nvs.image);
+    parse(b.nvs.image, false);
+    assert.notDeepEqual(b.nvs.image, torn, "the torn entry was marked erased");
+  });
+
   it("refuses an nvs.bin of the wrong size with a clear error", () => {
     const dir = tmp();
     fs.writeFileSync(path.join(dir, "nvs.bin"), new Uint8Array(4096));

@@ -122,7 +122,9 @@ export function persist(dev: SimDevice, dir: string): void {
     const bytes = new Uint8Array(fs.readFileSync(nvsBin));
     if (bytes.length !== dev.nvs.image.length)
       throw new Error(`${nvsBin}: ${bytes.length} bytes; an NVS partition image must be exactly ${dev.nvs.image.length} bytes (esptool.py read_flash 0x9000 0xC000)`);
-    dev.nvs.load(bytes);
+    dev.nvs.load(bytes); // nvs_flash_init: throws, as the device fails to boot, on a partition it cannot use
+    // what init repaired (a torn write, an unfinished garbage collection) is on flash now
+    if (Buffer.compare(Buffer.from(bytes), Buffer.from(dev.nvs.image)) !== 0) writeAtomic(nvsBin, dev.nvs.image);
   } else if (fs.existsSync(nvsJson)) {
     const n = convertLegacy(dev, JSON.parse(fs.readFileSync(nvsJson, "utf8")));
     writeAtomic(nvsBin, dev.nvs.image);
