@@ -2,6 +2,7 @@
 import type { Scenario } from "./types";
 import { scenarios as preference } from "./preference.scn";
 import { scenarios as nvsSpace } from "./nvs-space.scn";
+import { scenarios as nvsFormat } from "./nvs-format.scn";
 import { scenarios as file } from "./file.scn";
 import { scenarios as timer } from "./timer.scn";
 import { scenarios as store } from "./store.scn";
@@ -26,6 +27,7 @@ import { scenarios as preload } from "./preload.scn";
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
   { file: "nvs-space", scenarios: nvsSpace },
+  { file: "nvs-format", scenarios: nvsFormat },
   { file: "file", scenarios: file },
   { file: "timer", scenarios: timer },
   { file: "store", scenarios: store },
