@@ -81,9 +81,9 @@ export const scenarios: Scenario[] = [
       const sets = countSets(() => (written = svc.endConversation()));
       ok(dev.flash.writes > writes);
       deepEqual(formed, ["name=王小明:added", "age=8:added", "like=蓝色:added", "schedule=吃药:added"]);
-      // profile, preferences, events, chat, pending: each once
+      // profile, preferences, events, chat, pending: each once (one set per copy)
       equal(written, 5);
-      deepEqual(sets, { prof: 1, pref: 1, evt: 1, chat: 1, pend: 1 });
+      deepEqual(sets, { prof: 2, pref: 2, evt: 2, chat: 2, pend: 2 }); // two copies each (src/nvs/store.ts)
       const r = read(svc);
       deepEqual(r.profile, { name: "王小明", age: 8 });
       equal(r.schedules[0].datetime, "2026-02-06 08:00");
