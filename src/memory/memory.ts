@@ -167,6 +167,7 @@ export class Memory {
   readonly stores: StoreMap;
   overflow: OverflowHook | undefined;
   private domainKeys: Record<string, string[]> = {};
+  bootReport: BootReport | undefined; // what boot() found and did
 
   constructor() {
     const keys = (ns: string) => (this.domainKeys[ns] ??= this.listKeys(ns));
@@ -197,6 +198,7 @@ export class Memory {
     const lost = this.health.lost.slice();
     const rec = this.recordHealth(true);
     const r: BootReport = { boot: rec.boots as number, repaired: [], setAside: [], lost, failed: [] };
+    this.bootReport = r;
     for (const e of this.health.events) if (e.problem !== "orphan" && e.problem !== "incomplete") r.setAside.push(e);
     for (const name of NAMES) {
       const st = this.stores[name];
@@ -241,6 +243,11 @@ export class Memory {
     }
     if (failure) throw failure;
     return written;
+  }
+
+  // Puts every store a failed change touched back to the mark.
+  rollback(m: MemoryMark): void {
+    for (const name of NAMES) if (this.stores[name].version !== m[name].version) this.stores[name].restore(m[name]);
   }
 
   // Before a change: the state of every store, for commit().

@@ -214,7 +214,8 @@ export const scenarios: Scenario[] = [
       equal(read(svc).profile.location, "上海");
       const e = JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "memory", arguments: { action: "confirm", content: "不存在" } } }))!);
       ok(e.result.isError && e.result.content[0].text.includes("nothing pending"));
-      equal(svc.memory.dirty, false);
+      const stores = svc.memory.stores as unknown as Record<string, { isDirty: boolean }>;
+      deepEqual(Object.keys(stores).filter((n) => stores[n].isDirty), ["chat"], "only the chat log waits, for the end of the conversation");
     },
   },
   {
