@@ -231,7 +231,10 @@ export class Store<T extends object> {
       if (!known) this.health.report(this.spec.name, r, "orphan");
     }
     if (!best && this.damaged) {
+      // every copy damaged: reported once, and settled at the next flush by an
+      // empty table (so the same damage is not found again at every boot)
       this.lost = true;
+      this.dirty = true;
       this.health.lose(this.spec.name);
     }
     return this.records;
@@ -250,7 +253,8 @@ export class Store<T extends object> {
 
   private fail(slot: SlotName, key: string, problem: Problem): undefined {
     this.failedSlots.push(slot);
-    if (problem !== "incomplete") this.damaged = true;
+    // not damage: a flush cut short, or a newer firmware's format (kept until the store is written)
+    if (problem !== "incomplete" && problem !== "version") this.damaged = true;
     this.health.report(this.spec.name, key, problem);
     return undefined;
   }
@@ -344,7 +348,6 @@ export class Store<T extends object> {
       v.setUint32(12, blobCrc(blob), true);
       const key = this.key(s, part);
       const r = ref(s.ns, key);
-      if (!this.present.includes(r)) this.present.push(r);
       try {
         Preference.set(s.ns, key, blob.buffer);
       } catch (e) {
@@ -352,6 +355,7 @@ export class Store<T extends object> {
         if (e instanceof Error && e.name === "PowerCut") throw e;
         throw new StoreError(`${this.spec.name}: NVS write failed (${e instanceof Error ? e.message : String(e)})`);
       }
+      if (!this.present.includes(r)) this.present.push(r);
       written.push(r);
     }
     return written;
@@ -441,6 +445,7 @@ export class Store<T extends object> {
   // The bytes of one copy's blobs (for the budget and the status action).
   get blobBytes(): number[] {
     const count = this.load().length;
+    if (!this.held.a && !this.held.b) return []; // nothing of it on flash
     const parts = Math.max(1, Math.ceil(count / this.perPart));
     const out: number[] = [];
     for (let p = 0; p < parts; p++) out.push(HEADER_BYTES + Math.min(this.perPart, count - p * this.perPart) * this.spec.layout.size);

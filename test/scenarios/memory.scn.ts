@@ -376,7 +376,8 @@ export const scenarios: Scenario[] = [
       dev.reboot();
       mem = new Memory();
       mem.boot();
-      equal(mem.profile().name, "小王", "set aside, not destroyed: served again once NVS answers");
+      equal(mem.profile().name, "", "a lost store is settled at boot with an empty table: its loss is reported once");
+      equal(mem.healthRecord().lost, 1);
     },
   },
 ];
