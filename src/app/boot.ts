@@ -13,6 +13,7 @@ import { startMaintenance, type Maintenance } from "../archive/maintenance";
 export interface Booted {
   service: Service;
   archive: Archive | undefined; // undefined when it could not be checked: NVS memory only
+  archiver: Archiver | undefined;
   maintenance: Maintenance | undefined;
   line: string; // the boot trace line (without "petmem: " and newline)
 }
@@ -39,10 +40,11 @@ export function bootDevice(makeArchive: () => Archive = () => new Archive(), opt
   }
   const service = new Service({ ...opts, archive });
   let maintenance: Maintenance | undefined;
+  let archiver: Archiver | undefined;
   if (archive) {
     const a = archive;
     try {
-      const archiver = new Archiver(service.memory, a);
+      archiver = new Archiver(service.memory, a);
       archiver.resolveAtBoot(); // records a cut left both in NVS and in the archive leave NVS
       archiver.attach();
       // archived first, or the append throws and the schedule is refused: never lost
@@ -66,5 +68,5 @@ export function bootDevice(makeArchive: () => Archive = () => new Archive(), opt
   }
   if (check && !note) note = `archive ${check.fact.records + check.moment.records + check.event.records} records, ${check.footprint} of ${check.budget} bytes`;
   const line = `${service.bootLine()}; ${note}; clock ${isValid() ? new Date(now()).toISOString() : "unset"}`;
-  return { service, archive, maintenance, line };
+  return { service, archive, archiver, maintenance, line };
 }
