@@ -338,4 +338,39 @@ export const scenarios: Scenario[] = [
       equal(svc.memory.preferences().likes.length, 4);
     },
   },
+  {
+    name: "a power cut anywhere in a boot that repairs: the next boot still serves every record and finishes the repair",
+    run() {
+      const dev = device();
+      const mem = new Memory();
+      mem.boot();
+      fillEveryStore(mem);
+      mem.flush();
+      const want = contents(mem);
+      const b = new Uint8Array(Preference.get(DOMAIN, "fact.a0") as ArrayBuffer);
+      b[HEADER_BYTES + 5] ^= 0x80;
+      Preference.set(DOMAIN, "fact.a0", b.buffer);
+      Preference.delete(DOMAIN_B, "chat.b0");
+      const snap = dev.nvs.snapshot();
+      let cuts = 0;
+      for (let n = 1; ; n++) {
+        dev.nvs.restore(snap);
+        dev.reboot();
+        dev.cutAfter(n);
+        const cut = SimDevice.survive(() => new Memory().boot());
+        dev.flash.disarm();
+        dev.reboot();
+        const m2 = new Memory();
+        const r = m2.boot();
+        deepEqual(contents(m2), want, `cut at write ${n}: every record`);
+        deepEqual(r.lost, []);
+        if (!cut) break;
+        cuts++;
+        dev.reboot();
+        const m3 = new Memory();
+        deepEqual(m3.boot().setAside, [], `cut at write ${n}: repaired by the boot after`);
+      }
+      ok(cuts >= 6, `the sweep cut the repair writes (${cuts})`);
+    },
+  },
 ];
