@@ -300,6 +300,33 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "a change while one copy is damaged writes over the damaged one first: a cut anywhere leaves the old or the new table",
+    run() {
+      for (const bad of [DOMAIN, DOMAIN_B]) {
+        let cuts = 0;
+        for (let n = 1; ; n++) {
+          const dev = fresh();
+          const { store } = boot();
+          store.set([note(1)]);
+          store.flush();
+          damageKey(bad, bad === DOMAIN ? "note.a0" : "note.b0", "crc");
+          const s = boot().store; // no repair yet: the next change must not erase the only good copy first
+          deepEqual(s.all(), [note(1)]);
+          s.set([note(2)]);
+          dev.cutAfter(n);
+          const cut = SimDevice.survive(() => s.flush());
+          dev.flash.disarm();
+          dev.reboot();
+          const after = JSON.stringify(boot().store.all());
+          ok(after === JSON.stringify([note(1)]) || after === JSON.stringify([note(2)]), `damaged ${bad}, cut at write ${n}: ${after}`);
+          if (!cut) break;
+          cuts++;
+        }
+        ok(cuts >= 2, "the sweep cut both copies' writes");
+      }
+    },
+  },
+  {
     name: "NVS refusing the first copy: not saved, old table on flash; refusing the second: saved in one copy, repaired later",
     run() {
       for (const failAt of [1, 2] as const) {
