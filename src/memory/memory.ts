@@ -6,6 +6,7 @@
 import Preference from "preference";
 import { Store, StoreError, type StoreMark } from "../nvs/store";
 import { Health, type HealthEvent } from "../nvs/health";
+import { FileMirror, type Mirror } from "../nvs/mirror";
 import { now } from "../time/clock";
 import { byteLength, truncate } from "../text/utf8";
 import {
@@ -169,10 +170,11 @@ export class Memory {
   private domainKeys: Record<string, string[]> = {};
   bootReport: BootReport | undefined; // what boot() found and did
 
-  constructor() {
+  // mirror: the third copy of every store, outside NVS (src/nvs/mirror.ts)
+  constructor(readonly mirror: Mirror | undefined = new FileMirror()) {
     const keys = (ns: string) => (this.domainKeys[ns] ??= this.listKeys(ns));
     const s = {} as Record<string, Store<object>>;
-    for (const name of NAMES) s[name] = new Store(SPECS[name] as never, this.health, keys);
+    for (const name of NAMES) s[name] = new Store(SPECS[name] as never, this.health, keys, mirror);
     this.stores = s as unknown as StoreMap;
   }
 

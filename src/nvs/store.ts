@@ -19,6 +19,7 @@ import Preference from "preference";
 import { Layout } from "./layout";
 import { crc32 } from "./crc32";
 import { Health, type Problem } from "./health";
+import type { Mirror } from "./mirror";
 
 export const DOMAIN = "petmem"; // copy a (and both slots of a one-copy store)
 export const DOMAIN_B = "petmem_b"; // copy b of a two-copy store
@@ -46,7 +47,7 @@ export interface StoreSpec<T extends object> {
 
 // Where a copy lives: slot a, slot b, and for a two-copy store the slot b of
 // format 1 ("petmem", `<prefix>.b<part>`), read once to migrate.
-type SlotName = "a" | "b" | "old";
+type SlotName = "a" | "b" | "old" | "mirror";
 interface SlotDef {
   name: SlotName;
   ns: string;
@@ -105,8 +106,10 @@ export class Store<T extends object> {
   version = 0; // +1 on every set(), so callers can tell which stores a change touched
   lost = false; // boot found only damaged copies: the table could not be read
   degraded: string | undefined; // the last write that left only one copy, until repaired
+  private mirrorStale = false; // the mirror (third copy, src/nvs/mirror.ts) lacks the current table
+  restored = false; // boot found no valid NVS copy and took the mirror's
 
-  constructor(readonly spec: StoreSpec<T>, readonly health: Health, private domainKeys: (ns: string) => string[]) {
+  constructor(readonly spec: StoreSpec<T>, readonly health: Health, private domainKeys: (ns: string) => string[], private mirror?: Mirror) {
     if (spec.key.length > 12) throw new RangeError("store key prefix too long");
     this.perPart = Math.floor((MAX_BLOB_BYTES - HEADER_BYTES) / spec.layout.size);
     if (this.perPart < 1) throw new RangeError(`${spec.name}: record larger than a blob`);
@@ -126,12 +129,12 @@ export class Store<T extends object> {
   }
 
   get isDirty(): boolean {
-    return this.dirty || this.repair || this.stale().length > 0;
+    return this.dirty || this.repair || this.mirrorStale || this.stale().length > 0;
   }
 
   // Whether a flush would write a copy (not only delete leftovers).
   get mustWrite(): boolean {
-    return this.dirty || this.repair;
+    return this.dirty || this.repair || this.mirrorStale;
   }
 
   // Whether the table must be written again although it did not change (a copy
@@ -209,6 +212,11 @@ export class Store<T extends object> {
     }
     let best: Copy<T> | undefined;
     for (const c of copies) if (!best || newer(c.seq, best.seq)) best = c;
+    if (!best && this.mirror) {
+      // no NVS copy is valid: the third copy, in the storage partition
+      best = this.readMirror();
+      if (best) this.restored = true;
+    }
     this.records = best ? best.records : [];
     this.seq = best ? best.seq : 0;
     this.persisted = best && !best.migrated ? best.payload : undefined;
@@ -230,6 +238,7 @@ export class Store<T extends object> {
       const known = copies.some((c) => c.keys.includes(r)) || this.failedSlots.some((n) => this.inSlot(r, n));
       if (!known) this.health.report(this.spec.name, r, "orphan");
     }
+    if (best && this.mirror && !best.migrated && this.mirror.seq(this.spec.key) !== best.seq) this.mirrorStale = true;
     if (!best && this.damaged) {
       // every copy damaged: reported once, and settled at the next flush by an
       // empty table (so the same damage is not found again at every boot)
@@ -260,25 +269,50 @@ export class Store<T extends object> {
   }
 
   private readCopy(s: SlotDef, mine: string[]): Copy<T> | undefined {
-    const first = this.key(s, 0);
-    if (!mine.includes(first)) return undefined;
+    if (!mine.includes(this.key(s, 0))) return undefined;
+    return this.parseCopy(s.name, (part) => ref(s.ns, this.key(s, part)), (part) => {
+      const key = this.key(s, part);
+      return mine.includes(key) ? Preference.get(s.ns, key) : undefined;
+    });
+  }
+
+  // The mirror file: the parts' blobs back to back.
+  private readMirror(): Copy<T> | undefined {
+    const bytes = this.mirror!.read(this.spec.key);
+    if (!bytes) return undefined;
+    const offsets: number[] = [];
+    for (let at = 0; at + HEADER_BYTES <= bytes.length && offsets.length < 255; ) {
+      offsets.push(at);
+      at += HEADER_BYTES + (bytes[at + 8] | (bytes[at + 9] << 8)) * this.spec.layout.size;
+    }
+    const c = this.parseCopy("mirror", () => `mirror/${this.spec.key}`, (part) => {
+      const at = offsets[part];
+      if (at === undefined) return undefined;
+      const end = part + 1 < offsets.length ? offsets[part + 1] : bytes.length;
+      return bytes.slice(at, end).buffer;
+    });
+    if (!c || c.migrated) return undefined;
+    c.keys = [];
+    return c;
+  }
+
+  private parseCopy(slot: SlotName, where0: (part: number) => string, get: (part: number) => unknown): Copy<T> | undefined {
     const records: T[] = [];
     const keys: string[] = [];
     const chunks: Uint8Array[] = [];
     let seq = 0, parts = 1, migrated = false;
+    const s = { name: slot };
     for (let part = 0; part < parts; part++) {
-      const key = this.key(s, part);
-      const where = ref(s.ns, key);
+      const where = where0(part);
       let raw: unknown;
-      if (mine.includes(key)) {
-        try {
-          raw = Preference.get(s.ns, key);
-        } catch {
-          // on the device an item whose data CRC fails throws `nvs get fail`
-          return this.fail(s.name, where, "unreadable");
-        }
+      try {
+        raw = get(part);
+      } catch (e) {
+        if (e instanceof Error && e.name === "PowerCut") throw e;
+        // on the device an item whose data CRC fails throws `nvs get fail`
+        return this.fail(s.name, where, "unreadable");
       }
-      if (raw === undefined) return this.fail(s.name, ref(s.ns, first), "incomplete");
+      if (raw === undefined) return this.fail(s.name, where0(0), "incomplete");
       if (!(raw instanceof ArrayBuffer)) return this.fail(s.name, where, "type");
       const b = new Uint8Array(raw);
       if (b.length < HEADER_BYTES) return this.fail(s.name, where, "length");
@@ -303,7 +337,7 @@ export class Store<T extends object> {
       if (part === 0) {
         seq = sq;
         parts = b[11];
-      } else if (sq !== seq || b[11] !== parts) return this.fail(s.name, ref(s.ns, first), "incomplete");
+      } else if (sq !== seq || b[11] !== parts) return this.fail(s.name, where0(0), "incomplete");
       for (let i = 0; i < count; i++) {
         const rec = layout.decode(b, HEADER_BYTES + i * layout.size) as Record<string, unknown>;
         records.push((up ? this.spec.layout.normalize(up(rec) as T) : rec) as T);
@@ -312,7 +346,7 @@ export class Store<T extends object> {
       keys.push(where);
     }
     if (records.length > this.spec.capacity) records.length = this.spec.capacity;
-    if (migrated) this.health.report(this.spec.name, ref(s.ns, first), "migrated");
+    if (migrated) this.health.report(this.spec.name, where0(0), "migrated");
     return { slot: s.name, seq, records, keys, migrated, payload: migrated ? this.payload(records) : concat(chunks) };
   }
 
@@ -325,13 +359,13 @@ export class Store<T extends object> {
     return out;
   }
 
-  // Writes one slot's copy, all parts in order; returns its keys.
-  private writeSlot(s: SlotDef, payload: Uint8Array, seq: number): string[] {
+  // The blobs of one copy: header and records, per part.
+  private blobs(payload: Uint8Array, seq: number): Uint8Array[] {
     const size = this.spec.layout.size;
     const count = payload.length / size;
     const parts = Math.max(1, Math.ceil(count / this.perPart));
     if (parts > 255) throw new StoreError(`${this.spec.name}: too large`);
-    const written: string[] = [];
+    const out: Uint8Array[] = [];
     for (let part = 0; part < parts; part++) {
       const from = part * this.perPart;
       const n = Math.min(this.perPart, count - from);
@@ -346,10 +380,19 @@ export class Store<T extends object> {
       blob[11] = parts;
       blob.set(payload.subarray(from * size, (from + n) * size), HEADER_BYTES);
       v.setUint32(12, blobCrc(blob), true);
+      out.push(blob);
+    }
+    return out;
+  }
+
+  // Writes one slot's copy, all parts in order; returns its keys.
+  private writeSlot(s: SlotDef, blobs: Uint8Array[]): string[] {
+    const written: string[] = [];
+    for (let part = 0; part < blobs.length; part++) {
       const key = this.key(s, part);
       const r = ref(s.ns, key);
       try {
-        Preference.set(s.ns, key, blob.buffer);
+        Preference.set(s.ns, key, blobs[part].buffer as ArrayBuffer);
       } catch (e) {
         // power cuts are not caught here: they end the world
         if (e instanceof Error && e.name === "PowerCut") throw e;
@@ -369,16 +412,28 @@ export class Store<T extends object> {
   // flash was written. Throws StoreError when the new table reached no copy:
   // RAM keeps it, dirty, and flash keeps the old table. A failure after the
   // first copy was written does not throw: the table is saved in one copy,
-  // `degraded` says so, and the next flush writes the other.
+  // `degraded` says so, and the next flush writes the other. The mirror (the
+  // third copy) is written last, best effort.
   flush(): boolean {
     if (!this.records || !this.isDirty) return false;
     const payload = this.payload(this.records);
     const changed = !this.persisted || !sameBytes(payload, this.persisted);
-    if (!changed && !this.repair) {
-      this.dirty = false;
-      return this.deleteStale();
+    let wrote = false;
+    if (changed || this.repair) {
+      this.writeCopies(payload, changed);
+      wrote = true;
+    } else this.dirty = false;
+    if (this.mirror && (changed || this.mirrorStale) && (this.held.a || this.held.b)) {
+      this.mirrorStale = !this.mirror.write(this.spec.key, this.seq, concat(this.blobs(payload, this.seq)));
+      wrote = true;
     }
+    if (this.deleteStale()) wrote = true;
+    return wrote;
+  }
+
+  private writeCopies(payload: Uint8Array, changed: boolean): void {
     const seq = changed ? (this.seq + 1) >>> 0 : this.seq;
+    const blobs = this.blobs(payload, seq);
     // a slot that holds the current table is never erased before the other holds the new one
     let order: ("a" | "b")[];
     if (this.copies === 1) order = [this.held.a ? "b" : "a"];
@@ -386,14 +441,17 @@ export class Store<T extends object> {
     else order = this.held.b && !this.held.a ? ["a", "b"] : ["b", "a"];
     const first = order[0];
     try {
-      const keys = this.writeSlot(this.slot(first), payload, seq);
+      const keys = this.writeSlot(this.slot(first), blobs);
       if (changed) this.held = first === "a" ? { a: keys, b: undefined } : { a: undefined, b: keys };
       else this.held[first] = keys;
     } catch (e) {
       // the slot may have been erased before NVS refused the write
       this.held[first] = undefined;
       if (this.copies === 2 && this.persisted) this.repair = true;
-      if (!changed && e instanceof StoreError) return this.degrade(e.message);
+      if (!changed && e instanceof StoreError) {
+        this.degrade(e.message);
+        return;
+      }
       throw e;
     }
     this.seq = seq;
@@ -404,14 +462,12 @@ export class Store<T extends object> {
     if (order.length > 1) {
       const second = order[1];
       try {
-        this.held[second] = this.writeSlot(this.slot(second), payload, seq);
+        this.held[second] = this.writeSlot(this.slot(second), blobs);
       } catch (e) {
         if (!(e instanceof StoreError)) throw e;
         this.degrade(e.message);
       }
     }
-    this.deleteStale();
-    return true;
   }
 
   private degrade(message: string): boolean {
