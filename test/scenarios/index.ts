@@ -19,6 +19,8 @@ import { scenarios as memoryTool } from "./memory-tool.scn";
 import { scenarios as listen } from "./listen.scn";
 import { scenarios as listenPending } from "./listen-pending.scn";
 import { scenarios as robust } from "./robust.scn";
+import { scenarios as sdkContract } from "./sdk-contract.scn";
+import { scenarios as spiffsFaults } from "./spiffs-faults.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -40,4 +42,6 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "listen", scenarios: listen },
   { file: "listen-pending", scenarios: listenPending },
   { file: "robust", scenarios: robust },
+  { file: "sdk-contract", scenarios: sdkContract },
+  { file: "spiffs-faults", scenarios: spiffsFaults },
 ];
