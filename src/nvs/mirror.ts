@@ -8,14 +8,15 @@
 // lives in another partition, so no single fault of NVS reaches it. It is
 // read only when no NVS copy is valid, and written after both NVS copies, best
 // effort: a mirror that cannot be written (or is torn by a cut) is only a
-// missing third copy, and boot writes it again when its seq (in its name,
-// known from one listing of the file system) is not the store's.
+// missing third copy, and boot writes it again when its seq (in its name) or
+// its length (both known from one listing of the file system) is not the
+// store's.
 
 import { File, Iterator } from "file";
 import config from "mc/config";
 
 export interface Mirror {
-  seq(prefix: string): number | undefined; // seq of the mirror file, from the listing
+  info(prefix: string): { seq: number; bytes: number } | undefined; // of the mirror file, from the listing
   read(prefix: string): Uint8Array | undefined;
   write(prefix: string, seq: number, data: Uint8Array): boolean;
 }
@@ -28,6 +29,7 @@ function rethrowCut(e: unknown): void {
 
 export class FileMirror implements Mirror {
   private names: Record<string, string> | undefined; // prefix -> file name of its newest mirror
+  private lengths: Record<string, number> = {}; // file name -> bytes
   private extra: string[] = []; // older mirror files a cut left behind: deleted at the next write
 
   constructor(readonly root: string = config.file.root) {}
@@ -41,6 +43,7 @@ export class FileMirror implements Mirror {
       for (let e = it.next(); e; e = it.next()) {
         const n = e.name;
         if (e.length === undefined || n.indexOf(PREFIX) !== 0) continue;
+        this.lengths[n] = e.length;
         const dot = n.lastIndexOf(".");
         if (dot > PREFIX.length) {
           const p = n.slice(PREFIX.length, dot);
@@ -59,11 +62,11 @@ export class FileMirror implements Mirror {
     return (this.names = names);
   }
 
-  seq(prefix: string): number | undefined {
+  info(prefix: string): { seq: number; bytes: number } | undefined {
     const n = this.list()[prefix];
     if (!n) return undefined;
     const v = parseInt(n.slice(n.lastIndexOf(".") + 1), 16);
-    return Number.isNaN(v) ? undefined : v;
+    return Number.isNaN(v) ? undefined : { seq: v, bytes: this.lengths[n] ?? 0 };
   }
 
   read(prefix: string): Uint8Array | undefined {
@@ -105,6 +108,7 @@ export class FileMirror implements Mirror {
         f.close();
       }
       names[prefix] = name;
+      this.lengths[name] = data.length;
       if (old && old !== name) File.delete(this.root + old); // after: a cut leaves both, the newer wins
       for (let i = this.extra.length - 1; i >= 0; i--)
         if (this.extra[i].indexOf(`${PREFIX}${prefix}.`) === 0) {

@@ -238,7 +238,10 @@ export class Store<T extends object> {
       const known = copies.some((c) => c.keys.includes(r)) || this.failedSlots.some((n) => this.inSlot(r, n));
       if (!known) this.health.report(this.spec.name, r, "orphan");
     }
-    if (best && this.mirror && !best.migrated && this.mirror.seq(this.spec.key) !== best.seq) this.mirrorStale = true;
+    if (best && this.mirror && !best.migrated) {
+      const m = this.mirror.info(this.spec.key);
+      if (!m || m.seq !== best.seq || m.bytes !== best.payload.length + HEADER_BYTES * Math.max(1, Math.ceil(best.records.length / this.perPart))) this.mirrorStale = true;
+    }
     if (!best && this.damaged) {
       // every copy damaged: reported once, and settled at the next flush by an
       // empty table (so the same damage is not found again at every boot)

@@ -179,6 +179,25 @@ export const scenarios: Scenario[] = [
         deepEqual(contents(m3), want);
       }
       equal(dropMirror("fact"), 1, "one mirror file per store");
+      // a torn mirror (same seq, short) is written again by the next boot
+      const dev = device();
+      const mem = new Memory();
+      mem.boot();
+      fillEveryStore(mem);
+      mem.flush();
+      const it = new Iterator(config.file.root);
+      let name = "";
+      for (let e = it.next(); e; e = it.next()) if (e.name.indexOf("pm_fact.") === 0) name = e.name;
+      File.delete(config.file.root + name);
+      const f = new File(config.file.root + name, true);
+      f.write(new ArrayBuffer(100));
+      f.close();
+      dev.reboot();
+      const m2 = new Memory();
+      m2.boot();
+      const g = new File(config.file.root + name);
+      equal(g.length, 16 + 20 * 132, "rewritten whole");
+      g.close();
     },
   },
   {
