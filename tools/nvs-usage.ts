@@ -3,7 +3,8 @@
 //  1. write_mix: the blob bytes written per store over a simulated day of five
 //     conversations (ten exchanges each, two remembered lines, two tool writes,
 //     the quiet-period flush between lines), i.e. how much of NVS's write
-//     budget each store takes;
+//     budget each store takes (and the bytes the mirrors wrote to the storage
+//     partition, src/nvs/mirror.ts);
 //  2. the budget: every store full (both copies), and the peak during a flush
 //     that rewrites every store, against the usable pages (all but the one NVS
 //     keeps free). Exits 1 when the peak passes PEAK_LIMIT of the usable bytes.
@@ -40,6 +41,7 @@ const THINGS = ["恐龙", "画画", "小猫", "篮球", "钢琴"];
   let id = 0;
   const call = (a: Record<string, unknown>) => svc.handle(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "memory", arguments: a } }));
   const nvsBefore = dev.flash.partition("nvs").bytesWritten;
+  const storageBefore = dev.flash.partition("storage").bytesWritten;
   for (let c = 0; c < 5; c++) {
     call({ action: "read" });
     for (let i = 0; i < 10; i++) {
@@ -58,7 +60,7 @@ const THINGS = ["恐龙", "画画", "小猫", "篮球", "钢琴"];
   for (const k of Object.keys(per)) total += per[k];
   const share: Record<string, number> = {};
   for (const k of Object.keys(per)) share[k] = Math.round((per[k] / total) * 1000) / 10;
-  process.stdout.write(JSON.stringify({ write_mix: { conversations: 5, blob_bytes: total, nvs_bytes_written: dev.flash.partition("nvs").bytesWritten - nvsBefore, per_store: per, percent: share } }) + "\n");
+  process.stdout.write(JSON.stringify({ write_mix: { conversations: 5, blob_bytes: total, nvs_bytes_written: dev.flash.partition("nvs").bytesWritten - nvsBefore, mirror_bytes_written: dev.flash.partition("storage").bytesWritten - storageBefore, per_store: per, percent: share } }) + "\n");
 }
 
 // ---- 2. the budget --------------------------------------------------------------
