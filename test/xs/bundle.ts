@@ -1,4 +1,4 @@
-// Bundles code for the XS engine: one IIFE script (es2022, UTF-8), with the
+// Bundles code for the XS engine: one strict script (es2022, UTF-8), with the
 // Moddable module names mapped to host-sim/ by tsconfig.json's `paths` (the
 // same mapping tsc and tsx use). A plugin refuses Node built-ins and
 // host-sim/node/, so nothing that could not run on the device gets in.
@@ -40,7 +40,12 @@ export async function bundleForXs(entry: string, out: string, opts: { sourcemap?
       entryPoints: [entry],
       outfile: out,
       bundle: true,
-      format: "iife",
+      // a plain strict script, not one IIFE: inside an IIFE every module-level
+      // binding of the whole bundle is a local of one function, whose frame
+      // outgrew the device's 1024-slot XS stack (manifest creation.stack) once
+      // the scenarios grew; on the device each module has its own scope
+      format: "esm",
+      banner: { js: '"use strict";' },
       target: "es2022",
       platform: "neutral",
       mainFields: ["module", "main"],
