@@ -438,6 +438,30 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "boot never fails on a full NVS: the repairs and the archive's settling wait, the memory is served",
+    run() {
+      const dev = device();
+      const archive = new Archive();
+      archive.check();
+      const svc = new Service({ sink: { remind() {} }, archive });
+      tool(svc)({ action: "write", type: "fact", content: "主人在北京工作" });
+      archive.append("fact", svc.memory.facts()); // as if a move had been cut after the archive's write
+      svc.stop();
+      dev.reboot();
+      // NVS refuses every write (full, as the fault "full" leaves it)
+      const b = patched("set", () => () => {
+        throw new Error("nvs set fail");
+      }, () => bootDevice(undefined, { sink: { remind() {} } }));
+      ok(b.line.startsWith("boot ") && b.line.includes("archive 1 records"), b.line);
+      ok(b.service.memory.overflow !== undefined, "the archive stays in service");
+      equal(b.service.memory.facts().length, 0, "settled in RAM: the archive holds it");
+      ok(b.service.memory.health.writeErrors >= 1, "the refused writes are counted");
+      const r = JSON.parse(b.service.tool.call({ action: "recall", type: "fact" }));
+      equal(r.items.length, 1, "in the archive");
+      b.maintenance?.stop();
+    },
+  },
+  {
     name: "a power cut anywhere in a boot that repairs: the next boot still serves every record and finishes the repair",
     run() {
       const prepare = () => {
