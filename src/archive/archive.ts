@@ -15,7 +15,7 @@
 import config from "mc/config";
 import { System } from "file";
 import { File } from "file";
-import { ArchiveError, CHUNK, IndexDamage, exists, listing, openAppend, writeAt, scanForward, validEnd, remove, rethrowFatal, messageOf } from "./file";
+import { ArchiveError, CHUNK, exists, listing, openAppend, writeAt, scanForward, validEnd, remove, rethrowFatal, messageOf } from "./file";
 import { foldString } from "./fold";
 import { ARCHIVE_TYPES, encodeRecord, parseLine, lineKey, tsKey, type ArchiveType, type ArchivedItem, type ArchiveRecord, type Encoded } from "./line";
 import { Buffers, blankStats, recallRange, recallKeyword, recallRecent, findRecords, forEachRecord, type RecallStats } from "./recall";
@@ -67,6 +67,7 @@ export interface TypeReport {
   unreadable?: string; // why the file is set aside (not read, not written, nothing deleted); tried again at its next use
   index?: string; // why the index could not be written (the unindexed part is scanned instead)
   damaged?: number; // indexed blocks found damaged at the check (their records are served marked `damaged`)
+  emptied?: number; // bytes a failed write open emptied (the device's "wb+" fallback; DESIGN.md "Faults")
 }
 
 export interface CheckReport {
@@ -157,6 +158,7 @@ export class Archive {
       if (t.unreadable) r.unreadable = t.unreadable;
       if (t.indexError) r.index = t.indexError;
       if (t.side.damaged) r.damaged = t.side.damaged;
+      if (t.emptied) r.emptied = t.emptied;
       return r;
     };
     return { fact: one(this.states.fact), moment: one(this.states.moment), event: one(this.states.event), footprint: this.footprint(), budget: this.budget };
@@ -185,6 +187,7 @@ export class Archive {
   }
 
   private setAside(t: TypeState, why: string, files: Map<string, number> | undefined): void {
+    if (t.unreadable !== why) trace(`archive: ${t.path} set aside: ${why}\n`);
     t.unreadable = why;
     t.stale = false;
     t.length = t.validEnd = files?.get(t.path) ?? 0; // its space still counts
@@ -204,10 +207,12 @@ export class Archive {
     for (const x of ARCHIVE_TYPES) if (this.states[x].stale) this.prepare(this.states[x], listing(this.root));
   }
 
-  // Runs a read of one file: an index entry found damaged reloads (rebuilds)
-  // the index and runs it once more; any other failure is a clear
+  // Runs a read of one file. A failure (a read error, an index entry found
+  // damaged, an index emptied by a failed open) reloads the file, which
+  // rebuilds an index that does not check out, and runs it once more (unless
+  // `once`: fn has already given results away); a second failure is a clear
   // ArchiveError, never a partial answer.
-  private reading<T>(t: TypeState, fn: () => T): T {
+  private reading<T>(t: TypeState, fn: () => T, once = false): T {
     this.ready(t);
     for (let attempt = 0; ; attempt++) {
       try {
@@ -216,9 +221,9 @@ export class Archive {
         rethrowFatal(e);
         if (e instanceof ArchiveError && e.code !== "io") throw e;
         t.stale = true;
-        if (e instanceof IndexDamage && attempt === 0) {
-          this.ready(t);
-          continue;
+        if (attempt === 0 && !once) {
+          this.prepare(t, listing(this.root));
+          if (!t.unreadable) continue;
         }
         throw readFailure(t, e);
       }
@@ -290,7 +295,12 @@ export class Archive {
     b.flush();
     t.tailRecords = b.tail.records + b.unindexedRecords;
     t.tailBad = b.tail.bad + b.unindexedBad;
-    if (b.failed) t.indexError = b.failed;
+    if (b.failed) {
+      t.indexError = messageOf(b.failed);
+      // an index file left short (emptied by a failed open) is rebuilt at the
+      // next use; a full file system is not tried again until then
+      if (!(b.failed instanceof ArchiveError && b.failed.code === "full")) t.stale = true;
+    }
   }
 
   // ---- writing ------------------------------------------------------------------
@@ -366,6 +376,10 @@ export class Archive {
         break;
       } catch (e) {
         rethrowFatal(e);
+        if (e instanceof ArchiveError && e.emptied) {
+          t.emptied += e.emptied;
+          trace(`archive: ${t.path}: the device emptied ${e.emptied} bytes at a failed write open\n`);
+        }
         this.load(t); // whatever reached flash, know it again
         if (t.unreadable || attempt > 0) throw e;
         if (e instanceof ArchiveError && e.code === "full") {
@@ -532,6 +546,6 @@ export class Archive {
   forEach(type: ArchiveType | string, fn: (item: ArchivedItem, pos: number) => void): number {
     this.ensure();
     const t = this.states[archiveType(type)];
-    return this.reading(t, () => forEachRecord(t, this.bufs, fn));
+    return this.reading(t, () => forEachRecord(t, this.bufs, fn), true);
   }
 }

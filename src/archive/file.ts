@@ -12,6 +12,7 @@ import { NL } from "./line";
 export const CHUNK = 4096;
 
 export class ArchiveError extends Error {
+  emptied = 0; // bytes of the file the device emptied (the "wb+" fallback of a failed write open)
   constructor(readonly code: "full" | "invalid" | "io", message: string) {
     super(message);
     // defined, not assigned: on the device Error.prototype is frozen and assigning `name` throws
@@ -153,7 +154,9 @@ export function openAppend(path: string, expected: number): File {
   if (f.length !== expected) {
     const len = f.length;
     f.close();
-    throw new ArchiveError("io", `archive: ${path} is ${len} bytes after its write open, ${expected} expected; not written`);
+    const err = new ArchiveError("io", `archive: ${path} is ${len} bytes after its write open, ${expected} expected; not written`);
+    if (len < expected) err.emptied = expected - len;
+    throw err;
   }
   return f;
 }

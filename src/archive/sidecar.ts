@@ -351,7 +351,7 @@ export class BlockBuilder {
   private pendingEnd = 0;
   private pendingRecords = 0;
   private pendingBad = 0;
-  failed: string | undefined; // why the index could not be written (then it is not written further)
+  failed: unknown; // why the index could not be written (then it is not written further)
   unindexedRecords = 0; // records of finished blocks that could not be indexed
   unindexedBad = 0;
 
@@ -407,7 +407,7 @@ export class BlockBuilder {
         this.side.write(this.entries, this.sigs, this.pending, { end: this.pendingEnd, records: this.pendingRecords, bad: this.pendingBad });
       } catch (e) {
         rethrowFatal(e);
-        this.failed = messageOf(e);
+        this.failed = e ?? "failed";
       }
     if (this.failed) {
       this.unindexedRecords += this.pendingRecords;

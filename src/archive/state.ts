@@ -27,6 +27,7 @@ export interface TypeState {
   unreadable: string | undefined;
   stale: boolean; // what is known of the file may be wrong (a read or index write failed): load again first
   indexError: string | undefined; // why the index could not be (re)written: the unindexed part is scanned
+  emptied: number; // bytes the device's "wb+" fallback emptied while this archive ran (reported, never hidden)
 }
 
 export function typeState(root: string, type: ArchiveType): TypeState {
@@ -51,6 +52,7 @@ export function typeState(root: string, type: ArchiveType): TypeState {
     unreadable: undefined,
     stale: false,
     indexError: undefined,
+    emptied: 0,
   };
 }
 
