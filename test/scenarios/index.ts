@@ -21,6 +21,7 @@ import { scenarios as listen } from "./listen.scn";
 import { scenarios as listenPending } from "./listen-pending.scn";
 import { scenarios as sdkContract } from "./sdk-contract.scn";
 import { scenarios as spiffsFaults } from "./spiffs-faults.scn";
+import { scenarios as listenSpeech } from "./listen-speech.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -44,4 +45,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "listen-pending", scenarios: listenPending },
   { file: "sdk-contract", scenarios: sdkContract },
   { file: "spiffs-faults", scenarios: spiffsFaults },
+  { file: "listen-speech", scenarios: listenSpeech },
 ];
