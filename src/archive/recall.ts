@@ -13,8 +13,8 @@ import { File } from "file";
 import { crc32 } from "../nvs/crc32";
 import { CHUNK, scanForward, scanBackward, readInto } from "./file";
 import { foldBytes, findBytes, containsFolded, sigProbe, sigHas, SIG_BYTES } from "./fold";
-import { lineKey, isoKey, parseLine, lastLineDamaged, idAt, idEquals, MAX_LINE_BYTES, NL, type ArchivedItem, type ArchiveType, type Encoded } from "./line";
-import { Sidecar, SIG_HEADER, ENTRY_BYTES, sigCheck, type BlockInfo } from "./sidecar";
+import { lineKey, isoKey, parseLine, lineIdOk, idAt, idEquals, MAX_LINE_BYTES, NL, type ArchivedItem, type ArchiveType, type Encoded } from "./line";
+import { Sidecar, SIG_HEADER, ENTRY_BYTES, type BlockInfo } from "./sidecar";
 
 export interface Target {
   type: ArchiveType;
@@ -36,16 +36,25 @@ export interface RecallStats {
 
 export const blankStats = (): RecallStats => ({ linesTested: 0, linesParsed: 0, blocksRead: 0, candidates: 0, bad: 0, damaged: 0, damagedBlocks: 0, damagedSigs: 0 });
 
-// A line callback that also learns whether its block failed its CRC.
-type OnLine = (buf: Uint8Array, s: number, e: number, pos: number, damaged: boolean) => boolean | void;
+// A line callback that can ask whether the line's block fails its CRC
+// (undefined: the line is in the unindexed tail, which has no CRC).
+type Damaged = (() => boolean) | undefined;
+type OnLine = (buf: Uint8Array, s: number, e: number, pos: number, damaged: Damaged) => boolean | void;
 
-// Reads the indexed block at [off, off + len) whole (len <= CHUNK), checks it
-// against its CRC and passes its lines on, in file order or backwards.
-// Returns false if stopped.
+// Reads the indexed block at [off, off + len) whole (len <= CHUNK) and passes
+// its lines on, in file order or backwards, with a check of the block against
+// its CRC, made once, the first time a line to be returned asks (most blocks a
+// keyword query reads return nothing). Returns false if stopped.
 export function readBlock(f: File, off: number, len: number, crc: number, buf: Uint8Array, st: RecallStats, on: OnLine, backward = false): boolean {
   const n = readInto(f, off, len, buf);
-  const damaged = n !== len || crc32(buf, 0, n) !== crc;
-  if (damaged) st.damagedBlocks++;
+  let state = -1;
+  const damaged = (): boolean => {
+    if (state < 0) {
+      state = n !== len || crc32(buf, 0, n) !== crc ? 1 : 0;
+      if (state) st.damagedBlocks++;
+    }
+    return state === 1;
+  };
   if (!backward) {
     for (let s = 0; s < n; ) {
       let i = buf.indexOf(NL, s);
@@ -130,22 +139,27 @@ export class TopK {
 type LineTest = (buf: Uint8Array, s: number, e: number, key: number) => boolean;
 type ItemTest = (item: ArchivedItem) => boolean;
 
-// The record of a line, or undefined (counted as bad, or as damaged when its
-// id no longer matches). A record from a block that failed its CRC is marked.
-function parseCounted(t: Target, st: RecallStats, buf: Uint8Array, s: number, e: number, damaged: boolean): ArchivedItem | undefined {
+// The record of a line (its id not yet checked), or undefined (counted as bad).
+function parseCounted(t: Target, st: RecallStats, buf: Uint8Array, s: number, e: number): ArchivedItem | undefined {
   st.linesParsed++;
-  const item = parseLine(buf, s, e, t.type);
-  if (!item) {
-    if (lastLineDamaged()) st.damaged++;
-    else st.bad++;
-    return undefined;
-  }
-  if (damaged) item.damaged = true;
+  const item = parseLine(buf, s, e, t.type, false);
+  if (!item) st.bad++;
   return item;
 }
 
+// Checks a record about to be returned: a line whose id no longer matches is
+// counted as damaged and dropped; one from a block that fails its CRC is marked.
+function whole(t: Target, st: RecallStats, item: ArchivedItem, buf: Uint8Array, s: number, e: number, damaged: Damaged): boolean {
+  if (!lineIdOk(item, t.type, buf, s, e)) {
+    st.damaged++;
+    return false;
+  }
+  if (damaged && damaged()) item.damaged = true;
+  return true;
+}
+
 // Offers one line to the results.
-function offer(t: Target, top: TopK, st: RecallStats, buf: Uint8Array, s: number, e: number, pos: number, lineTest: LineTest, itemTest: ItemTest, damaged: boolean): void {
+function offer(t: Target, top: TopK, st: RecallStats, buf: Uint8Array, s: number, e: number, pos: number, lineTest: LineTest, itemTest: ItemTest, damaged: Damaged): void {
   st.linesTested++;
   const key = lineKey(buf, s, e);
   if (key < 0) {
@@ -153,8 +167,8 @@ function offer(t: Target, top: TopK, st: RecallStats, buf: Uint8Array, s: number
     return;
   }
   if (!top.accepts(key, pos) || !lineTest(buf, s, e, key)) return;
-  const item = parseCounted(t, st, buf, s, e, damaged);
-  if (item && itemTest(item)) top.add(item, key, pos);
+  const item = parseCounted(t, st, buf, s, e);
+  if (item && itemTest(item) && whole(t, st, item, buf, s, e, damaged)) top.add(item, key, pos);
 }
 
 // Runs a query: the tail first, then the blocks the index allows, newest
@@ -174,7 +188,7 @@ function run(
   const f = new File(t.path);
   try {
     const buf = bufs.chunk;
-    const on = (b: Uint8Array, s: number, e: number, pos: number, damaged?: boolean) => offer(t, top, st, b, s, e, pos, lineTest, itemTest, damaged === true);
+    const on = (b: Uint8Array, s: number, e: number, pos: number, damaged: Damaged) => offer(t, top, st, b, s, e, pos, lineTest, itemTest, damaged);
     // candidates from the index: entry, offset, length, max key, CRC, signature check
     const n = t.side.entries;
     const ix = new Uint32Array(n), off = new Uint32Array(n), len = new Uint16Array(n), max = new Uint32Array(n), crc = new Uint32Array(n), sck = new Uint16Array(n);
@@ -190,7 +204,7 @@ function run(
         c++;
       }
     });
-    scanForward(f, t.side.indexedEnd, t.validEnd, buf, (b, s, e, pos) => on(b, s, e, pos, false));
+    scanForward(f, t.side.indexedEnd, t.validEnd, buf, (b, s, e, pos) => on(b, s, e, pos, undefined));
     // newest first: a file in time order just reads backwards
     const order = new Uint32Array(c);
     let sorted = true;
@@ -288,8 +302,10 @@ export function recallKeyword(t: Target, bufs: Buffers, st: RecallStats, folded:
       sigs &&
         ((i, sck) => {
           const at = sigs.at(i);
-          if (sigCheck(bufs.sigs, at) === sck) return sigHas(bufs.sigs, at, probe);
-          st.damagedSigs++; // a damaged signature could hide the block: read it
+          // only a signature that rules its block out could hide a record
+          if (sigHas(bufs.sigs, at, probe)) return true;
+          if (t.side.sigTrusted(i, bufs.sigs, at, sck)) return false;
+          st.damagedSigs++; // damaged: read the block
           return true;
         }),
     );
@@ -306,15 +322,15 @@ export function recallRecent(t: Target, bufs: Buffers, st: RecallStats, limit: n
   const top = new TopK(limit);
   const f = new File(t.path);
   let found = 0;
-  const take = (b: Uint8Array, s: number, e: number, pos: number, damaged?: boolean): boolean => {
+  const take = (b: Uint8Array, s: number, e: number, pos: number, damaged: Damaged): boolean => {
     st.linesTested++;
     const key = lineKey(b, s, e);
     if (key < 0) {
       st.bad++;
       return true;
     }
-    const item = parseCounted(t, st, b, s, e, damaged === true);
-    if (!item) return true;
+    const item = parseCounted(t, st, b, s, e);
+    if (!item || !whole(t, st, item, b, s, e, damaged)) return true;
     const before = top.n;
     // ranked by file position: the last archived win
     top.add(item, pos, pos);
@@ -322,11 +338,13 @@ export function recallRecent(t: Target, bufs: Buffers, st: RecallStats, limit: n
     return found < limit;
   };
   try {
-    let go = scanBackward(f, t.validEnd, bufs.chunk, (b, s, e, pos) => take(b, s, e, pos, false), t.side.indexedEnd);
-    // the index, a chunk of entries at a time, from the last entry down
-    const per = Math.floor(bufs.sigs.length / ENTRY_BYTES);
-    const off = new Uint32Array(per), len = new Uint16Array(per), crc = new Uint32Array(per);
-    for (let hi = t.side.entries; go && hi > 0; ) {
+    let go = scanBackward(f, t.validEnd, bufs.chunk, (b, s, e, pos) => take(b, s, e, pos, undefined), t.side.indexedEnd);
+    // the index, a chunk of entries at a time, from the last entry down: a
+    // few first (a recent query rarely needs more), then more each time
+    const most = Math.floor(bufs.sigs.length / ENTRY_BYTES);
+    const off = new Uint32Array(most), len = new Uint16Array(most), crc = new Uint32Array(most);
+    let per = 4;
+    for (let hi = t.side.entries; go && hi > 0; per = Math.min(most, per * 4)) {
       const lo = Math.max(0, hi - per);
       let c = 0;
       t.side.forEach(bufs.sigs, (_i, e) => {

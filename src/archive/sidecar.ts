@@ -115,6 +115,9 @@ export class Sidecar {
   sigLength = 0;
   present = false; // the index files exist (an empty archive has none)
   damaged = 0; // indexed blocks whose bytes no longer match their CRC, found at load
+  // Signatures found to match their check since the index was loaded, one bit
+  // per entry: each is checked once, the first time a query needs it.
+  private sigOk = new Uint8Array(0);
 
   constructor(
     readonly idxPath: string,
@@ -129,6 +132,7 @@ export class Sidecar {
   // throws ArchiveError("io") (nothing may be rebuilt from it).
   load(data: File | undefined, validEnd: number, buf: Uint8Array, files?: Map<string, number>): string | undefined {
     this.entries = this.indexedEnd = this.records = this.bad = this.damaged = 0;
+    this.sigOk.fill(0);
     try {
       return this.check(data, validEnd, buf, files);
     } catch (e) {
@@ -214,8 +218,24 @@ export class Sidecar {
     }
   }
 
+  // Does the signature of entry i (at sig[off..]) match its check? Remembered
+  // once it does.
+  sigTrusted(i: number, sig: Uint8Array, off: number, sck: number): boolean {
+    const byte = i >> 3, bit = 1 << (i & 7);
+    if (byte < this.sigOk.length && this.sigOk[byte] & bit) return true;
+    if (sigCheck(sig, off) !== sck) return false;
+    if (byte >= this.sigOk.length) {
+      const grown = new Uint8Array(Math.max(byte + 1, this.sigOk.length * 2, 16));
+      grown.set(this.sigOk);
+      this.sigOk = grown;
+    }
+    this.sigOk[byte] |= bit;
+    return true;
+  }
+
   // Forgets the index (it could not be read or written): everything is tail.
   reset(): void {
+    this.sigOk.fill(0);
     this.entries = this.indexedEnd = this.records = this.bad = this.damaged = 0;
     this.present = false;
   }
