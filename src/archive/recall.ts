@@ -147,14 +147,18 @@ function parseCounted(t: Target, st: RecallStats, buf: Uint8Array, s: number, e:
   return item;
 }
 
-// Checks a record about to be returned: a line whose id no longer matches is
-// counted as damaged and dropped; one from a block that fails its CRC is marked.
+// Checks a record about to be returned. In an indexed block that passes its
+// CRC every line is whole; in the unindexed tail (no CRC) or a block that
+// fails it, a line whose id no longer matches is counted as damaged and
+// dropped, and the other records of a failing block are marked `damaged`.
 function whole(t: Target, st: RecallStats, item: ArchivedItem, buf: Uint8Array, s: number, e: number, damaged: Damaged): boolean {
+  const blockBad = damaged !== undefined && damaged();
+  if (damaged !== undefined && !blockBad) return true;
   if (!lineIdOk(item, t.type, buf, s, e)) {
     st.damaged++;
     return false;
   }
-  if (damaged && damaged()) item.damaged = true;
+  if (blockBad) item.damaged = true;
   return true;
 }
 
