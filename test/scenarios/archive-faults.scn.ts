@@ -10,6 +10,7 @@ import { SimDevice } from "../../host-sim/device";
 import { Archive, ArchiveError } from "../../src/archive/archive";
 import { Archiver } from "../../src/archive/archiver";
 import { Memory } from "../../src/memory/memory";
+import { Service } from "../../src/app/service";
 import { foldString, sigProbe, SIG_BYTES } from "../../src/archive/fold";
 import { IDX_HEADER, ENTRY_BYTES, SIG_HEADER } from "../../src/archive/sidecar";
 import type { Fact, Moment } from "../../src/memory/types";
@@ -422,6 +423,37 @@ export const scenarios: Scenario[] = [
       dev.reboot();
       const again = new Memory();
       equal(again.facts().length, 20);
+    },
+  },
+  {
+    name: "the memory tool with a fact archive set aside: read and writes work, recall says why, search answers from the rest marked partial",
+    run() {
+      const T0 = fromLocal(2026, 2, 5, 13, 0);
+      const dev = new SimDevice({ now: T0 }).install();
+      let a = new Archive(root);
+      fillFacts(a, 30);
+      a.append("moment", [moment(1, { content: "和主人在学校门口看雪" })]);
+      dev.reboot();
+      dev.inject("spiffs_not_finalized", { seed: seedOf(dev, "/facts.jsonl") });
+      a = new Archive(root);
+      a.check();
+      const svc = new Service({ sink: { remind() {} }, archive: a });
+      let id = 0;
+      const call = (args: Record<string, unknown>) => {
+        const r = JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "memory", arguments: args } }))!);
+        return { isError: r.result.isError as boolean, text: r.result.content[0].text as string };
+      };
+      ok(!call({ action: "write", type: "fact", content: "主人在学校当老师" }).isError, "NVS takes the write");
+      ok(!call({ action: "read" }).isError, "read is served");
+      const recall = call({ action: "recall", type: "fact", keyword: "学校" });
+      ok(recall.isError && recall.text.indexOf("cannot be read now") >= 0, `a clear error: ${recall.text}`);
+      const search = call({ action: "search", keyword: "学校" });
+      ok(!search.isError, search.text);
+      const j = JSON.parse(search.text);
+      equal(j.partial, true);
+      ok(typeof j.archive_unreadable.fact === "string");
+      equal(j.items[0].text, "主人在学校当老师", "NVS is searched");
+      equal(j.archived.moment.length, 1, "the readable archive files are searched");
     },
   },
 ];
