@@ -194,14 +194,6 @@ export function lineKey(b: Uint8Array, s: number, e: number): number {
   return tsKey(b, s + TS_OFFSET);
 }
 
-// Whether the last parseLine that returned undefined did so because the line
-// parsed but its id did not match its fields (damage), not because it is no
-// record at all.
-let damagedLine = false;
-export function lastLineDamaged(): boolean {
-  return damagedLine;
-}
-
 // The id is a CRC-32 of the record's identity (recordId), so a line whose
 // fields no longer give its id was damaged at rest. A fact's or moment's id
 // holds its unix seconds, the line its local time: the offset of the time it
@@ -232,11 +224,10 @@ function idOk(o: ArchivedItem, type: ArchiveType, b: Uint8Array, s: number, e: n
 
 // The record in line b[s..e) (without its "\n"), or undefined when the line is
 // not a record of this type: a torn or damaged line, a foreign object, a line
-// whose id does not match its fields (lastLineDamaged() tells this case).
+// whose id does not match its fields.
 // `verify` false leaves the id check to the caller (lineIdOk), for a reader
 // that checks only the lines it keeps.
 export function parseLine(b: Uint8Array, s: number, e: number, type: ArchiveType, verify = true): ArchivedItem | undefined {
-  damagedLine = false;
   const key = lineKey(b, s, e);
   if (key < 0 || b[e - 1] !== 125) return undefined;
   let v: unknown;
@@ -249,10 +240,7 @@ export function parseLine(b: Uint8Array, s: number, e: number, type: ArchiveType
   const o = v as ArchivedItem;
   if (o.type !== type || typeof o.id !== "string" || o.id.length !== 8 || typeof o.content !== "string" || typeof o.timestamp !== "string") return undefined;
   if (type === "moment" && typeof o.topic !== "string") return undefined;
-  if (verify && !idOk(o, type, b, s, e, key)) {
-    damagedLine = true;
-    return undefined;
-  }
+  if (verify && !idOk(o, type, b, s, e, key)) return undefined;
   return o;
 }
 
