@@ -257,7 +257,10 @@ export class Archive {
       f = this.openData(t, files);
       t.length = f ? f.length : 0;
       t.validEnd = f ? validEnd(f, t.length, this.bufs.chunk) : 0;
-      const why = t.side.load(f, t.validEnd, this.bufs.chunk, files);
+      let why = t.side.load(f, t.validEnd, this.bufs.chunk, files);
+      // a read of the index that failed once is tried again before the index
+      // is rebuilt (a rebuild rewrites it and loses its counters)
+      if (why && why.indexOf("index unreadable") === 0) why = t.side.load(f, t.validEnd, this.bufs.chunk, files);
       if (why) {
         t.rebuilt = why;
         try {

@@ -128,6 +128,30 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "a read error anywhere in the boot's check rewrites nothing: the index is read again, the data file set aside and read again at its next use",
+    run() {
+      const dev = fresh();
+      let a = new Archive(root);
+      fillFacts(a, 200);
+      const files = dev.spiffs.list().map((e) => ({ name: e.name, bytes: dev.spiffs.content(e.name) }));
+      let fired = 0;
+      for (let at = 1; at <= 30; at++) {
+        const d = fresh();
+        for (const f of files) d.spiffs.load(f.name, f.bytes.slice());
+        d.inject("spiffs_read_error", { at });
+        a = new Archive(root);
+        const r = a.check();
+        if (d.spiffs.isArmed("spiffs_read_error")) break;
+        fired++;
+        equal(r.fact.rebuilt, undefined, `a read error at operation ${at} rebuilt nothing`);
+        for (const f of files) ok(same(d.spiffs.content(f.name), f.bytes), `${f.name} unchanged (read error at ${at})`);
+        equal(a.count("fact"), 200, `every record known again (read error at ${at})`);
+      }
+      ok(fired >= 4, `the check's reads were covered (${fired})`);
+      void dev;
+    },
+  },
+  {
     name: "a file left not finalized is set aside: recall and append refuse clearly, the rest is served, nothing is deleted, NVS keeps its facts",
     run() {
       const dev = fresh();
