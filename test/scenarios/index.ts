@@ -16,6 +16,7 @@ import { scenarios as mcpServer } from "./mcp-server.scn";
 import { scenarios as archive } from "./archive.scn";
 import { scenarios as archiveCompact } from "./archive-compact.scn";
 import { scenarios as archiver } from "./archiver.scn";
+import { scenarios as archiveFaults } from "./archive-faults.scn";
 import { scenarios as memoryTool } from "./memory-tool.scn";
 import { scenarios as listen } from "./listen.scn";
 import { scenarios as listenPending } from "./listen-pending.scn";
@@ -42,6 +43,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "archive", scenarios: archive },
   { file: "archive-compact", scenarios: archiveCompact },
   { file: "archiver", scenarios: archiver },
+  { file: "archive-faults", scenarios: archiveFaults },
   { file: "memory-tool", scenarios: memoryTool },
   { file: "listen", scenarios: listen },
   { file: "listen-pending", scenarios: listenPending },
