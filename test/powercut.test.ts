@@ -1,50 +1,121 @@
 import assert from "node:assert/strict";
 import Preference from "preference";
 import "../host-sim/trace";
-import { sweep, compare, type Workload } from "./powercut/harness";
+import { SimDevice } from "../host-sim/device";
+import { sweepKind, runCase, FAULT_KINDS, type Workload, type KindResult } from "./powercut/harness";
 import { workloads } from "./powercut/index";
+import { expectedToFail, EXPECTED_TO_FAIL } from "./powercut/expected";
+import { Ai } from "./powercut/device";
+import { Archive } from "../src/archive/archive";
+import { check, blankVerdict } from "./powercut/oracle";
 import { execFileSync } from "node:child_process";
 
-describe("power-cut sweep", function () {
+// Bounded here (about half a minute); `npm run powercut` sweeps every write.
+const BOUNDED = { stride: 7, seeds: 6, ops: 6, maxCases: 70 };
+
+describe("fault sweeps under the absolute oracle", function () {
   this.timeout(120000);
 
-  for (const w of workloads)
-    it(`${w.name}: every cut point recovers with nothing acknowledged lost`, () => {
-      const r = sweep(w);
-      assert.ok(r.cut_points >= 200, `only ${r.cut_points} cut points`);
-      assert.deepEqual(r.failures, []);
-      assert.equal(r.recovered, r.cut_points);
-      assert.equal(r.acked_lost + r.torn_records + r.duplicates + r.boot_failures, 0);
-    });
-
-  it("catches a store that rewrites its key in place (the sweep can fail)", () => {
-    // the naive approach: one key per store, rewritten with Preference.set
-    const naive: Workload<string[]> = {
-      name: "naive",
-      script(_dev, ack, inflight) {
-        let list: string[] = [];
-        for (let i = 0; i < 10; i++) {
-          list = [...list, "r" + i];
-          inflight(list);
-          Preference.set("naive", "list", JSON.stringify(list));
-          ack(list);
-        }
-      },
-      verify(_dev, acked, inflight) {
-        const v = Preference.get("naive", "list");
-        return compare(typeof v === "string" ? JSON.parse(v) : [], acked ?? [], inflight ?? acked ?? []);
-      },
-    };
-    const r = sweep(naive);
-    assert.ok(r.acked_lost > 0, "erase-then-write loses acknowledged records");
+  it("no fault: after a reboot every acknowledged record of every workload is there, nothing else", () => {
+    const r = sweepKind("none", workloads);
+    assert.deepEqual(r.failures, []);
+    assert.equal(r.cases, workloads.length);
+    assert.ok(r.checked > 250, `only ${r.checked} records checked`);
   });
 
-  it("compare: old or new is recovery; a mix is torn; missing shared records are lost", () => {
-    assert.deepEqual(compare(["a"], ["a"], ["a", "b"]), { ackedLost: 0, torn: 0, duplicates: 0 });
-    assert.deepEqual(compare(["a", "b"], ["a"], ["a", "b"]), { ackedLost: 0, torn: 0, duplicates: 0 });
-    assert.equal(compare(["a", "x"], ["a"], ["a", "b"]).torn, 1);
-    assert.equal(compare([], ["a"], ["a", "b"]).ackedLost, 1);
-    assert.equal(compare(["a", "a"], ["a"], ["a", "b"]).duplicates, 1);
+  for (const kind of FAULT_KINDS)
+    it(`${kind}: every acknowledged record survives, the device boots, no reply serves damage`, function () {
+      const r: KindResult = sweepKind(kind, workloads, BOUNDED);
+      if (r.not_modelled) {
+        assert.equal(r.cases, 0);
+        this.skip(); // host-sim does not model it yet (SimDevice.inject says so)
+      }
+      let listedAndPassing = 0, listed = 0;
+      for (const w of workloads) {
+        const b = r.by_workload[w.name];
+        assert.ok(b.cases > 0 && b.injected > 0, `${w.name}: no ${kind} was injected`);
+        const bad = b.acked_lost + b.boot_failures + b.wrong_replies + b.crashes;
+        if (expectedToFail(kind, w.name)) {
+          listed++;
+          if (!bad) listedAndPassing++;
+          continue;
+        }
+        assert.equal(bad, 0, `${w.name}: ${JSON.stringify(b)}\n${r.failures.filter((f) => f.startsWith(w.name + " ")).join("\n")}`);
+      }
+      // listed as expected to fail and passing now: say so (the integrator removes it from test/powercut/expected.ts)
+      if (listed && listedAndPassing === listed) {
+        this.test!.title += ` (passes now: remove it from EXPECTED_TO_FAIL)`;
+        this.skip();
+      }
+      if (listed) this.skip(); // known to fail: test/powercut/expected.ts says why
+    });
+
+  it("the expected-to-fail list names only fault kinds", () => {
+    for (const k of Object.keys(EXPECTED_TO_FAIL)) assert.ok((FAULT_KINDS as readonly string[]).includes(k.split("/")[0]), k);
+  });
+
+  // The oracle can fail: each defect below is planted without a fault and without src changes.
+  describe("the oracle catches", () => {
+    const tool = workloads.find((w) => w.name === "tool")!;
+    const planted = (plant: (dev: SimDevice, ai: Ai) => void) => {
+      const dev = new SimDevice({ now: tool.start }).install();
+      const ai = new Ai(dev, tool.boot);
+      tool.run(ai);
+      plant(dev, ai);
+      dev.reboot();
+      const v = blankVerdict();
+      check(ai, ai.boot(), v);
+      return v;
+    };
+
+    it("an acknowledged record lost without any fault (a store's keys gone)", () => {
+      const v = planted(() => {
+        for (const k of Preference.keys("petmem")) if (k.startsWith("goal.")) Preference.delete("petmem", k);
+      });
+      assert.ok(v.ackedLost > 0, JSON.stringify(v));
+    });
+
+    it("a record that was never written (served as if whole)", () => {
+      const v = planted((_dev, ai) => {
+        ai.service.memory.addFact("从来没有人说过的事");
+        ai.service.memory.flush();
+      });
+      assert.ok(v.wrongReplies > 0, JSON.stringify(v));
+    });
+
+    it("an acknowledged delete undone, and a record shown twice", () => {
+      const dev = new SimDevice({ now: tool.start }).install();
+      const ai = new Ai(dev);
+      ai.call({ action: "write", type: "fact", content: "会被删除的事" });
+      const before = Preference.keys("petmem").map((k) => [k, Preference.get("petmem", k)] as const);
+      ai.call({ action: "delete", type: "fact", content: "会被删除的事" });
+      for (const k of Preference.keys("petmem")) Preference.delete("petmem", k);
+      for (const [k, v] of before) Preference.set("petmem", k, v as ArrayBuffer);
+      dev.reboot();
+      const v = blankVerdict();
+      const b = ai.boot();
+      b.archive.append("fact", b.service.memory.facts()); // the same fact in the archive too
+      check(ai, b, v);
+      assert.ok(v.ackedLost > 0, JSON.stringify(v));
+      assert.ok(v.wrongReplies > 0, JSON.stringify(v));
+    });
+
+    it("a device that does not boot after the reboot", () => {
+      // the archive's check throws at the second boot (as an uncontained flash error would)
+      const check0 = Archive.prototype.check;
+      let boots = 0;
+      Archive.prototype.check = function (this: Archive) {
+        if (++boots > 1) throw new Error("planted: check failed");
+        return check0.call(this);
+      };
+      try {
+        const w: Workload = { name: "unbootable", start: tool.start, run: (ai) => void ai.call({ action: "write", type: "name", content: "小明" }) };
+        const c = runCase(w, "none", { mode: "none" });
+        assert.ok(c.bootFailed, JSON.stringify(c));
+      } finally {
+        Archive.prototype.check = check0;
+      }
+    });
   });
 
   it("npm run nvs-usage: every store full stays under 30% and the peak under the usable space", () => {
