@@ -66,4 +66,9 @@ export const archiveWorkload: Workload = {
       if (day % 6 === 5) ai.call({ action: "recall", type: "fact", keyword: WORDS[(day * 5) % WORDS.length], limit: 5 });
     }
   },
+  after(ai) {
+    for (let i = 0; i < 6; i++) ai.call({ action: "write", type: "fact", content: `断电之后的第${i}条` });
+    for (let i = 0; i < 4; i++) ai.call({ action: "write", type: "moment", topic: "重启", content: `断电之后的时刻${i}`, emotion: "happy", intensity: 2, importance: 3 });
+    ai.advanceTo(ai.dev.clock.now + 86400000); // one more night: maintenance
+  },
 };

@@ -22,6 +22,10 @@ export interface Workload {
   // records they hold (the ledger's background)
   prefill?(dev: SimDevice): { kind: Kind; key: string; value: string; ts: number }[];
   run(ai: Ai): void;
+  // After the fault, the reboot and the check: the device keeps being used
+  // (a torn line or a leftover of the fault must not hurt the next writes);
+  // then one more reboot and check.
+  after?(ai: Ai): void;
 }
 
 export { FAULT_KINDS, type FaultKind };
@@ -144,6 +148,34 @@ export function runCase(w: Workload, kind: FaultKind | "none", plan: Plan): Case
     res.verdict.wrongReplies++;
     res.verdict.failures.push(`the check could not run: ${msg(e)}`);
   }
+  if (!w.after || res.verdict.failures.length) return res;
+  // the device goes on: more of the same, a reboot, the check again
+  try {
+    w.after(ai);
+  } catch (e) {
+    res.crashed = true;
+    res.verdict.failures.push(`crash after the reboot: ${msg(e)}`);
+    return res;
+  }
+  dev.reboot();
+  try {
+    b = ai.boot();
+  } catch (e) {
+    res.bootFailed = true;
+    res.verdict.failures.push(`second boot failed: ${msg(e)}`);
+    return res;
+  }
+  const v2 = blankVerdict();
+  try {
+    check(ai, b, v2, { excused });
+  } catch (e) {
+    v2.wrongReplies++;
+    v2.failures.push(`the check could not run: ${msg(e)}`);
+  }
+  res.verdict.ackedLost += v2.ackedLost;
+  res.verdict.wrongReplies += v2.wrongReplies;
+  res.verdict.checked += v2.checked;
+  for (const f of v2.failures) res.verdict.failures.push("after more use: " + f);
   return res;
 }
 

@@ -34,4 +34,9 @@ export const listenWorkload: Workload = {
       ai.ackRead();
     });
   },
+  after(ai) {
+    for (const line of ["我喜欢吃西瓜", "我喜欢吃西瓜", "我叫王小明"]) ai.hear("user", line);
+    ai.endConversation();
+    ai.ackRead();
+  },
 };

@@ -116,7 +116,13 @@ export function check(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions = {}): v
     for (const it of items) {
       if (ids.has(it.id)) wrong(r, `recall ${type} shows id ${it.id} twice`);
       ids.add(it.id);
-      if (type === "event") continue; // schedules are checked below
+      if (type === "event") {
+        // an archived event must have left the events store (resolveAtBoot)
+        const f = callTool(svc, { action: "search", keyword: keywordOf(String(it.content)), limit: 50 });
+        const hits = ((f.json ?? {}) as Record<string, any>).items ?? [];
+        if (hits.some((h: any) => h.where === "schedule" && h.text === `${it.content} at ${it.date} ${it.time}`)) wrong(r, `the event ${JSON.stringify(it.content)} is both in memory and in the archive`);
+        continue;
+      }
       const kind: Kind = type;
       const val = type === "fact" ? it.content : value.moment(it.topic ?? "", it.content);
       if (!L.known(kind, val) && !heardOf(ai, kind, val)) wrong(r, `recall shows a ${type} never written: ${JSON.stringify(val)}`);

@@ -38,4 +38,8 @@ export const scheduleWorkload: Workload = {
       at(23, 50);
     }
   },
+  after(ai) {
+    ai.call({ action: "write", type: "schedule", content: "重启之后打电话", datetime: "2026-02-20 10:00", priority: 3, duration: 30, force: true });
+    ai.advanceTo(ai.dev.clock.now + 2 * HOUR); // reminders go on
+  },
 };

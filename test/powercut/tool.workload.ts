@@ -99,4 +99,9 @@ export const toolWorkload: Workload = {
       ai.advanceTo(ai.dev.clock.now + 45000); // the quiet-period flush fires between some calls
     }
   },
+  after(ai) {
+    for (let i = 0; i < 6; i++) ai.call({ action: "write", type: "fact", content: `重启之后主人说的第${i}件事` });
+    ai.call({ action: "write", type: "like", content: "重启之后的草莓" });
+    ai.call({ action: "write", type: "habit", content: "重启之后散步", frequency: "daily" });
+  },
 };
