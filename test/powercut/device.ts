@@ -32,11 +32,17 @@ export interface Booted {
 }
 
 // src/main.ts, step by step, without its trace lines (same objects, same order).
-export function boot(opts: BootOptions = {}): Booted {
+export function boot(opts: BootOptions = {}, onRemind?: (r: string) => void): Booted {
   const reminded: string[] = [];
   const archive = new Archive(config.file.root, opts.budget !== undefined ? { budget: opts.budget } : {});
   archive.check();
-  const service = new Service({ archive, sink: { remind: (r: Reminder) => void reminded.push(`${r.content}@${r.datetime}`) } });
+  const service = new Service({ archive, sink: {
+      remind: (r: Reminder) => {
+        reminded.push(`${r.content}@${r.datetime}`);
+        onRemind?.(`${r.content}@${r.datetime}`);
+      },
+    },
+  });
   const archiver = new Archiver(service.memory, archive);
   archiver.resolveAtBoot();
   archiver.attach();
@@ -146,19 +152,10 @@ export class Ai {
   }
 
   boot(): Booted {
-    const b = boot(this.opts);
+    // reminders delivered during this boot join the record of deliveries
+    const b = boot(this.opts, (r) => this.delivered.push(r));
     this.booted = b;
-    this.collect(b);
     return b;
-  }
-
-  // reminders delivered during this boot become part of the ledger of deliveries
-  private collect(b: Booted): void {
-    const push = b.reminded.push.bind(b.reminded);
-    b.reminded.push = (...items: string[]) => {
-      for (const i of items) this.delivered.push(i);
-      return push(...items);
-    };
   }
 
   get service(): Service {
