@@ -1,4 +1,4 @@
-// Five weeks of a pet's memory moving into the deep archive, which starts with
+// Six weeks of a pet's memory moving into the deep archive, which starts with
 // a year of old facts (loaded as files, without writes) and has a small
 // budget: facts and moments written by the AI rolling out of full NVS stores,
 // the early-morning maintenance (facts and moments older than 30 days, on
@@ -49,16 +49,17 @@ export const archiveWorkload: Workload = {
   prefill,
   run(ai) {
     let n = 0;
-    for (let day = 0; day < 36; day++) {
+    for (let day = 0; day < 45; day++) {
       const d0 = fromLocal(2026, 3, 2 + day, 0, 0);
       ai.advanceTo(d0 + 9 * 3600000); // the night's maintenance ran at 03:30
       const w = WORDS[day % WORDS.length];
-      ai.call({ action: "write", type: "fact", content: `第${n}件事：主人说${w}很有意思` });
-      n++;
-      if (day % 4 === 1) ai.call({ action: "write", type: "fact", content: `第${n++}件事：主人又说${WORDS[(day + 3) % WORDS.length]}` });
-      if (day % 3 === 0) ai.call({ action: "write", type: "moment", topic: w, content: `第${day}天的时刻`, emotion: "happy", intensity: 3, importance: 4 });
+      // a fact every other day stays in NVS for 30 days (the daily move takes
+      // it); a busy day fills the store (the oldest five roll out)
+      if (day % 2 === 0) ai.call({ action: "write", type: "fact", content: `第${n++}件事：主人说${w}很有意思` });
+      if (day === 12) for (let k = 0; k < 12; k++) ai.call({ action: "write", type: "fact", content: `第${n++}件事：主人又说${WORDS[(day + k) % WORDS.length]}` });
+      if (day % 4 === 0) ai.call({ action: "write", type: "moment", topic: w, content: `第${day}天的时刻`, emotion: "happy", intensity: 3, importance: 4 });
       if (day % 5 === 2) {
-        // an event today that is over by Sunday: the weekly move archives it
+        // an event today, completed tomorrow: Sunday's move archives it
         const at = formatDateTime(d0 + 15 * 3600000);
         ai.call({ action: "write", type: "schedule", content: `第${day}天的活动`, datetime: at, priority: 2, duration: 30, force: true });
       }

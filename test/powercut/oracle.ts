@@ -20,6 +20,9 @@ import { Ledger, type Entry, type Kind } from "./ledger";
 import { callTool, value, type Ai, type Booted, type Reply } from "./device";
 import { byteLength } from "../../src/text/utf8";
 import { parseLocal } from "../../src/time/local";
+import { DEFAULT_CLEANUP_DAYS } from "../../src/schedule/schedules";
+
+const CLEANUP_MS = DEFAULT_CLEANUP_DAYS * 86400000;
 
 export interface Verdict {
   ackedLost: number;
@@ -252,12 +255,13 @@ function checkSchedule(svc: Booted["service"], e: Entry, obs: Observed, nowMs: n
     // the next one enters the reminder window) is found by search
     if (s === "open") return mine.length === 1 || (mine.length === 0 && search().hits.some((h) => h.indexOf(e.key + " at ") === 0));
     const dt = s.slice(s.indexOf("@") + 1);
-    if (s.indexOf("done@") === 0) return !mine.some((x) => x.datetime === dt);
     const at = parseLocal(dt) ?? 0;
+    // a one-off more than 30 days past may be cleaned up (Schedules.cleanup)
+    const kept = () => at < nowMs - CLEANUP_MS || search().hits.indexOf(`${e.key} at ${dt}`) >= 0 || search().archived;
+    if (s.indexOf("done@") === 0) return !mine.some((x) => x.datetime === dt) && kept();
     if (at >= nowMs - 3600000 + 60000) return mine.some((x) => x.datetime === dt);
     if (at >= nowMs - 3600000 - 60000) return true; // at the edge of read's window
-    const f = search();
-    return f.hits.indexOf(`${e.key} at ${dt}`) >= 0 || f.archived;
+    return kept();
   };
   if (mine.length > 1 && e.acked === "open") {
     v.wrongReplies++;
