@@ -98,6 +98,12 @@ export function check(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions = {}): v
     for (const x of j.goals ?? []) put(obs.hot, "goal", x.content, value.goal(x.content, x.priority));
     for (const s of j.schedules ?? []) obs.schedules.push({ content: s.content, datetime: s.datetime });
     if (j.truncated) fail(v, "read was truncated: the workload must stay within the read budget");
+    // what the device said was confirmed is stored by boot (Listener.recover)
+    for (const p of j.pending ?? [])
+      if (p.confirmed && p.type !== "schedule") {
+        v.ackedLost++;
+        fail(v, `a confirmed ${p.type} ${JSON.stringify(p.content)} is still pending after boot`);
+      }
     // never written, or shown twice
     obs.hot.forEach((seen, kind) =>
       seen.forEach((vals, key) => {
@@ -163,8 +169,20 @@ export function check(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions = {}): v
     v.ackedLost++;
     fail(v, `${e.kind} ${JSON.stringify(e.key)}: acknowledged ${JSON.stringify(e.acked)}${e.maybe.length ? ` (or ${JSON.stringify(e.maybe)})` : ""}, the device shows ${JSON.stringify(got)}`);
   }
-  // a prefilled archive loses its oldest records first, or none
+  // a prefilled archive loses its oldest records first, or none; compaction
+  // always keeps the newest blocks, so it never empties a file unless newer
+  // records took their place
   bg.forEach((list, kind) => {
+    const newer = obs.archived.get(kind);
+    let newerShown = false;
+    newer?.forEach((_v, key) => {
+      const e = L.get(kind, key);
+      if (e && e.background === undefined) newerShown = true;
+    });
+    if (!newerShown && list.length && !list.some((x) => x.present) && !opts.excused?.has(kind + "\u0000" + list[list.length - 1].key)) {
+      v.ackedLost += list.length;
+      fail(v, `every archived ${kind} of the prefilled archive is gone, and nothing newer took their place`);
+    }
     list.sort((x, y) => x.ts - y.ts);
     let newestPresent = -1;
     for (let i = 0; i < list.length; i++) if (list[i].present) newestPresent = i;
