@@ -62,7 +62,13 @@ function archiveOnly(ai: Ai): Set<string> {
   for (const e of ai.ledger.all()) {
     if (e.kind === "fact" && !facts.has(e.key)) out.add("fact\u0000" + e.key);
     if (e.kind === "moment" && !moments.has(e.key)) out.add("moment\u0000" + e.key);
-    if (e.kind === "schedule" && !sched.has(e.key)) out.add("schedule\u0000" + e.key);
+    if (e.kind === "schedule" && !sched.has(e.key)) {
+      // archived: search finds it among the archive's events, not among the schedules
+      const f = callTool(ai.service, { action: "search", keyword: e.key, limit: 50 });
+      const sj = (f.json ?? {}) as Record<string, any>;
+      const inNvs = (sj.items ?? []).some((h: any) => h.where === "schedule" && String(h.text).indexOf(e.key + " at ") === 0);
+      if (!inNvs && ((sj.archived ?? {}).event ?? []).some((it: any) => it.content === e.key)) out.add("schedule\u0000" + e.key);
+    }
   }
   return out;
 }

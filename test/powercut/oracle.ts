@@ -147,7 +147,7 @@ export function check(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions = {}): v
     if (e.acked === undefined) continue;
     v.checked++;
     if (e.kind === "schedule") {
-      checkSchedule(svc, e, obs, nowMs, v, readOk);
+      checkSchedule(svc, e, obs, nowMs, v, readOk, opts.excused?.has("schedule\u0000" + e.key) ?? false);
       continue;
     }
     let shown = lookup(obs, e);
@@ -255,7 +255,7 @@ function searchFor(svc: Booted["service"], e: Entry, v: Verdict): string | undef
 // Schedules: a series ("open") has exactly one open occurrence among the
 // upcoming ones; a one-off "open@dt" is upcoming, or, once past, still found
 // by search (or archived); "done@dt" is no longer open; null is gone.
-function checkSchedule(svc: Booted["service"], e: Entry, obs: Observed, nowMs: number, v: Verdict, readOk: boolean): void {
+function checkSchedule(svc: Booted["service"], e: Entry, obs: Observed, nowMs: number, v: Verdict, readOk: boolean, excused: boolean): void {
   const mine = obs.schedules.filter((s) => s.content === e.key);
   let searched: { hits: string[]; archived: boolean } | undefined;
   const search = () => {
@@ -275,7 +275,7 @@ function checkSchedule(svc: Booted["service"], e: Entry, obs: Observed, nowMs: n
     const dt = s.slice(s.indexOf("@") + 1);
     const at = parseLocal(dt) ?? 0;
     // a one-off more than 30 days past may be cleaned up (Schedules.cleanup)
-    const kept = () => at < nowMs - CLEANUP_MS || search().hits.indexOf(`${e.key} at ${dt}`) >= 0 || search().archived;
+    const kept = () => excused || at < nowMs - CLEANUP_MS || search().hits.indexOf(`${e.key} at ${dt}`) >= 0 || search().archived;
     if (s.indexOf("done@") === 0) return !mine.some((x) => x.datetime === dt) && kept();
     if (at >= nowMs - 3600000 + 60000) return mine.some((x) => x.datetime === dt);
     if (at >= nowMs - 3600000 - 60000) return true; // at the edge of read's window
