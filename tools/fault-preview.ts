@@ -6,7 +6,7 @@
 // at-th call), full on NVS (every Preference.set from the at-th on throws
 // "nvs set fail"), nvs_crc (one petmem key's Preference.get throws "nvs get
 // fail"), bit_flip on NVS (one petmem key vanishes, as an entry whose CRC
-// fails at init), mount_failure (every SPIFFS file gone at the reboot).
+// fails at init) and on storage (one bit of one archive file flipped), mount_failure (every SPIFFS file gone at the reboot).
 // Kinds host-sim models are left to it. `npm run powercut` never uses this.
 //
 //   npx tsx tools/fault-preview.ts KIND [KIND...]
@@ -43,6 +43,16 @@ SimDevice.prototype.inject = function (kind: any, opts: any = {}) {
   }
   if (kind === "bit_flip" && opts.partition === "nvs") { // the entry vanishes at init
     const keys = Preference.keys("petmem"); Preference.delete("petmem", keys[(opts.seed ?? 0) % keys.length]); return kind;
+  }
+  if (kind === "bit_flip" && opts.partition === "storage") { // one bit of one archive file, at rest
+    const files = this.spiffs.list().filter((e: any) => e.length > 0);
+    if (!files.length) return kind;
+    const f = files[(opts.seed ?? 0) % files.length];
+    const bytes = this.spiffs.content(f.name);
+    const at = Math.floor((opts.seed ?? 0) / 7) % bytes.length;
+    bytes[at] ^= 1 << ((opts.seed ?? 0) % 8);
+    this.spiffs.load(f.name, bytes);
+    return kind;
   }
   if (kind === "mount_failure") { for (const e of this.spiffs.list()) this.spiffs.remove?.(e.name) ?? (this.spiffs as any).files.delete(e.name); (this.spiffs as any).lengths?.clear?.(); (this.spiffs as any).files?.clear?.(); return kind; }
   throw new Error(`${kind} is not modelled (and has no preview)`);
