@@ -113,6 +113,13 @@ export function check(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions = {}): v
     );
   }
 
+  // ---- status (when the tool has it): answers after any fault ---------------------------
+  const st = callTool(svc, { action: "status" });
+  if (!(!st.ok && /action must be one of/.test(st.text)) && (!st.ok || !st.json)) {
+    v.wrongReplies++;
+    fail(v, `status failed: ${st.text.slice(0, 160)}`);
+  }
+
   // ---- recall: the archive, newest first -----------------------------------------------
   for (const type of ["fact", "moment", "event"] as const) {
     const r = callTool(svc, { action: "recall", type, limit: 50 });
