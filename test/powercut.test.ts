@@ -118,6 +118,18 @@ describe("fault sweeps under the absolute oracle", function () {
     });
   });
 
+  it("npm run powercut prints one line per kind with the issue's fields and a last line with fault_kinds and the totals", () => {
+    const out = execFileSync(process.execPath, ["--import", "tsx", "tools/powercut.ts", "--kind", "none,mount_failure", "--workload", "listen"], { encoding: "utf8" });
+    const lines = out.trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(lines.length, 3);
+    for (const l of lines.slice(0, 2)) for (const k of ["kind", "injected", "acked_lost", "boot_failures", "wrong_replies"]) assert.ok(k in l, `${k} in ${JSON.stringify(l)}`);
+    assert.deepEqual(lines.map((l) => l.kind), ["none", "mount_failure", undefined]);
+    const last = lines[2];
+    assert.deepEqual(last.fault_kinds, [...FAULT_KINDS]);
+    for (const k of ["injected", "acked_lost", "boot_failures", "wrong_replies"]) assert.equal(typeof last[k], "number");
+    if (lines[1].not_modelled) assert.equal(lines[1].injected, 0);
+  });
+
   it("npm run nvs-usage: every store full stays under 30% and the peak under the usable space", () => {
     const out = execFileSync(process.execPath, ["--import", "tsx", "tools/nvs-usage.ts"], { encoding: "utf8" });
     const j = JSON.parse(out.trim().split("\n").pop()!);

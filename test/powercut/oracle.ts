@@ -96,7 +96,10 @@ export function check(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions = {}): v
     for (const x of j.habits ?? []) put(obs.hot, "habit", x.slice(0, x.lastIndexOf(" (")), x);
     for (const x of j.moments ?? []) put(obs.hot, "moment", x.content, value.moment(x.topic, x.content));
     for (const x of j.goals ?? []) put(obs.hot, "goal", x.content, value.goal(x.content, x.priority));
-    for (const s of j.schedules ?? []) obs.schedules.push({ content: s.content, datetime: s.datetime });
+    for (const s of j.schedules ?? []) {
+      obs.schedules.push({ content: s.content, datetime: s.datetime });
+      if (!L.get("schedule", s.content) && !heardOf(ai, "schedule", s.content)) wrong(read, `read shows a schedule never written: ${JSON.stringify(s.content)}`);
+    }
     if (j.truncated) fail(v, "read was truncated: the workload must stay within the read budget");
     // what the device said was confirmed is stored by boot (Listener.recover)
     for (const p of j.pending ?? [])
@@ -133,6 +136,7 @@ export function check(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions = {}): v
       if (ids.has(it.id)) wrong(r, `recall ${type} shows id ${it.id} twice`);
       ids.add(it.id);
       if (type === "event") {
+        if (!L.get("schedule", String(it.content)) && !heardOf(ai, "schedule", String(it.content))) wrong(r, `recall shows an event never written: ${JSON.stringify(it.content)}`);
         // an archived event must have left the events store (resolveAtBoot)
         const f = callTool(svc, { action: "search", keyword: keywordOf(String(it.content)), limit: 50 });
         const hits = ((f.json ?? {}) as Record<string, any>).items ?? [];
