@@ -7,7 +7,7 @@ import { Memory, MemoryError, text, int, oneOf, PROFILE_FIELDS, type ProfileFiel
 import { EMOTIONS, GOAL_CATEGORIES, MEMBER_TYPES } from "../memory/types";
 import { Schedules, type ScheduleView } from "../schedule/schedules";
 import { byteLength } from "../text/utf8";
-import { parseLocal } from "../time/local";
+import { parseLocal, formatDate } from "../time/local";
 import { now } from "../time/clock";
 import { ToolError, quote, type Tool } from "./server";
 import { PendingQueue } from "../listen/pending";
@@ -40,7 +40,7 @@ const ARGS = [
 
 export const DESCRIPTION = [
   "Long-term memory of the user, kept on this device.",
-  "Call action=read at the start of every conversation: it returns the user's profile, likes and dislikes, family, facts, traits, habits, moments, goals, the next schedules, total_coins_spent and the relationship stage with the speaking style to use.",
+  "Call action=read at the start of every conversation: it returns the user's profile, likes and dislikes, family, facts, traits, habits, moments, goals, the next schedules, events without a time (birthdays and anniversaries as MM-DD every year, dated plans, todos), total_coins_spent and the relationship stage with the speaking style to use.",
   "Call action=write whenever the user tells you something worth remembering (type: name, age, gender, location, birthday, like, dislike, family, fact, trait, habit, moment, goal, schedule). Schedules take datetime 'YYYY-MM-DD HH:MM' (local time), optional repeat (none, daily, weekly, monthly), priority 1-5 and duration in minutes; a conflicting schedule is refused with suggested free times unless force=true.",
   "Call action=complete_schedule with content when the user has done a scheduled thing; a repeating schedule then gets its next occurrence.",
   "Call action=delete with type and content when something is wrong or the user asks to forget it.",
@@ -312,13 +312,14 @@ export class MemoryTool implements Tool {
       moments: m.moments().sort((x, y) => y.timestamp - x.timestamp).map((x) => ({ topic: x.topic, content: x.content, emotion: x.emotion, importance: x.importance })),
       goals: m.goals().filter((g) => g.status === "active").map((g) => ({ content: g.content, progress: g.progress, priority: g.priority })),
       schedules: upcoming.map((s) => ({ content: s.content, datetime: s.datetime, reminded: s.reminded ? 1 : 0, priority: s.priority, repeat: s.repeat })),
+      events: plainEvents(m), // no time: yearly (MM-DD), dated from today on, reminders without a date (todo)
       total_coins_spent: rel.total_coins_spent,
       relationship: { stage: rel.stage, style: rel.hint },
       pending: this.pending.list(), // heard, not yet confirmed: not memory
     };
     // keep within budget: the oldest facts and moments go first, then traits and habits
     let text = out(doc);
-    const trim: string[] = ["pending", "facts", "moments", "habits", "traits"];
+    const trim: string[] = ["pending", "facts", "moments", "habits", "traits", "events"];
     for (const k of trim) {
       const list = doc[k] as unknown[];
       while (byteLength(text) > READ_BUDGET_BYTES && list.length) {
@@ -363,6 +364,7 @@ export class MemoryTool implements Tool {
     for (const x of m.moments()) if (has(x.content) || has(x.topic)) hits.push({ where: "moment", text: `${x.topic}: ${x.content}` });
     for (const g of m.goals()) if (has(g.content)) hits.push({ where: "goal", text: g.content });
     for (const s of this.schedules.list({ completed: true })) if (has(s.content)) hits.push({ where: "schedule", text: `${s.content} at ${s.datetime}` });
+    for (const e of m.events()) if (!e.schedule && !e.time && has(e.content)) hits.push({ where: "event", text: e.eventType === "todo" ? e.content : `${e.content} on ${e.date}` });
     const archived: Record<string, object[]> = {};
     if (this.archive)
       for (const t of RECALL_TYPES) {
@@ -371,6 +373,19 @@ export class MemoryTool implements Tool {
       }
     return out({ keyword, count: hits.length, items: hits.slice(0, limit), archived });
   }
+}
+
+// Events without a time (issue 15): what the listener stored as a birthday or
+// anniversary (MM-DD, every year), a dated plan or reminder, or a reminder
+// with no date (todo). Past dated ones are left to the archive.
+function plainEvents(m: Memory): { date: string; content: string; type: string }[] {
+  const today = formatDate(now());
+  const next = (d: string) => (d.length === 5 ? (d >= today.slice(5) ? today.slice(0, 4) : String(Number(today.slice(0, 4)) + 1)) + "-" + d : d);
+  return m
+    .events()
+    .filter((e) => !e.schedule && !e.time && !e.completed && (e.date.length === 5 || e.eventType === "todo" || e.date >= today))
+    .sort((a, b) => (next(a.date) < next(b.date) ? -1 : next(a.date) > next(b.date) ? 1 : 0))
+    .map((e) => ({ date: e.date, content: e.content, type: e.eventType }));
 }
 
 function familyArgs(a: Record<string, unknown>) {

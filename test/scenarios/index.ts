@@ -18,6 +18,9 @@ import { scenarios as archiver } from "./archiver.scn";
 import { scenarios as memoryTool } from "./memory-tool.scn";
 import { scenarios as listen } from "./listen.scn";
 import { scenarios as listenPending } from "./listen-pending.scn";
+import { scenarios as sdkContract } from "./sdk-contract.scn";
+import { scenarios as spiffsFaults } from "./spiffs-faults.scn";
+import { scenarios as listenSpeech } from "./listen-speech.scn";
 import { scenarios as recovery } from "./recovery.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
@@ -39,5 +42,8 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "memory-tool", scenarios: memoryTool },
   { file: "listen", scenarios: listen },
   { file: "listen-pending", scenarios: listenPending },
+  { file: "sdk-contract", scenarios: sdkContract },
+  { file: "spiffs-faults", scenarios: spiffsFaults },
+  { file: "listen-speech", scenarios: listenSpeech },
   { file: "recovery", scenarios: recovery },
 ];
