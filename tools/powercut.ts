@@ -23,7 +23,7 @@ const quick = args.includes("--quick");
 const kinds = (opt("--kind")?.split(",") ?? ["none", ...FAULT_KINDS]) as ("none" | (typeof FAULT_KINDS)[number])[];
 const only = opt("--workload")?.split(",");
 const ws = only ? workloads.filter((w) => only.includes(w.name)) : workloads;
-const o: SweepOptions = quick ? { stride: 4, seeds: 8, ops: 6, tears: "both" } : { stride: 1, seeds: 32, ops: 16 };
+const o: SweepOptions = quick ? { stride: 4, seeds: 8, ops: 6, tears: "both" } : { stride: 1, seeds: 64, ops: 16 };
 
 const t0 = Date.now();
 const total = { injected: 0, acked_lost: 0, boot_failures: 0, wrong_replies: 0, crashes: 0, cases: 0, checked: 0 };
