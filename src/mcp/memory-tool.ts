@@ -3,16 +3,18 @@
 // archive and searches everything. Every argument is checked before anything
 // changes; a rejected call changes nothing.
 
-import { Memory, MemoryError, text, int, oneOf, PROFILE_FIELDS, type ProfileField, type Result } from "../memory/memory";
-import { EMOTIONS, GOAL_CATEGORIES, MEMBER_TYPES } from "../memory/types";
+import { Memory, MemoryError, text, int, oneOf, PROFILE_FIELDS, type ProfileField, type Result, type Commit } from "../memory/memory";
+import { EMOTIONS, GOAL_CATEGORIES, MEMBER_TYPES, type StoreName } from "../memory/types";
+import { blobEntries, NVS_ENTRY_BYTES, NVS_USABLE_BYTES } from "../nvs/budget";
+import { DOMAINS } from "../nvs/store";
 import { Schedules, type ScheduleView } from "../schedule/schedules";
 import { byteLength } from "../text/utf8";
-import { parseLocal, formatDate } from "../time/local";
+import { parseLocal, formatDate, formatDateTime } from "../time/local";
 import { now } from "../time/clock";
 import { ToolError, quote, type Tool } from "./server";
 import { PendingQueue } from "../listen/pending";
 
-export const ACTIONS = ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop"] as const;
+export const ACTIONS = ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop", "status"] as const;
 export const TYPES = ["name", "age", "gender", "location", "birthday", "like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "schedule"] as const;
 export const RECALL_TYPES = ["fact", "moment", "event"] as const;
 export type RecallType = (typeof RECALL_TYPES)[number];
@@ -31,6 +33,8 @@ export interface RecallQuery {
 export interface ArchiveAccess {
   recall(type: RecallType, q: RecallQuery): object[];
   count(type: RecallType): number;
+  footprint?(): number; // bytes of every archive file (status)
+  readonly budget?: number; // bytes the archive may use (status)
 }
 
 const ARGS = [
@@ -46,37 +50,43 @@ export const DESCRIPTION = [
   "Call action=delete with type and content when something is wrong or the user asks to forget it.",
   "The device also listens to the conversation and keeps what it hears in a pending queue (read shows it as `pending`, action=pending lists it): an item is stored by itself when heard twice or said explicitly. Call action=confirm with its content (and type if several match) to store it now, or action=drop to discard it; a write of your own settles the pending item it covers.",
   "When the user asks 'do you remember…' (你还记得…吗) or about the past, call action=recall with type fact, moment or event and a keyword, or start_date/end_date (YYYY-MM-DD), or neither for the most recent; limit defaults to 10. action=search with keyword looks through everything, current and archived.",
+  "A reply starting with 'error: not saved' means nothing was stored: tell the user, and try again later. action=status reports storage use, records per type, boot count and the last repair. If read has a `notice`, tell the owner what it says.",
 ].join("\n");
 
-export const INPUT_SCHEMA = {
-  type: "object",
-  properties: {
-    action: { type: "string", enum: [...ACTIONS], description: "what to do" },
-    type: { type: "string", enum: [...TYPES, "event"], description: "memory type (recall: fact, moment or event)" },
-    content: { type: "string", description: "the thing to remember, delete or complete" },
-    relation: { type: "string", description: "family: relation, e.g. 妈妈" },
-    name: { type: "string", description: "family: the member's name" },
-    closeness: { type: "integer", minimum: 1, maximum: 5, description: "family: 1-5" },
-    memory: { type: "string", description: "family: a shared memory" },
-    member_type: { type: "string", enum: [...MEMBER_TYPES] },
-    topic: { type: "string", description: "moment: its topic" },
-    emotion: { type: "string", enum: [...EMOTIONS], description: "moment: the feeling" },
-    intensity: { type: "integer", minimum: 0, maximum: 5 },
-    importance: { type: "integer", minimum: 1, maximum: 5, description: "moment: 1-5" },
-    category: { type: "string", description: "trait category, or goal category: " + GOAL_CATEGORIES.join(", ") },
-    priority: { type: "integer", minimum: 1, maximum: 5, description: "schedule or goal: 1-5" },
-    frequency: { type: "string", description: "habit: daily, weekly, occasionally…" },
-    datetime: { type: "string", description: "schedule: YYYY-MM-DD HH:MM, local time" },
-    repeat: { type: "string", enum: ["none", "daily", "weekly", "monthly"] },
-    duration: { type: "integer", minimum: 1, maximum: 1440, description: "schedule: minutes, default 60" },
-    keyword: { type: "string", description: "recall or search: words to look for" },
-    start_date: { type: "string", description: "recall: YYYY-MM-DD" },
-    end_date: { type: "string", description: "recall: YYYY-MM-DD" },
-    limit: { type: "integer", minimum: 1, maximum: 50, description: "recall: default 10" },
-    force: { type: "boolean", description: "schedule (write or confirm): add even if it conflicts" },
-  },
-  required: ["action"],
-};
+// A new object at each call, never a module constant: on the device this module
+// is preloaded into flash, and XS's JSON.stringify refuses an object that lives
+// there ("read only value"): tools/list failed on the real SDK's x-cli-lin.
+export function inputSchema(): Record<string, unknown> {
+  return {
+    type: "object",
+    properties: {
+      action: { type: "string", enum: [...ACTIONS], description: "what to do" },
+      type: { type: "string", enum: [...TYPES, "event"], description: "memory type (recall: fact, moment or event)" },
+      content: { type: "string", description: "the thing to remember, delete or complete" },
+      relation: { type: "string", description: "family: relation, e.g. 妈妈" },
+      name: { type: "string", description: "family: the member's name" },
+      closeness: { type: "integer", minimum: 1, maximum: 5, description: "family: 1-5" },
+      memory: { type: "string", description: "family: a shared memory" },
+      member_type: { type: "string", enum: [...MEMBER_TYPES] },
+      topic: { type: "string", description: "moment: its topic" },
+      emotion: { type: "string", enum: [...EMOTIONS], description: "moment: the feeling" },
+      intensity: { type: "integer", minimum: 0, maximum: 5 },
+      importance: { type: "integer", minimum: 1, maximum: 5, description: "moment: 1-5" },
+      category: { type: "string", description: "trait category, or goal category: " + GOAL_CATEGORIES.join(", ") },
+      priority: { type: "integer", minimum: 1, maximum: 5, description: "schedule or goal: 1-5" },
+      frequency: { type: "string", description: "habit: daily, weekly, occasionally…" },
+      datetime: { type: "string", description: "schedule: YYYY-MM-DD HH:MM, local time" },
+      repeat: { type: "string", enum: ["none", "daily", "weekly", "monthly"] },
+      duration: { type: "integer", minimum: 1, maximum: 1440, description: "schedule: minutes, default 60" },
+      keyword: { type: "string", description: "recall or search: words to look for" },
+      start_date: { type: "string", description: "recall: YYYY-MM-DD" },
+      end_date: { type: "string", description: "recall: YYYY-MM-DD" },
+      limit: { type: "integer", minimum: 1, maximum: 50, description: "recall: default 10" },
+      force: { type: "boolean", description: "schedule (write or confirm): add even if it conflicts" },
+    },
+    required: ["action"],
+  };
+}
 
 const RESULT: Record<string, string> = { ADDED: "added", UPDATED: "updated", DELETED: "deleted", NOOP: "no_change" };
 
@@ -93,8 +103,11 @@ function date(v: unknown, what: string): string | undefined {
 export class MemoryTool implements Tool {
   readonly name = "memory";
   readonly description = DESCRIPTION;
-  readonly inputSchema = INPUT_SCHEMA;
-  // after a call that changed memory: make it durable before the reply goes out
+  get inputSchema(): Record<string, unknown> {
+    return inputSchema();
+  }
+  // after a call that changed memory, when other stores are still dirty (the
+  // service schedules its quiet-period flush)
   onChange: (() => void) | undefined;
 
   readonly pending: PendingQueue;
@@ -114,21 +127,23 @@ export class MemoryTool implements Tool {
     try {
       switch (action) {
         case "read":
-          return this.read();
+          return this.changing(() => this.read(), true);
         case "write":
-          return this.changed(this.write(args));
+          return this.changing(() => this.write(args));
         case "delete":
-          return this.changed(this.delete(args));
+          return this.changing(() => this.delete(args));
         case "complete_schedule":
-          return this.changed(this.complete(args));
+          return this.changing(() => this.complete(args));
         case "recall":
           return this.recall(args);
         case "pending":
           return out({ count: this.pending.list().length, items: this.pending.list() });
         case "confirm":
-          return this.changed(this.confirm(args));
+          return this.changing(() => this.confirm(args));
         case "drop":
-          return this.changed(this.drop(args));
+          return this.changing(() => this.drop(args));
+        case "status":
+          return this.status();
         default:
           return this.search(args);
       }
@@ -138,10 +153,29 @@ export class MemoryTool implements Tool {
     }
   }
 
-  private changed(reply: string): string {
+  // Runs a call that may change memory, then writes the stores it touched
+  // (and only those) before the reply goes out. A call that throws changes
+  // nothing. A store whose new table reaches no copy on flash is rolled back
+  // with the rest of the call, and the reply says it was not saved; only the
+  // pending queue's bookkeeping may fail quietly (writing an item again is a
+  // NOOP). `quiet`: the call is a read, whose only change is bookkeeping.
+  private changing(fn: () => string, quiet = false): string {
+    const mark = this.memory.mark();
+    let reply: string;
+    try {
+      reply = fn();
+    } catch (e) {
+      this.memory.rollback(mark);
+      throw e;
+    }
+    const c: Commit = this.memory.commit(mark);
+    this.lastCommit = c;
+    if (!quiet && c.unsaved.some((n) => n !== "pending")) throw new ToolError(`not saved: ${c.error}; nothing changed, memory is as before`);
     if (this.memory.dirty) this.onChange?.();
     return reply;
   }
+
+  lastCommit: Commit | undefined;
 
   private type(args: Record<string, unknown>): Type {
     return oneOf<Type>(args.type, "type", TYPES);
@@ -246,7 +280,7 @@ export class MemoryTool implements Tool {
   private delete(a: Record<string, unknown>): string {
     const type = this.type(a);
     let r: Result;
-    if ((PROFILE_FIELDS as readonly string[]).includes(type)) r = this.memory.clearProfile(type as ProfileField);
+    if ((PROFILE_FIELDS as readonly string[]).includes(type)) r = this.memory.clearProfile(type as ProfileField, a.content);
     else
       switch (type) {
         case "like":
@@ -317,6 +351,12 @@ export class MemoryTool implements Tool {
       relationship: { stage: rel.stage, style: rel.hint },
       pending: this.pending.list(), // heard, not yet confirmed: not memory
     };
+    // damage lost memories since the last read said so: one sentence, once
+    const loss = m.untoldLoss();
+    if (loss)
+      doc.notice = loss.stores.length
+        ? `Some memories (${loss.stores.join(", ")}) were damaged on this device's flash and are lost; please tell the owner.`
+        : "Some memories were damaged on this device's flash and are lost; please tell the owner.";
     // keep within budget: the oldest facts and moments go first, then traits and habits
     let text = out(doc);
     const trim: string[] = ["pending", "facts", "moments", "habits", "traits", "events"];
@@ -329,6 +369,40 @@ export class MemoryTool implements Tool {
       }
     }
     return text;
+  }
+
+  // ---- status ----------------------------------------------------------------------------
+
+  private status(): string {
+    const m = this.memory;
+    const u = m.usage();
+    let entries = DOMAINS.length; // one namespace entry each
+    const records: Record<string, number> = {};
+    for (const name of Object.keys(u.records) as StoreName[]) {
+      for (const b of u.blobBytes[name]) entries += blobEntries(b) * u.copies[name];
+      if (name !== "health") records[name] = u.records[name];
+    }
+    const used = entries * NVS_ENTRY_BYTES;
+    const h = m.healthRecord();
+    const b = m.bootReport;
+    const doc: Record<string, unknown> = {
+      nvs: { used_bytes: used, usable_bytes: NVS_USABLE_BYTES, percent: pct(used, NVS_USABLE_BYTES) },
+      archive: "not available",
+      records,
+      boots: h.boots,
+      last_repair: h.lastProblem === "none" ? "none" : { store: h.lastStore, problem: h.lastProblem, at: formatDateTime((h.lastSeen as number) * 1000) },
+      this_boot: b ? { repaired: b.repaired, set_aside: b.setAside.map((e) => `${e.key} (${e.problem})`), lost: b.lost } : "not booted",
+      write_errors: m.health.writeErrors,
+    };
+    if (m.health.lastWriteError) doc.last_write_error = m.health.lastWriteError;
+    const a = this.archive;
+    if (a) {
+      const rec: Record<string, number> = {};
+      for (const t of RECALL_TYPES) rec[t] = a.count(t);
+      const bytes = a.footprint ? a.footprint() : undefined;
+      doc.archive = bytes !== undefined && a.budget ? { used_bytes: bytes, budget_bytes: a.budget, percent: pct(bytes, a.budget), records: rec } : { records: rec };
+    }
+    return out(doc);
   }
 
   // ---- recall and search -----------------------------------------------------------------------
@@ -386,6 +460,10 @@ function plainEvents(m: Memory): { date: string; content: string; type: string }
     .filter((e) => !e.schedule && !e.time && !e.completed && (e.date.length === 5 || e.eventType === "todo" || e.date >= today))
     .sort((a, b) => (next(a.date) < next(b.date) ? -1 : next(a.date) > next(b.date) ? 1 : 0))
     .map((e) => ({ date: e.date, content: e.content, type: e.eventType }));
+}
+
+function pct(n: number, of: number): number {
+  return Math.round((n / of) * 1000) / 10;
 }
 
 function familyArgs(a: Record<string, unknown>) {

@@ -1,6 +1,6 @@
-// The device as the oracle sees it: booted the way src/main.ts boots it
-// (archive check, Service, Archiver settling NVS/archive duplicates, the
-// maintenance timer, the reminder timer), driven the way the AI and the
+// The device as the oracle sees it: booted by src/main.ts's own boot
+// (src/app/boot.ts: archive check, Service, Archiver settling NVS/archive
+// duplicates, the maintenance timer, the reminder timer), driven the way the AI and the
 // companion drive it: MCP tools/call of the `memory` tool through
 // Service.handle, conversation lines through Service.hear, the end of a
 // conversation, and time passing (timers fire: reminders, the quiet-period
@@ -13,8 +13,7 @@ import config from "mc/config";
 import { SimDevice } from "../../host-sim/device";
 import { Service } from "../../src/app/service";
 import { Archive } from "../../src/archive/archive";
-import { Archiver } from "../../src/archive/archiver";
-import { startMaintenance, type Maintenance } from "../../src/archive/maintenance";
+import { bootDevice } from "../../src/app/boot";
 import type { Reminder } from "../../src/schedule/reminder";
 import type { Role } from "../../src/memory/types";
 import { Ledger, type Kind } from "./ledger";
@@ -25,31 +24,22 @@ export interface BootOptions {
 
 export interface Booted {
   service: Service;
-  archive: Archive;
-  archiver: Archiver;
-  maintenance: Maintenance;
+  archive: Archive | undefined; // undefined when boot set the archive aside
   reminded: string[]; // content@datetime of every reminder the sink got since this boot
+  line: string; // the boot trace line
 }
 
-// src/main.ts, step by step, without its trace lines (same objects, same order).
+// src/main.ts's boot (src/app/boot.ts), with the sink recording reminders.
 export function boot(opts: BootOptions = {}, onRemind?: (r: string) => void): Booted {
   const reminded: string[] = [];
-  const archive = new Archive(config.file.root, opts.budget !== undefined ? { budget: opts.budget } : {});
-  archive.check();
-  const service = new Service({ archive, sink: {
-      remind: (r: Reminder) => {
-        reminded.push(`${r.content}@${r.datetime}`);
-        onRemind?.(`${r.content}@${r.datetime}`);
-      },
+  const sink = {
+    remind: (r: Reminder) => {
+      reminded.push(`${r.content}@${r.datetime}`);
+      onRemind?.(`${r.content}@${r.datetime}`);
     },
-  });
-  const archiver = new Archiver(service.memory, archive);
-  archiver.resolveAtBoot();
-  archiver.attach();
-  service.schedules.onEvict = (e) => void archive.append("event", [e]);
-  const maintenance = startMaintenance(archiver);
-  service.start();
-  return { service, archive, archiver, maintenance, reminded };
+  };
+  const b = bootDevice(() => new Archive(config.file.root, opts.budget !== undefined ? { budget: opts.budget } : {}), { sink });
+  return { service: b.service, archive: b.archive, reminded, line: b.line };
 }
 
 export interface Reply {
