@@ -3,6 +3,7 @@
 // (the working tree is never edited), and the tests must notice.
 //
 //   npx tsx tools/mutate.ts [--only NAME[,NAME]] [--all-stages] [--list]
+//   --list: the mutations and whether each still applies to src/ (no tests run)
 //
 // Stages, in order; a mutation is caught by the first stage in which a check
 // that passes on the unmutated copy fails (--all-stages runs every stage):
@@ -31,7 +32,7 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "store-crc-check",
     file: "src/nvs/store.ts",
-    find: `if (v.getUint32(12, true) !== blobCrc(b)) return this.fail(key, "crc");`,
+    find: `if (v.getUint32(12, true) !== blobCrc(b)) return this.fail(s.name, where, "crc");`,
     replace: ``,
     why: "a copy whose CRC fails is set aside",
   },
@@ -45,51 +46,51 @@ export const MUTATIONS: Mutation[] = [
   {
     name: "store-incomplete-part",
     file: "src/nvs/store.ts",
-    find: `} else if (s !== seq || b[11] !== parts) return this.fail(first, "incomplete");`,
+    find: `} else if (sq !== seq || b[11] !== parts) return this.fail(s.name, where0(0), "incomplete");`,
     replace: `}`,
     why: "a part of another copy (other seq or part count) makes the copy incomplete",
   },
   {
     name: "store-missing-part",
     file: "src/nvs/store.ts",
-    find: `if (raw === undefined) return this.fail(first, "incomplete");`,
+    find: `if (raw === undefined) return this.fail(s.name, where0(0), "incomplete");`,
     replace: `if (raw === undefined) break;`,
     why: "a copy with a missing part is incomplete",
   },
   {
     name: "store-length-check",
     file: "src/nvs/store.ts",
-    find: `if (b.length !== HEADER_BYTES + count * layout.size) return this.fail(key, "length");`,
+    find: `if (b.length !== HEADER_BYTES + count * layout.size) return this.fail(s.name, where, "length");`,
     replace: ``,
     why: "a blob whose length disagrees with its record count is set aside",
   },
   {
     name: "store-write-in-place",
     file: "src/nvs/store.ts",
-    find: `const slot: Slot = this.slot === "a" ? "b" : "a";`,
-    replace: `const slot: Slot = this.slot ?? "a";`,
-    why: "a flush writes the other slot, never over the only good copy",
+    find: `else order = this.held.b && !this.held.a ? ["a", "b"] : ["b", "a"];`,
+    replace: `else order = this.held.b && !this.held.a ? ["b", "a"] : ["a", "b"];`,
+    why: "a changed table goes first to the slot that does not hold the only good copy",
   },
   {
-    name: "store-delete-before-write",
+    name: "store-second-copy",
     file: "src/nvs/store.ts",
-    find: `    const written: string[] = [];\n    try {`,
-    replace: `    const written: string[] = [];\n    this.deleteAll(this.onFlash);\n    try {`,
-    why: "the old copy is deleted only after the new one is complete",
+    find: `        this.held[second] = this.writeSlot(this.slot(second), blobs);`,
+    replace: `        this.held[second] = undefined;`,
+    why: "a two-copy store writes its second NVS copy",
   },
   {
     name: "tool-flush-before-ack",
     file: "src/mcp/memory-tool.ts",
-    find: `if (this.memory.dirty) this.onChange?.();`,
-    replace: ``,
-    why: "a change is flushed before the reply acknowledges it",
+    find: `    const c: Commit = this.memory.commit(mark);`,
+    replace: `    const c: Commit = { saved: [], unsaved: [], degraded: [] };`,
+    why: "a change is flushed (committed) before the reply acknowledges it",
   },
   {
-    name: "service-flush-hook",
-    file: "src/app/service.ts",
-    find: `this.tool.onChange = () => this.flush();`,
-    replace: ``,
-    why: "the service wires the tool's flush-before-reply",
+    name: "tool-not-saved-answer",
+    file: "src/mcp/memory-tool.ts",
+    find: `    if (!quiet && c.unsaved.some((n) => n !== "pending")) throw new ToolError(`,
+    replace: `    if (false) throw new ToolError(`,
+    why: "a change that did not reach flash is answered `not saved`, never as stored",
   },
   {
     name: "resolve-at-boot-rolling",
@@ -252,7 +253,12 @@ function main(): void {
   const only = i >= 0 ? args[i + 1].split(",") : undefined;
   const allStages = args.includes("--all-stages");
   if (args.includes("--list")) {
-    for (const m of MUTATIONS) process.stdout.write(JSON.stringify({ mutation: m.name, file: m.file, why: m.why }) + "\n");
+    for (const m of MUTATIONS) {
+      const text = fs.readFileSync(path.join(repo, m.file), "utf8");
+      const at = text.indexOf(m.find);
+      const applies = at < 0 ? "stale: not found" : text.indexOf(m.find, at + 1) >= 0 ? "stale: found more than once" : "applies";
+      process.stdout.write(JSON.stringify({ mutation: m.name, file: m.file, why: m.why, applies }) + "\n");
+    }
     return;
   }
   const t0 = Date.now();

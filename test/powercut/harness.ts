@@ -8,7 +8,7 @@
 // it against the ledger (test/powercut/oracle.ts). No Node APIs: the same
 // sweep runs in the XS lane.
 import { SimDevice, PowerCut } from "../../host-sim/device";
-import { tearHalf, tearNone, type Tear } from "../../host-sim/flash";
+import { tearHalf, tearNone, tearSeeded, type Tear } from "../../host-sim/flash";
 import { FAULT_KINDS, type FaultKind, type FaultOptions } from "../../host-sim/faults";
 import { Ai, callTool, type BootOptions } from "./device";
 import { check, blankVerdict, type Verdict } from "./oracle";
@@ -246,7 +246,7 @@ export interface KindResult {
 
 export interface SweepOptions {
   stride?: number; // power_cut: every stride-th write
-  tears?: "both" | "half";
+  tears?: "rotate" | "half"; // power_cut: half, none and seeded in turn (default), or half only
   seeds?: number; // at-rest kinds: positions per partition
   ops?: number; // operation kinds: the first `ops` operations
   maxCases?: number; // per workload and kind
@@ -283,9 +283,14 @@ export function plans(kind: FaultKind | "none", w: Workload, o: SweepOptions): P
       out.push({ mode: "none" });
       break;
     case "power_cut": {
+      // each cut point gets one tear, in turn: a prefix (half), nothing, or a
+      // seeded choice of the written words anywhere inside the operation
       const writes = countWrites(w);
-      const tears: { tear: Tear; name: string }[] = o.tears === "half" ? [{ tear: tearHalf, name: "half" }] : [{ tear: tearHalf, name: "half" }, { tear: tearNone, name: "none" }];
-      for (const t of tears) for (let n = 1; n <= writes; n += stride) out.push({ mode: "cut", n, tear: t.tear, tearName: t.name });
+      let i = 0;
+      for (let n = 1; n <= writes; n += stride, i++) {
+        const t = o.tears === "half" ? 0 : i % 3;
+        out.push(t === 0 ? { mode: "cut", n, tear: tearHalf, tearName: "half" } : t === 1 ? { mode: "cut", n, tear: tearNone, tearName: "none" } : { mode: "cut", n, tear: tearSeeded(n, "word"), tearName: `seeded ${n}` });
+      }
       break;
     }
     case "nvs_crc":
