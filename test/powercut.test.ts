@@ -8,6 +8,9 @@ import { workloads } from "./powercut/index";
 import { expectedToFail, EXPECTED_TO_FAIL } from "./powercut/expected";
 import { Ai } from "./powercut/device";
 import { Service } from "../src/app/service";
+import { DOMAINS } from "../src/nvs/store";
+import { File } from "file";
+import config from "mc/config";
 import { check, blankVerdict } from "./powercut/oracle";
 import { execFileSync } from "node:child_process";
 
@@ -74,9 +77,10 @@ describe("fault sweeps under the absolute oracle", function () {
       return v;
     };
 
-    it("an acknowledged record lost without any fault (a store's keys gone)", () => {
-      const v = planted(() => {
-        for (const k of Preference.keys("petmem")) if (k.startsWith("goal.")) Preference.delete("petmem", k);
+    it("an acknowledged record lost without any fault (a store's every copy gone)", () => {
+      const v = planted((dev) => {
+        for (const ns of DOMAINS) for (const k of Preference.keys(ns)) if (k.startsWith("goal.")) Preference.delete(ns, k);
+        for (const f of dev.spiffs.list()) if (f.name.indexOf("goal") >= 0) File.delete(config.file.root + f.name.slice(1));
       });
       assert.ok(v.ackedLost > 0, JSON.stringify(v));
     });
@@ -93,10 +97,14 @@ describe("fault sweeps under the absolute oracle", function () {
       const dev = new SimDevice({ now: tool.start }).install();
       const ai = new Ai(dev);
       ai.call({ action: "write", type: "fact", content: "会被删除的事" });
-      const before = Preference.keys("petmem").map((k) => [k, Preference.get("petmem", k)] as const);
+      // every copy of memory as it was before the delete (NVS, both namespaces, and the mirror files)
+      const nvs = DOMAINS.map((ns) => Preference.keys(ns).map((k) => [ns, k, Preference.get(ns, k)] as const));
+      const files = dev.spiffs.list().map((f) => [f.name, dev.spiffs.content(f.name).slice()] as const);
       ai.call({ action: "delete", type: "fact", content: "会被删除的事" });
-      for (const k of Preference.keys("petmem")) Preference.delete("petmem", k);
-      for (const [k, v] of before) Preference.set("petmem", k, v as ArrayBuffer);
+      for (const ns of DOMAINS) for (const k of Preference.keys(ns)) Preference.delete(ns, k);
+      for (const l of nvs) for (const [ns, k, v] of l) Preference.set(ns, k, v as ArrayBuffer);
+      for (const f of dev.spiffs.list()) File.delete(config.file.root + f.name.slice(1));
+      for (const [name, bytes] of files) dev.spiffs.load(name, bytes);
       dev.reboot();
       const v = blankVerdict();
       const b = ai.boot();
