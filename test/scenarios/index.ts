@@ -25,6 +25,7 @@ import { scenarios as sdkContract } from "./sdk-contract.scn";
 import { scenarios as spiffsFaults } from "./spiffs-faults.scn";
 import { scenarios as listenSpeech } from "./listen-speech.scn";
 import { scenarios as preload } from "./preload.scn";
+import { scenarios as recovery } from "./recovery.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -52,4 +53,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "spiffs-faults", scenarios: spiffsFaults },
   { file: "listen-speech", scenarios: listenSpeech },
   { file: "preload", scenarios: preload },
+  { file: "recovery", scenarios: recovery },
 ];
