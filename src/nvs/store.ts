@@ -63,6 +63,14 @@ interface Copy<T> {
   migrated: boolean;
 }
 
+// Shared by every store (frozen: preloaded, they live in flash on the device).
+const SLOTS_2: readonly SlotDef[] = Object.freeze([
+  Object.freeze<SlotDef>({ name: "a", ns: DOMAIN, tag: "a" }),
+  Object.freeze<SlotDef>({ name: "b", ns: DOMAIN_B, tag: "b" }),
+  Object.freeze<SlotDef>({ name: "old", ns: DOMAIN, tag: "b" }),
+]);
+const SLOTS_1: readonly SlotDef[] = Object.freeze([Object.freeze<SlotDef>({ name: "a", ns: DOMAIN, tag: "a" }), Object.freeze<SlotDef>({ name: "b", ns: DOMAIN, tag: "b" })]);
+
 // Keys are tracked across the two namespaces as "ns/key" ('/' is in neither).
 const ref = (ns: string, key: string) => ns + "/" + key;
 const nsOf = (r: string) => r.slice(0, r.indexOf("/"));
@@ -97,12 +105,17 @@ export class Store<T extends object> {
   private seq = 0;
   private held: Record<"a" | "b", string[] | undefined> = { a: undefined, b: undefined }; // keys of slots holding the current table
   private present: string[] = []; // every key of this store on flash
-  private persisted: Uint8Array | undefined; // payload of the current table on flash
+  // The current table on flash (write only what changed), kept as its
+  // payload's length and CRC-32, not as a copy: a copy of every store cost the
+  // chunk heap about 6 KB at the peak of `npm run heap`. Equal CRCs are
+  // confirmed against a slot that holds the table, read back from NVS.
+  private persistedLength = -1; // -1: no table of this firmware's format on flash
+  private persistedCrc = 0;
   private failedSlots: SlotName[] = [];
   private damaged = false; // a copy was set aside for damage (not a flush cut short)
   readonly perPart: number;
   readonly copies: 1 | 2;
-  private readonly slots: SlotDef[];
+  private readonly slots: readonly SlotDef[];
   version = 0; // +1 on every set(), so callers can tell which stores a change touched
   lost = false; // boot found only damaged copies: the table could not be read
   degraded: string | undefined; // the last write that left only one copy, until repaired
@@ -114,10 +127,7 @@ export class Store<T extends object> {
     this.perPart = Math.floor((MAX_BLOB_BYTES - HEADER_BYTES) / spec.layout.size);
     if (this.perPart < 1) throw new RangeError(`${spec.name}: record larger than a blob`);
     this.copies = spec.copies ?? 2;
-    this.slots =
-      this.copies === 2
-        ? [{ name: "a", ns: DOMAIN, tag: "a" }, { name: "b", ns: DOMAIN_B, tag: "b" }, { name: "old", ns: DOMAIN, tag: "b" }]
-        : [{ name: "a", ns: DOMAIN, tag: "a" }, { name: "b", ns: DOMAIN, tag: "b" }];
+    this.slots = this.copies === 2 ? SLOTS_2 : SLOTS_1;
   }
 
   get name(): string {
@@ -219,7 +229,7 @@ export class Store<T extends object> {
     }
     this.records = best ? best.records : [];
     this.seq = best ? best.seq : 0;
-    this.persisted = best && !best.migrated ? best.payload : undefined;
+    this.persist(best && !best.migrated ? best.payload : undefined);
     this.dirty = !!best?.migrated;
     this.present = [];
     for (const ns of DOMAINS) for (const k of keys[ns]) this.present.push(ref(ns, k));
@@ -420,7 +430,7 @@ export class Store<T extends object> {
   flush(): boolean {
     if (!this.records || !this.isDirty) return false;
     const payload = this.payload(this.records);
-    const changed = !this.persisted || !sameBytes(payload, this.persisted);
+    const changed = !this.isPersisted(payload);
     let wrote = false;
     if (changed || this.repair) {
       this.writeCopies(payload, changed);
@@ -432,6 +442,42 @@ export class Store<T extends object> {
     }
     if (this.deleteStale()) wrote = true;
     return wrote;
+  }
+
+  private persist(payload: Uint8Array | undefined): void {
+    this.persistedLength = payload ? payload.length : -1;
+    this.persistedCrc = payload ? crc32(payload) : 0;
+  }
+
+  // Whether `payload` is the table on flash: same length and CRC, and the
+  // same bytes in a slot that holds it (read back one blob at a time). With
+  // no slot holding it (a table restored from the mirror, before boot writes
+  // it back) the CRC decides.
+  private isPersisted(payload: Uint8Array): boolean {
+    if (this.persistedLength !== payload.length || this.persistedCrc !== crc32(payload)) return false;
+    const name = this.held.a ? "a" : this.held.b ? "b" : undefined;
+    return name === undefined || this.sameOnFlash(this.slot(name), this.held[name]!.length, payload);
+  }
+
+  private sameOnFlash(s: SlotDef, parts: number, payload: Uint8Array): boolean {
+    const size = this.spec.layout.size;
+    if (parts !== Math.max(1, Math.ceil(payload.length / size / this.perPart))) return false;
+    for (let part = 0; part < parts; part++) {
+      let raw: unknown;
+      try {
+        raw = Preference.get(s.ns, this.key(s, part));
+      } catch (e) {
+        if (e instanceof Error && e.name === "PowerCut") throw e;
+        return false; // unreadable: written again
+      }
+      if (!(raw instanceof ArrayBuffer)) return false;
+      const b = new Uint8Array(raw);
+      const from = part * this.perPart * size;
+      const n = Math.min(this.perPart * size, payload.length - from);
+      if (b.length !== HEADER_BYTES + n || b[2] !== this.spec.version || b[3] !== this.spec.code) return false;
+      for (let i = 0; i < n; i++) if (b[HEADER_BYTES + i] !== payload[from + i]) return false;
+    }
+    return true;
   }
 
   private writeCopies(payload: Uint8Array, changed: boolean): void {
@@ -450,7 +496,7 @@ export class Store<T extends object> {
     } catch (e) {
       // the slot may have been erased before NVS refused the write
       this.held[first] = undefined;
-      if (this.copies === 2 && this.persisted) this.repair = true;
+      if (this.copies === 2 && this.persistedLength >= 0) this.repair = true;
       if (!changed && e instanceof StoreError) {
         this.degrade(e.message);
         return;
@@ -458,7 +504,7 @@ export class Store<T extends object> {
       throw e;
     }
     this.seq = seq;
-    this.persisted = payload;
+    this.persist(payload);
     this.dirty = false;
     this.repair = false;
     this.degraded = undefined;
