@@ -18,6 +18,7 @@ import { scenarios as archiver } from "./archiver.scn";
 import { scenarios as memoryTool } from "./memory-tool.scn";
 import { scenarios as listen } from "./listen.scn";
 import { scenarios as listenPending } from "./listen-pending.scn";
+import { scenarios as xiaozhi } from "./xiaozhi.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -38,4 +39,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "memory-tool", scenarios: memoryTool },
   { file: "listen", scenarios: listen },
   { file: "listen-pending", scenarios: listenPending },
+  { file: "xiaozhi", scenarios: xiaozhi },
 ];
