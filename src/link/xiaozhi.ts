@@ -36,7 +36,7 @@
 import type { Service } from "../app/service";
 import { EMOTIONS, type Emotion } from "../memory/types";
 import { INVALID_REQUEST, MAX_MESSAGE_BYTES, PARSE_ERROR } from "../mcp/server";
-import { byteLength } from "../text/utf8";
+import { encode } from "../text/utf8";
 import { now } from "../time/clock";
 import { scan } from "./scan";
 
@@ -91,12 +91,33 @@ function isObject(v: unknown): v is Json {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-// Whether a message is larger than the MCP server accepts, measuring bytes only
-// when the length alone cannot tell (4 bytes at most per length unit).
-function oversize(message: string): boolean {
-  if (message.length > MAX_MESSAGE_BYTES) return true;
-  if (message.length * 4 <= MAX_MESSAGE_BYTES) return false;
-  return byteLength(message) > MAX_MESSAGE_BYTES;
+// JSON.parse in XS recurses per nesting level: a message nested a few hundred
+// deep aborts the device, and every value costs heap slots. So the raw bytes
+// are measured before parsing (the envelope adds one level to an MCP message).
+export const MAX_DEPTH = 33;
+export const MAX_ITEMS = 512;
+
+// What is wrong with a message before it may be parsed: too large, too deep or
+// too many values; undefined when it may be.
+function problem(message: string): string | undefined {
+  if (message.length > MAX_MESSAGE_BYTES) return `message larger than ${MAX_MESSAGE_BYTES} bytes: send it in smaller calls`;
+  const b = encode(message);
+  if (b.length > MAX_MESSAGE_BYTES) return `message larger than ${MAX_MESSAGE_BYTES} bytes: send it in smaller calls`;
+  let depth = 0, items = 0, inString = false;
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i];
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_DEPTH) return `invalid request: nested deeper than ${MAX_DEPTH - 1} levels`;
+      if (++items > MAX_ITEMS) return `invalid request: more than ${MAX_ITEMS} values`;
+    } else if (c === 0x5d || c === 0x7d) {
+      if (depth > 0) depth--;
+    } else if (c === 0x2c && ++items > MAX_ITEMS) return `invalid request: more than ${MAX_ITEMS} values`;
+  }
+  return undefined;
 }
 
 export type LinkEnd = "close" | "goodbye" | "hello" | "listener";
@@ -143,7 +164,8 @@ export class XiaozhiLink {
   // One message in, the messages to send back out.
   receive(message: string): string[] {
     if (typeof message !== "string") return [];
-    if (oversize(message)) return this.unreadable(message, INVALID_REQUEST, `message larger than ${MAX_MESSAGE_BYTES} bytes: send it in smaller calls`);
+    const p = problem(message);
+    if (p !== undefined) return this.unreadable(message, INVALID_REQUEST, p);
     let m: unknown;
     try {
       m = JSON.parse(message);

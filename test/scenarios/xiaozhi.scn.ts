@@ -129,6 +129,13 @@ export const scenarios: Scenario[] = [
       deepEqual(send("{not json"), []);
       deepEqual(send({ type: "mcp", payload: { jsonrpc: "2.0", id: { x: 1 }, method: "ping" } }), [], "id null would crash the server's int(id)");
       deepEqual(send({ type: "stt", text: big + big }), [], "oversize non-MCP: dropped");
+      // nested too deep for XS's recursive JSON.parse, or too many values: refused before parsing
+      const deep = send(`{"type":"mcp","payload":{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"arguments":${"[".repeat(900)}${"]".repeat(900)}}}}`);
+      equal(deep[0].payload.id, 8);
+      ok(/nested deeper/.test(deep[0].payload.error.message), deep[0].payload.error.message);
+      const wide = send(`{"type":"mcp","payload":{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":[${"{},".repeat(3000)}{}]}}}`);
+      ok(/more than 512 values/.test(wide[0].payload.error.message));
+      equal(send({ type: "mcp", payload: { jsonrpc: "2.0", id: 10, method: "ping", params: { a: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]] } } })[0].payload.result !== undefined, true, "31 levels inside the payload: fine");
       ok(link.stats.dropped >= 4);
     },
   },
