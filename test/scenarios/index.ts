@@ -19,6 +19,7 @@ import { scenarios as memoryTool } from "./memory-tool.scn";
 import { scenarios as listen } from "./listen.scn";
 import { scenarios as listenPending } from "./listen-pending.scn";
 import { scenarios as xiaozhi } from "./xiaozhi.scn";
+import { scenarios as memoryFork } from "./memory-fork.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -40,4 +41,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "listen", scenarios: listen },
   { file: "listen-pending", scenarios: listenPending },
   { file: "xiaozhi", scenarios: xiaozhi },
+  { file: "memory-fork", scenarios: memoryFork },
 ];
