@@ -95,7 +95,6 @@ export function expand(type: string, a: Record<string, unknown>): Record<string,
 // ---- dated events ------------------------------------------------------------------------
 
 export const EVENT_DAYS = 30; // read type=event: the next 30 days, as the fork
-export const EVENTS_IN_READ = 5; // the overview: the next few, within EVENT_DAYS
 
 function isEventDate(s: string): boolean {
   return /^(?:\d{4}-)?\d{1,2}-\d{1,2}$/.test(s);
@@ -128,7 +127,7 @@ export function nextDay(date: string, at = now()): { date: string; days: number 
   const today = dayStart(at);
   let when: number | undefined;
   if (date.length === 10) when = parseLocal(date);
-  else {
+  else if (/^\d\d-\d\d$/.test(date)) {
     const mo = Number(date.slice(0, 2)), d = Number(date.slice(3, 5));
     const y = toLocal(at).year;
     for (let k = 0; k < 2 && when === undefined; k++) {
@@ -143,25 +142,47 @@ export function nextDay(date: string, at = now()): { date: string; days: number 
 const isPlain = (e: Event) => !e.schedule || !e.time;
 
 export interface EventView {
-  date: string; // the next day it falls on, YYYY-MM-DD
+  date: string; // the next day it falls on, YYYY-MM-DD (a todo: the day it was noted)
   type: string;
   content: string;
-  days_until: number;
+  days_until?: number; // not for a todo, which has no day
   every_year?: true;
 }
 
-// Plain events (no time of day) falling within `days` from today, soonest first.
+// Plain events (no time of day) falling within `days` from today, soonest
+// first, then the todos (reminders without a day, eventType "todo", which the
+// listener stores with the day they were heard; src/listen/pending.ts).
 export function upcomingEvents(memory: Memory, days = EVENT_DAYS, at = now()): EventView[] {
   const out: EventView[] = [];
+  const todos: EventView[] = [];
   for (const e of memory.events()) {
     if (!isPlain(e) || e.completed) continue;
+    if (e.eventType === "todo") {
+      todos.push({ date: e.date, type: e.eventType, content: e.content });
+      continue;
+    }
     const n = nextDay(e.date, at);
     if (!n || n.days > days) continue;
     const v: EventView = { date: n.date, type: e.eventType, content: e.content, days_until: n.days };
     if (e.date.length === 5) v.every_year = true;
     out.push(v);
   }
-  return out.sort((x, y) => x.days_until - y.days_until);
+  out.sort((x, y) => x.days_until! - y.days_until!);
+  for (const t of todos) out.push(t);
+  return out;
+}
+
+// The overview's events (as issue 15's listener reads them back): every open
+// plain event that is yearly (MM-DD), a todo, or dated today or later, soonest
+// first, with its date as stored.
+export function overviewEvents(memory: Memory, at = now()): { date: string; content: string; type: string }[] {
+  const today = formatDate(at);
+  const next = (d: string) => (d.length === 5 ? (d >= today.slice(5) ? today.slice(0, 4) : String(Number(today.slice(0, 4)) + 1)) + "-" + d : d);
+  return memory
+    .events()
+    .filter((e) => isPlain(e) && !e.completed && (e.date.length === 5 || e.eventType === "todo" || e.date >= today))
+    .sort((a, b) => (next(a.date) < next(b.date) ? -1 : next(a.date) > next(b.date) ? 1 : 0))
+    .map((e) => ({ date: e.date, content: e.content, type: e.eventType }));
 }
 
 export function writeEvent(memory: Memory, a: Record<string, unknown>): { result: string; event: { date: string; type: string; content: string; every_year: boolean; next?: string } } {

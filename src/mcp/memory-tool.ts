@@ -11,7 +11,7 @@ import { parseLocal } from "../time/local";
 import { now } from "../time/clock";
 import { ToolError, quote, type Tool } from "./server";
 import { PendingQueue } from "../listen/pending";
-import { coerce, expand, readType, byPriority, upcomingEvents, writeEvent, writeGoal, deleteEvent, completeEvent, eraseAll, whatAllIs, READ_TYPES, EVENTS_IN_READ, EVENT_DAYS } from "./fork";
+import { coerce, expand, readType, byPriority, overviewEvents, writeEvent, writeGoal, deleteEvent, completeEvent, eraseAll, whatAllIs, READ_TYPES } from "./fork";
 
 export const ACTIONS = ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop"] as const;
 export const TYPES = ["name", "age", "gender", "location", "birthday", "like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "event", "schedule"] as const;
@@ -42,7 +42,7 @@ const ARGS = [
 
 export const DESCRIPTION = [
   "Long-term memory of the user, kept on this device. Replies are JSON; a reply starting 'error:' says what to fix and what to send instead.",
-  "Call action=read at the start of every conversation: it gives profile, likes, dislikes, family, facts, traits, habits, moments, goals, events of the next 30 days, the top 8 schedules (by priority, then time), relationship stage and the style to speak in, and pending (heard, not yet stored). With type: everything of that type in detail.",
+  "Call action=read at the start of every conversation: it gives profile, likes, dislikes, family, facts, traits, habits, moments, goals, coming events, the top 8 schedules (by priority, then time), relationship stage and the style to speak in, and pending (heard, not yet stored). With type: everything of that type in detail.",
   "action=write: store what the user tells you, at once (no need to hear it twice). schedule: datetime 'YYYY-MM-DD HH:MM', repeat, priority, duration; a conflict is refused with free times unless force=true. event (birthday, anniversary): datetime 'MM-DD' every year or 'YYYY-MM-DD' once, category = its kind. goal: progress 0-100, 100 completes it. Short forms in content: family 'relation:name[:memory]', trait 'category:content', habit 'content:frequency', event 'MM-DD:kind:content', goal 'content:priority', moment 'topic:content[:importance]'.",
   "action=complete_schedule: content of a schedule done (a repeating one moves to its next time) or of a dated event.",
   "action=delete: type and content. type=all erases all memory of the user: first without force to see what goes, then force=true once the user agrees.",
@@ -335,14 +335,14 @@ export class MemoryTool implements Tool {
       moments: m.moments().sort((x, y) => y.timestamp - x.timestamp).map((x) => ({ topic: x.topic, content: x.content, emotion: x.emotion, importance: x.importance })),
       goals: m.goals().filter((g) => g.status === "active").map((g) => ({ content: g.content, progress: g.progress, priority: g.priority })),
       schedules: upcoming.map((s) => ({ content: s.content, datetime: s.datetime, reminded: s.reminded ? 1 : 0, priority: s.priority, repeat: s.repeat })),
-      events: upcomingEvents(m, EVENT_DAYS).slice(0, EVENTS_IN_READ), // dated events (birthdays…) in the next 30 days
+      events: overviewEvents(m), // no time: yearly (MM-DD), dated from today on, todos
       total_coins_spent: rel.total_coins_spent,
       relationship: { stage: rel.stage, style: rel.hint },
       pending: this.pending.list(), // heard, not yet confirmed: not memory
     };
     // keep within budget: the oldest facts and moments go first, then traits and habits
     let text = out(doc);
-    const trim: string[] = ["pending", "facts", "moments", "habits", "traits"];
+    const trim: string[] = ["pending", "facts", "moments", "habits", "traits", "events"];
     for (const k of trim) {
       const list = doc[k] as unknown[];
       while (byteLength(text) > READ_BUDGET_BYTES && list.length) {
@@ -387,7 +387,7 @@ export class MemoryTool implements Tool {
     for (const x of m.moments()) if (has(x.content) || has(x.topic)) hits.push({ where: "moment", text: `${x.topic}: ${x.content}` });
     for (const g of m.goals()) if (has(g.content)) hits.push({ where: "goal", text: g.content });
     for (const s of this.schedules.list({ completed: true })) if (has(s.content)) hits.push({ where: "schedule", text: `${s.content} at ${s.datetime}` });
-    for (const e of m.events()) if ((!e.schedule || !e.time) && (has(e.content) || has(e.eventType))) hits.push({ where: "event", text: `${e.content} on ${e.date}` });
+    for (const e of m.events()) if (!e.schedule && !e.time && has(e.content)) hits.push({ where: "event", text: e.eventType === "todo" ? e.content : `${e.content} on ${e.date}` });
     const archived: Record<string, object[]> = {};
     if (this.archive)
       for (const t of RECALL_TYPES) {

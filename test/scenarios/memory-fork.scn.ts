@@ -8,6 +8,7 @@ import { XiaozhiLink } from "../../src/link/xiaozhi";
 import { TYPES } from "../../src/mcp/memory-tool";
 import { nextDay, eventDate } from "../../src/mcp/fork";
 import { fromLocal } from "../../src/time/local";
+import { newEvent } from "../../src/memory/types";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
 
@@ -70,7 +71,7 @@ export const scenarios: Scenario[] = [
   {
     name: "fork: dated events, every year (MM-DD) or once, in read, completed, deleted",
     run() {
-      const { call, dev } = boot();
+      const { call, dev, svc } = boot();
       equal(call({ action: "write", type: "event", datetime: "03-15", category: "birthday", content: "妈妈生日" }).json.event.next, "2026-03-15");
       equal(call({ action: "write", type: "event", content: "01-10:birthday:爸爸生日" }).json.event.next, "2027-01-10", "passed this year: next year's");
       const once = call({ action: "write", type: "event", content: "2026-02-14:date:情人节约会" }).json;
@@ -81,11 +82,16 @@ export const scenarios: Scenario[] = [
       ok(/every year/.test(call({ action: "write", type: "event", content: "没有日期" }).error ?? ""));
       ok(call({ action: "write", type: "event", datetime: "2026-02-06 10:00", content: "x" }).error, "a time of day is a schedule");
       deepEqual(call({ action: "read", type: "event" }).json.events.map((e: { content: string; days_until: number }) => `${e.content}:${e.days_until}`), ["去动物园:3", "情人节约会:9"], "the next 30 days: 妈妈生日 is 38 days away");
-      deepEqual(call({ action: "read" }).json.events.map((e: { content: string }) => e.content), ["去动物园", "情人节约会"], "the overview shows the next 30 days");
+      deepEqual(call({ action: "read" }).json.events.map((e: { date: string; content: string }) => `${e.date} ${e.content}`), ["02-08 去动物园", "2026-02-14 情人节约会", "03-15 妈妈生日", "01-10 爸爸生日"], "the overview: every coming event, soonest first");
       const done = call({ action: "complete_schedule", content: "情人节约会" }).json;
       deepEqual(done, { result: "completed", event: { content: "情人节约会", date: "2026-02-14" } });
       deepEqual(call({ action: "read", type: "event" }).json.events.map((e: { content: string }) => e.content), ["去动物园"]);
       ok(/every year/.test(call({ action: "complete_schedule", content: "妈妈生日" }).error ?? ""), "a yearly event cannot be completed");
+      // a todo (the listener's reminder without a day) is always shown, and can be done
+      svc.memory.addEvent(newEvent({ date: "2026-02-01", content: "买牛奶", eventType: "todo" }));
+      deepEqual(call({ action: "read", type: "event" }).json.events.slice(-1), [{ date: "2026-02-01", type: "todo", content: "买牛奶" }]);
+      ok(call({ action: "read" }).json.events.some((e: { content: string }) => e.content === "买牛奶"));
+      equal(call({ action: "complete_schedule", content: "买牛奶" }).json.result, "completed");
       deepEqual(call({ action: "search", content: "生日" }).json.items.map((i: { where: string; text: string }) => `${i.where}:${i.text}`), ["event:妈妈生日 on 03-15", "event:爸爸生日 on 01-10"]);
       equal(call({ action: "delete", type: "event", content: "爸爸生日" }).json.result, "deleted");
       equal(call({ action: "delete", type: "event", content: "爸爸生日" }).json.result, "not_found");
