@@ -246,6 +246,28 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "xiaozhi double: with the spec's replies (isError true, initialize without a version) the model never sees the error",
+    async run() {
+      const { svc } = boot();
+      // a device answering as plain MCP would: the same server, the "mcp" reply mode
+      const plain = {
+        hello: () => JSON.stringify({ type: "hello", version: 1, features: { mcp: true }, transport: "websocket" }),
+        receive(m: string): string[] {
+          const env = JSON.parse(m);
+          if (env.type !== "mcp") return [];
+          const r = svc.server.handle(JSON.stringify(env.payload), "mcp");
+          return r === undefined ? [] : [JSON.stringify({ type: "mcp", payload: JSON.parse(r) })];
+        },
+      };
+      const server = new XiaozhiServerDouble(linkWire(plain));
+      await server.connect();
+      const [bad] = await server.turn({ user: "我八岁", calls: [{ tool: "memory", args: { action: "write", type: "age", content: "八岁" } }], reply: [] });
+      equal(bad.action, "ERROR");
+      equal(bad.modelSaw, undefined, "the model never reads why");
+      equal(bad.spoken, "工具调用错误: 工具调用返回错误，但未提供具体错误信息");
+    },
+  },
+  {
     name: "xiaozhi session: hello → initialize → tools/list → turns with tool calls → goodbye, against the server's double",
     async run() {
       const { dev, svc, link } = boot();
