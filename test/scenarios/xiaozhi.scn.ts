@@ -31,11 +31,13 @@ function boot() {
   return { dev, svc, link, send, call };
 }
 
-function countSets(fn: () => void): number {
-  let n = 0;
+// Preference.set calls while fn runs, per "domain:store key prefix"
+function countSets(fn: () => void): Record<string, number> {
+  const n: Record<string, number> = {};
   const set = Preference.set;
   Preference.set = (domain: string, key: string, value: boolean | number | string | ArrayBuffer) => {
-    n++;
+    const k = `${domain}:${key.split(".")[0]}`;
+    n[k] = (n[k] ?? 0) + 1;
     set.call(Preference, domain, key, value);
   };
   try {
@@ -206,18 +208,20 @@ export const scenarios: Scenario[] = [
       send({ type: "tts", state: "sentence_start", text: "恐龙很酷" });
       equal(dev.flash.writes, writes, "hearing alone writes nothing");
       equal(svc.memory.profile().name, "", "confirmed, not yet memory");
-      let sets = 0;
-      sets = countSets(() => send({ type: "goodbye", session_id: "s1" }));
+      const sets = countSets(() => send({ type: "goodbye", session_id: "s1" }));
       equal(svc.memory.profile().name, "王小明");
       equal(svc.memory.profile().age, 8);
-      deepEqual(svc.listener.pending.list().map((p) => p.content), ["恐龙"], "heard once: still pending");
+      equal(svc.listener.pending.confirmedCount, 0, "every confirmed item settled");
       const a = svc.memory.affection();
       equal(a.mood, 1);
       equal(a.totalConversations, 1);
       equal(a.totalMessages, 4);
-      // profile, chat, pending, affection: each written once, in one flush
-      equal(sets, 4);
-      equal(countSets(() => send({ type: "goodbye" })), 0, "a second goodbye: nothing to end");
+      // one flush: each store touched written once (per NVS namespace), the conversation's record included
+      for (const k of Object.keys(sets)) equal(sets[k], 1, `${k} written once`);
+      const stores = Object.keys(sets).map((k) => k.split(":")[1]);
+      for (const want of ["prof", "chat", "aff"]) ok(stores.includes(want), `${want} written at the end: ${stores.join(",")}`);
+      equal(svc.memory.dirty, false);
+      deepEqual(countSets(() => send({ type: "goodbye" })), {}, "a second goodbye: nothing to end");
     },
   },
   {
