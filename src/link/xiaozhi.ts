@@ -276,7 +276,13 @@ export class XiaozhiLink {
     if (this.lines === 0) this.started = now();
     this.lines++;
     this.stats.heard++;
-    this.service.hear(role, t);
+    try {
+      this.service.hear(role, t);
+    } catch (e) {
+      // hearing is best effort: whatever goes wrong there, the link keeps serving MCP
+      if (e instanceof Error && e.name === "PowerCut") throw e;
+      trace(`petmem: xiaozhi: hearing failed: ${e instanceof Error ? e.message : String(e)}\n`);
+    }
   }
 
   private emotion(e: string): void {
