@@ -54,6 +54,7 @@ export class SimDevice {
   inject(kind: FaultKind, opts: FaultOptions = {}): string {
     if (!(FAULT_KINDS as readonly string[]).includes(kind)) throw new RangeError(`unknown fault ${String(kind)}`);
     if (kind === "power_cut") {
+      this.spiffs.tearSeed = opts.seed;
       this.cutAfter(opts.at ?? 1);
       return `power cut at write ${opts.at ?? 1}`;
     }
@@ -68,6 +69,7 @@ export class SimDevice {
   reboot(): void {
     this.flash.powerOn();
     this.nvs.recover();
+    this.spiffs.mount();
     this.clock.reset();
     this.boots++;
   }

@@ -1,6 +1,8 @@
 // The Moddable `file` module with the ESP32 SPIFFS port's behaviour
-// (modules/files/file/esp32): flat names under the mount point, the device's
-// short error strings, and space and power loss from the SPIFFS model.
+// (modules/files/file/esp32/modFile.c over ESP-IDF's esp_spiffs VFS): the same
+// order of argument conversions and the same errors, statics that return false
+// instead of throwing, five open files at most, and space, power loss and faults
+// from the SPIFFS model (host-sim/spiffs.ts).
 
 import { SimDevice } from "./device.js";
 import { Spiffs, SpiffsError } from "./spiffs.js";
@@ -9,112 +11,194 @@ import config from "./mc/config.js";
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-// "/data/" -> "/data": the mount point, with no trailing slash
+// SPIFFS_OBJ_NAME_LEN: the rename buffer is char toPath[MAX_FILENAME_LENGTH + 1]
+const MAX_FILENAME_LENGTH = 32;
+
+// xsArg(n) on a call with fewer arguments (XS is built with mxBoundsCheck)
+function arg(args: IArguments, n: number): unknown {
+  if (args.length <= n) throw new SyntaxError(`C: xsArg(${n}): invalid index`);
+  return args[n];
+}
+
+// xsmcToString: a Symbol throws TypeError, an object goes through ToPrimitive
+function toStr(v: unknown): string {
+  if (typeof v === "symbol") throw new TypeError("cannot coerce symbol to string");
+  return `${v as string}`;
+}
+
+// xsmcToStringBuffer: toStr, then the bytes and a NUL must fit `size`
+function toBuffer(v: unknown, size: number): string {
+  const s = toStr(v);
+  if (enc.encode(s).length + 1 > size) throw new RangeError("cannot buffer string");
+  return s;
+}
+
+// xsmcToInteger: ToInt32 (NaN and infinities are 0); Symbol and BigInt throw TypeError
+function toInt(v: unknown): number {
+  if (typeof v === "symbol") throw new TypeError("cannot coerce symbol to integer");
+  if (typeof v === "bigint") throw new TypeError("cannot coerce to integer");
+  return +(v as number) | 0;
+}
+
+// xsmcGetBufferReadable/Writable: an ArrayBuffer, a byte-sized typed array or a DataView
+function bufferOf(v: unknown): Uint8Array {
+  if (v instanceof ArrayBuffer) return new Uint8Array(v);
+  if (v instanceof DataView) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  if (ArrayBuffer.isView(v) && (v as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT === 1)
+    return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  throw new TypeError("invalid buffer");
+}
+
+// "/data/" -> "/data": the VFS mount point, with no trailing slash
 function mountPoint(): string {
   const root = config.file.root;
   return root.endsWith("/") ? root.slice(0, -1) : root;
 }
 
-// A full path to the SPIFFS object name ("/data/facts.jsonl" -> "/facts.jsonl").
-function objectName(path: unknown, missing = "file not found"): string {
-  const p = String(path);
+// The SPIFFS object name of a path ("/data/facts.jsonl" -> "/facts.jsonl"), or
+// undefined when the VFS would not route the path to SPIFFS or SPIFFS cannot
+// hold the name (every call then fails as the C call does).
+function objectName(path: string): string | undefined {
   const mount = mountPoint();
-  if (!p.startsWith(mount + "/") || p.length <= mount.length + 1) throw new Error(missing);
-  const name = p.slice(mount.length);
+  if (!path.startsWith(mount + "/") || path.length <= mount.length + 1) return undefined;
+  const name = path.slice(mount.length);
   try {
     Spiffs.checkName(name);
   } catch {
-    // fopen fails on a name SPIFFS cannot hold, and Moddable reports just that
-    throw new Error(missing);
+    return undefined;
   }
   return name;
 }
 
 function spiffs(): Spiffs {
-  return SimDevice.current.spiffs;
+  const fs = SimDevice.current.spiffs;
+  fs.flash.assertPowered();
+  return fs;
 }
 
-function fsError(e: unknown, fallback: string): never {
-  if (e instanceof SpiffsError) {
-    if (e.code === "SPIFFS_ERR_FULL") throw new Error("file write failed");
-    if (e.code === "SPIFFS_ERR_NOT_FOUND") throw new Error("file not found");
-    throw new Error(fallback);
-  }
+// Anything else than a SpiffsError (a power cut) goes through unchanged.
+function fsError(e: unknown, message: string): never {
+  if (e instanceof SpiffsError) throw new Error(message);
   throw e;
 }
 
 export class File {
   #name: string;
-  #write: boolean;
   #position = 0;
   #open = true;
   #boot: number;
+  #write: boolean;
 
-  constructor(path: string, write = false) {
-    if (arguments.length < 1) throw new SyntaxError("C: xsArg(0): invalid index");
-    const name = objectName(path);
+  // xs_File: write = argc < 2 ? 0 : ToBoolean(arg 1), then ToString(arg 0); fopen
+  // "rb+" (write) or "rb"; if that fails in write mode, fopen "wb+", which creates
+  // the file, or truncates it when it exists but "rb+" failed (a read error).
+  constructor(path: string, write?: boolean) {
+    const w = arguments.length < 2 ? false : !!arguments[1];
+    const p = toStr(arg(arguments, 0));
     const fs = spiffs();
-    fs.flash.assertPowered();
-    if (!fs.exists(name)) {
-      if (!write) throw new Error("file not found");
+    const name = objectName(p);
+    if (name === undefined) throw new Error("file not found");
+    let first: SpiffsError | undefined;
+    try {
+      if (fs.due("spiffs_read_error")) throw new SpiffsError("SPIFFS_ERR_READ", "read error");
+      fs.open(name, false);
+    } catch (e) {
+      if (!(e instanceof SpiffsError)) throw e;
+      first = e;
+    }
+    if (first) {
+      // no descriptor or an object not finalized: "wb+" fails the same way
+      if (!w || (first.code !== "SPIFFS_ERR_NOT_FOUND" && first.code !== "SPIFFS_ERR_READ")) throw new Error("file not found");
       try {
-        fs.create(name);
+        fs.open(name, true);
       } catch (e) {
-        fsError(e, "file open failed");
+        fsError(e, "file not found");
+      }
+      if (first.code === "SPIFFS_ERR_READ" && fs.length(name) > 0) {
+        try {
+          truncate(fs, name);
+        } catch (e) {
+          fs.release();
+          throw e;
+        }
       }
     }
     this.#name = name;
-    this.#write = !!write;
+    this.#write = w;
     this.#boot = SimDevice.current.boots;
+    void path;
+    void write;
   }
 
-  #check(): Spiffs {
+  #fs(): Spiffs {
     if (!this.#open || this.#boot !== SimDevice.current.boots) throw new Error("closed");
     return spiffs();
   }
 
   get length(): number {
-    return this.#check().length(this.#name);
+    return this.#fs().length(this.#name);
   }
 
   get position(): number {
-    this.#check();
+    this.#fs();
     return this.#position;
   }
 
+  // fseek(SEEK_SET): SPIFFS_lseek refuses a negative offset (the position stays)
+  // and one past the end (the position becomes the end).
   set position(p: number) {
-    this.#check();
-    const n = Number(p);
-    if (!Number.isInteger(n) || n < 0) throw new RangeError("invalid position");
-    this.#position = n;
+    const fs = this.#fs();
+    const n = toInt(arg(arguments, 0));
+    if (n < 0) return;
+    this.#position = Math.min(n, fs.length(this.#name));
   }
 
-  read(type: typeof String | typeof ArrayBuffer, count?: number): string | ArrayBuffer {
-    const fs = this.#check();
-    const len = fs.length(this.#name);
-    if (this.#position >= len) throw new Error("read past end of file");
-    let n = count === undefined ? len - this.#position : Number(count);
-    if (!Number.isInteger(n) || n < 0) throw new RangeError("invalid count");
-    n = Math.min(n, len - this.#position);
-    const bytes = fs.read(this.#name, this.#position, n);
-    this.#position += bytes.length;
-    if (type === String) return dec.decode(bytes);
-    if (type === ArrayBuffer) return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-    throw new TypeError("invalid type");
+  // xs_file_read: count = argc < 2 ? -1 : ToInteger(arg 1); at or past the end
+  // throws before the type is looked at; the type is String, ArrayBuffer, or a
+  // buffer to read into (the count clamped to it), which is returned.
+  read(type: typeof String, count?: number): string;
+  read(type: typeof ArrayBuffer, count?: number): ArrayBuffer;
+  read<T extends ArrayBuffer | ArrayBufferView>(into: T, count?: number): T;
+  read(type: typeof String | typeof ArrayBuffer | ArrayBuffer | ArrayBufferView, count?: number): string | ArrayBuffer | ArrayBufferView {
+    const fs = this.#fs();
+    const t = arg(arguments, 0);
+    let n = arguments.length < 2 ? -1 : toInt(arguments[1]);
+    const size = fs.length(this.#name);
+    const pos = this.#position;
+    if (n === -1 || size < pos + n) {
+      if (pos >= size) throw new Error("read past end of file");
+      n = size - pos;
+    }
+    if (n < 0) throw new RangeError("invalid count");
+    let into: Uint8Array | undefined;
+    if (t !== String && t !== ArrayBuffer) {
+      into = bufferOf(t);
+      if (n > into.length) n = into.length;
+    }
+    try {
+      fs.checkRead(this.#name);
+    } catch (e) {
+      fsError(e, "file read failed");
+    }
+    const bytes = fs.read(this.#name, pos, n);
+    this.#position = pos + bytes.length;
+    if (t === String) return dec.decode(bytes);
+    if (t === ArrayBuffer) return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    into!.set(bytes);
+    return t as ArrayBuffer | ArrayBufferView;
   }
 
+  // xs_file_write: each item in turn (string: its bytes; number: one byte; else
+  // a buffer), then one flush. A read-only file fails at the first byte.
   write(...items: (string | number | ArrayBuffer | ArrayBufferView)[]): void {
-    const fs = this.#check();
-    if (!this.#write) throw new Error("file opened read-only");
+    const fs = this.#fs();
     for (const item of items) {
       let bytes: Uint8Array;
       if (typeof item === "string") bytes = enc.encode(item);
-      else if (typeof item === "number") bytes = Uint8Array.of(item & 0xff);
-      else if (item instanceof ArrayBuffer) bytes = new Uint8Array(item);
-      else if (item instanceof DataView || (ArrayBuffer.isView(item) && (item as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT === 1))
-        bytes = new Uint8Array(item.buffer, item.byteOffset, item.byteLength);
-      else throw new TypeError("invalid buffer");
+      else if (typeof item === "number") bytes = Uint8Array.of(toInt(item) & 0xff);
+      else bytes = bufferOf(item);
       if (!bytes.length) continue;
+      if (!this.#write) throw new Error("file write failed");
       try {
         fs.write(this.#name, this.#position, bytes);
       } catch (e) {
@@ -125,75 +209,94 @@ export class File {
   }
 
   close(): void {
-    this.#check();
+    const fs = this.#fs();
     this.#open = false;
+    fs.release();
   }
 
   static exists(path: string): boolean {
-    if (arguments.length < 1) throw new SyntaxError("C: xsArg(0): invalid index");
+    const p = toStr(arg(arguments, 0));
     const fs = spiffs();
-    fs.flash.assertPowered();
-    let name: string;
-    try {
-      name = objectName(path);
-    } catch {
-      return false;
-    }
-    return fs.exists(name);
+    const name = objectName(p);
+    return name !== undefined && fs.exists(name);
   }
 
+  // unlink(): false when the file is missing, the name cannot be held, no
+  // descriptor is free, or SPIFFS fails.
   static delete(path: string): boolean {
-    if (arguments.length < 1) throw new SyntaxError("C: xsArg(0): invalid index");
-    const name = objectName(path);
+    const p = toStr(arg(arguments, 0));
     const fs = spiffs();
-    fs.flash.assertPowered();
-    return fs.remove(name);
+    const name = objectName(p);
+    return name !== undefined && fs.remove(name);
   }
 
-  // `to` is a bare name (renamed in place) or a full path. The ESP32 port builds
-  // the target path in a 32-byte buffer: the whole path, mount point included,
-  // must fit in 31 bytes (and so must `from`, which it copies there first).
-  static rename(from: string, to: string): void {
-    if (arguments.length < 2) throw new SyntaxError("C: xsArg(1): invalid index");
-    const f = String(from), t = String(to);
-    if (enc.encode(f).length > 31) throw new RangeError("cannot buffer string");
-    const src = objectName(f);
-    let full: string;
-    if (t.startsWith("/")) full = t;
-    else {
-      if (t.includes("/")) throw new Error("invalid to");
-      full = mountPoint() + "/" + t;
+  // xs_file_rename: `to` into a 33-byte buffer first, then `from`. A `to` that is
+  // not a full path is put after the last "/" of `from` in that buffer. Then
+  // rename(): false when it fails (missing source, existing target, a name
+  // SPIFFS cannot hold, no free descriptor).
+  static rename(from: string, to: string): boolean {
+    const t = toBuffer(arg(arguments, 1), MAX_FILENAME_LENGTH + 1);
+    const f = toStr(arg(arguments, 0));
+    let full = t;
+    if (!t.startsWith("/")) {
+      if (t.indexOf("/", 1) >= 0) throw new Error("invalid to");
+      const slash = f.lastIndexOf("/");
+      if (slash < 0) throw new Error("invalid from");
+      const dir = f.slice(0, slash + 1);
+      // the device strcpy()s `from` into the buffer first: past 32 bytes that overflows it
+      if (enc.encode(f).length > MAX_FILENAME_LENGTH) throw new RangeError("cannot buffer string");
+      full = dir + toBuffer(t, MAX_FILENAME_LENGTH + 1 - enc.encode(dir).length);
     }
-    if (enc.encode(full).length > 31) throw new RangeError("cannot buffer string");
-    const dst = objectName(full);
     const fs = spiffs();
-    fs.flash.assertPowered();
-    try {
-      fs.rename(src, dst);
-    } catch (e) {
-      fsError(e, "file rename failed");
-    }
+    const src = objectName(f), dst = objectName(full);
+    if (src === undefined || dst === undefined) return false;
+    return fs.rename(src, dst);
   }
 }
 
-// Lists the objects under the mount point. SPIFFS has no directories, so the
-// path must be the root itself.
+// O_TRUNC on an existing object: SPIFFS deletes its pages and keeps the name.
+function truncate(fs: Spiffs, name: string): void {
+  fs.flash.program(fs.partition, 8, (kept) => {
+    if (kept < 8) return;
+    fs.load(name, new Uint8Array(0));
+    fs.listener.truncate?.(name, 0);
+  });
+}
+
+// Lists the objects under a path. SPIFFS is flat: the VFS emulates folders by
+// name prefix, so the mount point lists every object with its leading "/" cut
+// and "ROOT/sub/" those named "/sub/…" (esp_spiffs.c vfs_spiffs_readdir_r).
 export class Iterator {
-  #entries: { name: string; length: number }[];
+  #entries: { name: string; length: number }[] | undefined;
   #at = 0;
 
   constructor(path: string) {
-    if (arguments.length < 1) throw new SyntaxError("C: xsArg(0): invalid index");
-    const p = String(path);
-    const mount = mountPoint();
-    if (p !== mount && p !== mount + "/") throw new Error("directory not found");
+    const p = toStr(arg(arguments, 0));
+    if (p.length === 0) throw new Error("bad path");
+    const dirPath = p.endsWith("/") ? p : p + "/";
     const fs = spiffs();
-    fs.flash.assertPowered();
-    this.#entries = fs.list().map((e) => ({ name: e.name.slice(1), length: e.length }));
+    const mount = mountPoint();
+    if (!dirPath.startsWith(mount + "/")) throw new Error("failed to open directory");
+    const dir = dirPath.slice(mount.length); // "/" or "/sub/"
+    const plen = enc.encode(dir).length;
+    const entries: { name: string; length: number }[] = [];
+    for (const e of fs.list()) {
+      let name = e.name;
+      if (plen > 1) {
+        if (name.slice(0, dir.length).toLowerCase() !== dir.toLowerCase() || name[dir.length] !== "/" || name.length <= dir.length + 1) continue;
+        name = name.slice(dir.length + 1);
+      } else name = name.slice(1);
+      entries.push({ name, length: e.length });
+    }
+    this.#entries = entries;
+    void path;
   }
 
   next(): { name: string; length: number } | undefined {
-    return this.#entries[this.#at++];
+    if (!this.#entries) return undefined;
+    const e = this.#entries[this.#at++];
+    if (!e) this.#entries = undefined;
+    return e;
   }
 
   [Symbol.iterator](): { next(): IteratorResult<{ name: string; length: number }> } {
@@ -206,21 +309,23 @@ export class Iterator {
   }
 }
 
-// SPIFFS cannot make directories.
+// SPIFFS has no directories: mkdir and rmdir fail (ENOTSUP) and Moddable says "failed".
 export class Directory {
   static create(path: string): void {
-    void path;
-    throw new Error("directories unsupported");
+    toStr(arg(arguments, 0));
+    spiffs();
+    throw new Error("failed");
   }
   static delete(path: string): void {
-    void path;
-    throw new Error("directories unsupported");
+    toStr(arg(arguments, 0));
+    spiffs();
+    throw new Error("failed");
   }
 }
 
 export class System {
   static config(): { maxPathLength: number } {
-    return { maxPathLength: 32 };
+    return { maxPathLength: MAX_FILENAME_LENGTH };
   }
   static info(): { used: number; total: number } {
     const s = spiffs().stats();

@@ -1,93 +1,126 @@
 // The Moddable `preference` module with the ESP32 port's behaviour
-// (modules/files/preference/esp32): static API over NVS, strict argument and
-// type checks, and set = erase the key, then write it.
+// (modules/files/preference/esp32/modPreference.c): static API over NVS, the
+// C code's order of argument conversions and its errors, and set = erase the
+// key, then write it (whatever NVS then refuses, the old value is gone).
 
 import { SimDevice } from "./device.js";
 import { NvsError } from "./nvs.js";
 
 export const MAX_NAME_BYTES = 15;
+// Moddable documents 4000 bytes; the device enforces only NVS's own limits
+// (a string of 4000 bytes with its NUL; a blob as large as a multi-page blob).
 export const MAX_VALUE_BYTES = 4000;
 
 const enc = new TextEncoder();
 
-// XS's own message for a missing argument of a host function
-function need(args: IArguments, n: number): void {
-  if (args.length < n) throw new SyntaxError(`C: xsArg(${args.length}): invalid index`);
+// xsArg(n) on a call with fewer arguments (XS is built with mxBoundsCheck)
+function arg(args: IArguments, n: number): unknown {
+  if (args.length <= n) throw new SyntaxError(`C: xsArg(${n}): invalid index`);
+  return args[n];
 }
 
-// Moddable copies names into 64-byte C buffers; NVS itself takes 15 bytes.
-function bytes(v: unknown): number {
-  return enc.encode(String(v)).length;
+// xsmcToString: a Symbol throws TypeError, an object goes through ToPrimitive
+function toStr(v: unknown): string {
+  if (typeof v === "symbol") throw new TypeError("cannot coerce symbol to string");
+  return `${v as string}`;
 }
 
-function buffered(v: unknown): string {
-  if (bytes(v) >= 64) throw new RangeError("cannot buffer string");
-  return String(v);
+// xsmcToStringBuffer(v, buf, 64): toStr, then the bytes and a NUL must fit 64 bytes
+function toBuffer(v: unknown): string {
+  const s = toStr(v);
+  if (bytes(s) >= 64) throw new RangeError("cannot buffer string");
+  return s;
 }
 
-// The device's message is all device code sees; the host keeps NVS's reason.
-class PreferenceError extends Error {
-  constructor(message: string, readonly reason?: string) {
-    super(message);
-  }
+function bytes(s: string): number {
+  return enc.encode(s).length;
+}
+
+// nvs_open: a name NVS cannot hold fails (READWRITE would also create the namespace)
+function opens(domain: string): boolean {
+  return bytes(domain) <= MAX_NAME_BYTES;
+}
+
+// The device throws a plain Error (xsUnknownError) with only its message; the
+// host keeps NVS's reason in a non-enumerable `reason`, for failure messages.
+function deviceError(message: string, reason: string): Error {
+  const e = new Error(message);
+  Object.defineProperty(e, "reason", { value: reason, configurable: true, writable: true });
+  return e;
 }
 
 function fail(e: unknown, message: string): never {
-  if (e instanceof NvsError) throw new PreferenceError(message, e.code);
+  if (e instanceof NvsError) throw deviceError(message, e.code);
   throw e;
 }
 
+function notFound(e: unknown): boolean {
+  return e instanceof NvsError && e.code === "ESP_ERR_NVS_NOT_FOUND";
+}
+
 export default class Preference {
+  // xs_preference_set: domain (ToString), nvs_open, key (64-byte buffer), then the
+  // value's type; the key is erased (errors ignored) before nvs_set_*.
   static set(domain: string, key: string, value: boolean | number | string | ArrayBuffer): void {
-    need(arguments, 3);
+    const d = toStr(arg(arguments, 0));
     const dev = SimDevice.current;
-    const d = String(domain), k = buffered(key);
+    dev.flash.assertPowered();
+    if (!opens(d)) throw new Error("nvs_open fail");
+    const k = toBuffer(arg(arguments, 1));
+    const v = arg(arguments, 2);
     let type: "u8" | "i32" | "str" | "blob";
-    let v: number | string | Uint8Array;
-    switch (typeof value) {
+    let data: number | string | Uint8Array;
+    switch (typeof v) {
       case "boolean":
         type = "u8";
-        v = value ? 1 : 0;
+        data = v ? 1 : 0;
         break;
       case "number":
-        if (!Number.isInteger(value)) throw new Error("float unsupported");
-        // past int32 the device's C cast is undefined behaviour: refuse it here
-        if (value < -2147483648 || value > 2147483647) throw new RangeError("integer out of int32 range");
+        // an integer kind, or a number whose (int) cast gives it back
+        if (!Number.isInteger(v) || v < -2147483648 || v > 2147483647) throw new Error("float unsupported");
         type = "i32";
-        v = value;
+        data = v | 0;
         break;
       case "string":
-        // Moddable documents 4000 bytes; refused before the erase, so nothing changes
-        if (enc.encode(value).length > MAX_VALUE_BYTES) throw new RangeError("value too long");
         type = "str";
-        v = value;
+        data = v;
         break;
       default:
-        if (!(value instanceof ArrayBuffer)) throw new Error("unsupported type");
-        if (value.byteLength > MAX_VALUE_BYTES) throw new RangeError("value too long");
+        if (!(v instanceof ArrayBuffer)) throw new Error("unsupported type");
         type = "blob";
-        v = new Uint8Array(value.slice(0));
+        data = new Uint8Array(v.slice(0));
     }
-    dev.flash.assertPowered();
-    if (bytes(d) > MAX_NAME_BYTES) throw new Error("nvs_open fail");
+    // ERASE_KEY: nvs_erase_key's result is not checked
     try {
-      // the ESP32 port erases first (to dodge an ESP-IDF type-change bug): a
-      // power cut between the two, or a set that NVS refuses, loses the old value
-      if (bytes(k) <= MAX_NAME_BYTES) dev.nvs.erase(d, k);
-      dev.nvs.set(d, k, type, v);
+      dev.nvs.erase(d, k);
+    } catch (e) {
+      if (!(e instanceof NvsError)) throw e;
+    }
+    try {
+      dev.nvs.set(d, k, type, data);
     } catch (e) {
       fail(e, "nvs set fail");
     }
   }
 
+  // xs_preference_get: key (64-byte buffer) first, then domain; a domain that
+  // does not open reads as missing; nvs_get_u8, _i32, _str, _blob in turn: any
+  // error other than "not found" is "nvs get fail".
   static get(domain: string, key: string): boolean | number | string | ArrayBuffer | undefined {
-    need(arguments, 2);
-    const k = buffered(key);
-    const d = String(domain);
-    SimDevice.current.flash.assertPowered();
-    if (bytes(d) > MAX_NAME_BYTES) return undefined; // nvs_open fails: "domain doesn't exist yet"
-    if (bytes(k) > MAX_NAME_BYTES) throw new Error("nvs get fail");
-    const got = SimDevice.current.nvs.get(d, k);
+    const k = toBuffer(arg(arguments, 1));
+    const d = toStr(arg(arguments, 0));
+    const dev = SimDevice.current;
+    dev.flash.assertPowered();
+    if (!opens(d)) return undefined;
+    if (bytes(k) > MAX_NAME_BYTES) throw new Error("nvs get fail"); // ESP_ERR_NVS_KEY_TOO_LONG
+    let got: ReturnType<typeof dev.nvs.get>;
+    try {
+      got = dev.nvs.get(d, k);
+    } catch (e) {
+      if (notFound(e)) return undefined;
+      if (e instanceof NvsError) throw deviceError("nvs get fail", e.code);
+      throw e;
+    }
     if (!got) return undefined;
     switch (got.type) {
       case "u8":
@@ -103,23 +136,33 @@ export default class Preference {
     }
   }
 
+  // xs_preference_delete: domain and key (64-byte buffers), nvs_open (failure:
+  // nothing to do), nvs_erase_key (not found is fine).
   static delete(domain: string, key: string): void {
-    need(arguments, 2);
-    const d = buffered(domain), k = buffered(key);
-    SimDevice.current.flash.assertPowered();
-    if (bytes(d) > MAX_NAME_BYTES) return;
-    if (bytes(k) > MAX_NAME_BYTES) throw new Error("nvs erase fail");
+    const d = toBuffer(arg(arguments, 0));
+    const k = toBuffer(arg(arguments, 1));
+    const dev = SimDevice.current;
+    dev.flash.assertPowered();
+    if (!opens(d)) return;
     try {
-      SimDevice.current.nvs.erase(d, k);
+      dev.nvs.erase(d, k);
     } catch (e) {
+      if (notFound(e)) return;
       fail(e, "nvs erase fail");
     }
   }
 
+  // xs_preference_keys: nvs_entry_find over the namespace; none is [].
   static keys(domain: string): string[] {
-    need(arguments, 1);
-    SimDevice.current.flash.assertPowered();
-    const d = String(domain);
-    return bytes(d) > MAX_NAME_BYTES ? [] : SimDevice.current.nvs.keys(d);
+    const d = toStr(arg(arguments, 0));
+    const dev = SimDevice.current;
+    dev.flash.assertPowered();
+    if (!opens(d)) return [];
+    try {
+      return dev.nvs.keys(d);
+    } catch (e) {
+      if (e instanceof NvsError) return [];
+      throw e;
+    }
   }
 }

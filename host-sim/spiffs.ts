@@ -1,9 +1,10 @@
 // A model of SPIFFS on a 3 MB partition: flat object names, page-granular space
-// accounting, the ~75% of the partition that SPIFFS can reliably fill, and torn
-// writes on power loss. File bytes live in RAM; host-sim/node persists them.
+// accounting, the ~75% of the partition that SPIFFS can reliably fill, the five
+// file descriptors of Moddable's mount, torn writes on power loss and the faults
+// of host-sim/faults.ts. File bytes live in RAM; host-sim/node persists them.
 
 import { Flash } from "./flash.js";
-import type { FaultOptions, SpiffsFault } from "./faults.js";
+import { FaultArm, type FaultOptions, type SpiffsFault } from "./faults.js";
 
 export const BLOCK_BYTES = 4096;
 export const PAGE_BYTES = 256;
@@ -14,6 +15,8 @@ export const OBJ_NAME_MAX_BYTES = 31; // SPIFFS_OBJ_NAME_LEN 32, with its NUL
 const IX_HEADER_ENTRIES = (PAGE_BYTES - 64) >> 1;
 const IX_ENTRIES = (PAGE_BYTES - 8) >> 1;
 export const USABLE_FRACTION = 0.75;
+// esp_vfs_spiffs_conf_t.max_files: MODDEF_FILE_MAXOPEN, 5 unless defines.file.maxopen says otherwise
+export const MAX_OPEN = 5;
 
 export class SpiffsError extends Error {
   constructor(readonly code: string, message: string) {
@@ -47,17 +50,47 @@ export function pagesFor(length: number): number {
   return 1 + extraIndex + data;
 }
 
+// How a SPIFFS write cut by power loss is left (docs/DESIGN.md, "Faults"):
+//   unchanged  the data pages were programmed but the object index was not
+//              updated: the file reads as before (SPIFFS's usual outcome);
+//   prefix     the pages up to some page boundary made it and the index with them;
+//   holes      the index (length) was updated but only some of the data pages
+//              reached flash, not in order: the others read as erased flash, 0xFF;
+//   not_finalized  the bytes are as in `unchanged` but the object is left not
+//              finalized (spiffs_not_finalized): open, read and write fail until
+//              it is deleted. Not in the default set: opt in with tearModes.
+export type TearMode = "unchanged" | "prefix" | "holes" | "not_finalized";
+export const TEAR_MODES: readonly TearMode[] = ["unchanged", "prefix", "holes"];
+export const ALL_TEAR_MODES: readonly TearMode[] = ["unchanged", "prefix", "holes", "not_finalized"];
+
+// A small seeded generator (mulberry32): reproducible sweeps.
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 export class Spiffs {
   readonly files = new Map<string, Uint8Array>(); // name (with leading "/") -> content
   private lengths = new Map<string, number>(); // content may be over-allocated
   readonly totalPages: number;
   readonly usablePages: number;
   listener: SpiffsListener = {};
-
-  // Fault injection (host-sim/faults.ts, SimDevice.inject).
-  inject(kind: SpiffsFault, _opts: FaultOptions = {}): string {
-    throw new Error(`${kind} is not modelled yet`);
-  }
+  // file descriptors in use (open File objects); SPIFFS_remove and SPIFFS_rename need one too
+  openFiles = 0;
+  // objects a cut left not finalized: open, read and write fail until deleted
+  readonly notFinalized = new Set<string>();
+  // power cuts inside a write: which outcomes may happen, and the seed choosing among them
+  tearModes: readonly TearMode[] = TEAR_MODES;
+  tearSeed: number | undefined;
+  lastTear: { name: string; mode: TearMode; pages: number; reached: number } | undefined;
+  private faults = new FaultArm<SpiffsFault>();
+  private mountFailure = false;
 
   constructor(readonly flash: Flash, readonly bytes = 3 * 1024 * 1024, readonly partition = "storage") {
     const blocks = Math.floor(bytes / BLOCK_BYTES);
@@ -65,6 +98,76 @@ export class Spiffs {
     this.totalPages = blocks * perBlock;
     this.usablePages = Math.floor(this.totalPages * USABLE_FRACTION);
   }
+
+  // ---- faults (host-sim/faults.ts, SimDevice.inject) ----------------------------------
+
+  // At-rest faults (bit_flip, spiffs_not_finalized) apply now; mount_failure at the
+  // next mount (SimDevice.reboot); the others arm for the at-th matching operation.
+  inject(kind: SpiffsFault, opts: FaultOptions = {}): string {
+    const seed = opts.seed ?? 0;
+    switch (kind) {
+      case "bit_flip": {
+        const names = this.sortedNames().filter((n) => this.length(n) > 0);
+        if (!names.length) return "bit_flip: no file with data";
+        const r = rng(seed);
+        const name = names[Math.floor(r() * names.length)];
+        const len = this.length(name);
+        const at = Math.floor(r() * len);
+        const bit = Math.floor(r() * 8);
+        const buf = this.files.get(name)!;
+        buf[at] ^= 1 << bit;
+        this.listener.write?.(name, at, buf.slice(at, at + 1));
+        return `bit_flip: ${name} byte ${at} bit ${bit}`;
+      }
+      case "spiffs_not_finalized": {
+        const names = this.sortedNames();
+        if (!names.length) return "spiffs_not_finalized: no file";
+        const name = names[seed % names.length];
+        this.notFinalized.add(name);
+        return `spiffs_not_finalized: ${name}`;
+      }
+      case "mount_failure":
+        this.mountFailure = true;
+        return "mount_failure: at the next mount SPIFFS is formatted";
+      default:
+        this.faults.arm(kind, opts);
+        return `${kind} at operation ${opts.at ?? 1}`;
+    }
+  }
+
+  isArmed(kind: SpiffsFault): boolean {
+    return kind === "mount_failure" ? this.mountFailure : this.faults.isArmed(kind);
+  }
+
+  // An operation asks whether an armed fault fires now.
+  due(kind: "spiffs_read_error" | "rename_false" | "delete_false" | "open_limit" | "full"): boolean {
+    return this.faults.due(kind) !== undefined;
+  }
+
+  // Power on: Moddable mounts SPIFFS (esp_vfs_spiffs_register, format_if_mount_failed):
+  // no descriptor is open; a mount that fails formats the partition, every file gone.
+  mount(): void {
+    this.openFiles = 0;
+    if (!this.mountFailure) return;
+    this.mountFailure = false;
+    this.format();
+  }
+
+  private format(): void {
+    for (const name of [...this.lengths.keys()]) {
+      this.files.delete(name);
+      this.lengths.delete(name);
+      this.listener.remove?.(name);
+    }
+    this.notFinalized.clear();
+    this.flash.erase(this.partition, Math.floor(this.bytes / BLOCK_BYTES));
+  }
+
+  private sortedNames(): string[] {
+    return [...this.lengths.keys()].sort();
+  }
+
+  // ---- names and space ---------------------------------------------------------------
 
   static checkName(name: string): void {
     if (!name.startsWith("/") || name.length < 2) throw new SpiffsError("SPIFFS_ERR_NAME", "bad name");
@@ -103,6 +206,34 @@ export class Spiffs {
     return [...this.lengths].map(([name, length]) => ({ name, length }));
   }
 
+  // ---- descriptors ---------------------------------------------------------------------
+
+  // SPIFFS_open: a free descriptor, then the object (created when `create`).
+  // Throws SpiffsError; on success the caller owns one descriptor until release().
+  open(name: string, create: boolean): void {
+    Spiffs.checkName(name);
+    if (this.due("open_limit") || this.openFiles >= MAX_OPEN) throw new SpiffsError("SPIFFS_ERR_OUT_OF_FILE_DESCS", "out of file descriptors");
+    if (this.notFinalized.has(name)) throw new SpiffsError("SPIFFS_ERR_NOT_FINALIZED", "not finalized");
+    if (!this.exists(name)) {
+      if (!create) throw new SpiffsError("SPIFFS_ERR_NOT_FOUND", "file not found");
+      this.create(name);
+    }
+    this.openFiles++;
+  }
+
+  release(): void {
+    if (this.openFiles > 0) this.openFiles--;
+  }
+
+  // A read call on an open object; a failed one is SpiffsError.
+  checkRead(name: string): void {
+    this.flash.assertPowered();
+    if (this.notFinalized.has(name)) throw new SpiffsError("SPIFFS_ERR_NOT_FINALIZED", "not finalized");
+    if (this.due("spiffs_read_error")) throw new SpiffsError("SPIFFS_ERR_READ", "read error");
+  }
+
+  // ---- objects -------------------------------------------------------------------------
+
   // Creating an object writes its index header page.
   create(name: string): void {
     Spiffs.checkName(name);
@@ -123,40 +254,77 @@ export class Spiffs {
     return this.files.get(name)!.slice(offset, offset + n);
   }
 
-  // A write that does not fit fails before anything is written (SPIFFS checks free
-  // pages first). A power cut tears it: only a prefix reaches the file.
+  // A write that does not fit fails before anything is written (SPIFFS's
+  // spiffs_gc_check runs first); so does an armed `full` fault. A power cut tears
+  // it as tearModes allow (see TearMode).
   write(name: string, offset: number, data: Uint8Array): void {
     const len = this.length(name);
+    if (this.notFinalized.has(name)) throw new SpiffsError("SPIFFS_ERR_NOT_FINALIZED", "not finalized");
     const newLen = Math.max(len, offset + data.length);
-    if (this.usedPages() - pagesFor(len) + pagesFor(newLen) > this.usablePages)
+    if (this.due("full") || this.usedPages() - pagesFor(len) + pagesFor(newLen) > this.usablePages)
       throw new SpiffsError("SPIFFS_ERR_FULL", "file system full");
     this.flash.program(this.partition, data.length, (kept) => {
-      if (kept <= 0) return;
-      const part = kept === data.length ? data : data.subarray(0, kept);
-      const end = Math.max(len, offset + part.length);
-      let buf = this.files.get(name)!;
-      if (end > buf.length) {
-        const grown = new Uint8Array(Math.max(end, buf.length * 2, 64));
-        grown.set(buf.subarray(0, len));
-        buf = grown;
-        this.files.set(name, buf);
+      if (kept >= data.length) {
+        this.put(name, len, offset, data);
+        return;
       }
-      buf.set(part, offset);
-      this.lengths.set(name, end);
-      this.listener.write?.(name, offset, part);
+      this.tear(name, len, offset, data, kept);
     });
   }
 
+  private put(name: string, len: number, offset: number, part: Uint8Array): void {
+    const end = Math.max(len, offset + part.length);
+    let buf = this.files.get(name)!;
+    if (end > buf.length) {
+      const grown = new Uint8Array(Math.max(end, buf.length * 2, 64));
+      grown.set(buf.subarray(0, len));
+      buf = grown;
+      this.files.set(name, buf);
+    }
+    buf.set(part, offset);
+    this.lengths.set(name, end);
+    this.listener.write?.(name, offset, part);
+  }
+
+  // The data pages a write covers, by file offset: SPIFFS data pages hold
+  // DATA_PER_PAGE bytes each, at offsets that are multiples of DATA_PER_PAGE.
+  private tear(name: string, len: number, offset: number, data: Uint8Array, kept: number): void {
+    const cuts: number[] = [0];
+    for (let p = (Math.floor(offset / DATA_PER_PAGE) + 1) * DATA_PER_PAGE; p < offset + data.length; p += DATA_PER_PAGE) cuts.push(p - offset);
+    cuts.push(data.length);
+    const pages = cuts.length - 1;
+    const r = rng((this.tearSeed ?? 0) * 7919 + this.flash.writes);
+    const modes = this.tearModes.length ? this.tearModes : TEAR_MODES;
+    const mode = kept <= 0 ? "unchanged" : modes[Math.floor(r() * modes.length)];
+    // pages that reached flash: as many as `kept` bytes cover
+    let reached = 0;
+    while (reached < pages && cuts[reached + 1] <= kept) reached++;
+    this.lastTear = { name, mode, pages, reached };
+    if (mode === "not_finalized") this.notFinalized.add(name);
+    if (mode === "unchanged" || mode === "not_finalized") return;
+    if (mode === "prefix") {
+      if (reached > 0) this.put(name, len, offset, data.subarray(0, cuts[reached]));
+      return;
+    }
+    // holes: a seeded choice of `reached` pages keeps its data, the rest read 0xFF
+    const keep = new Set<number>();
+    while (keep.size < reached) keep.add(Math.floor(r() * pages));
+    const out = data.slice();
+    for (let i = 0; i < pages; i++) if (!keep.has(i)) out.fill(0xff, cuts[i], cuts[i + 1]);
+    this.put(name, len, offset, out);
+  }
+
   // SPIFFS deletes from the end of an object backwards: a cut part way leaves a
-  // shorter file under the same name.
+  // shorter file under the same name. SPIFFS_remove needs a free descriptor.
   remove(name: string): boolean {
-    if (!this.exists(name)) return false;
+    if (this.due("delete_false") || !this.exists(name) || this.openFiles >= MAX_OPEN) return false;
     const len = this.length(name);
     this.flash.program(this.partition, pagesFor(len) * PAGE_HEADER_BYTES, (kept) => {
       const total = pagesFor(len) * PAGE_HEADER_BYTES;
       if (kept >= total) {
         this.files.delete(name);
         this.lengths.delete(name);
+        this.notFinalized.delete(name);
         this.listener.remove?.(name);
       } else {
         const keep = Math.floor((len * (total - kept)) / total);
@@ -168,11 +336,17 @@ export class Spiffs {
   }
 
   // Renaming rewrites the index header page in one program: atomic. SPIFFS refuses
-  // to rename onto an existing name.
-  rename(from: string, to: string): void {
-    Spiffs.checkName(to);
-    if (!this.exists(from)) throw new SpiffsError("SPIFFS_ERR_NOT_FOUND", "file not found");
-    if (this.exists(to)) throw new SpiffsError("SPIFFS_ERR_CONFLICTING_NAME", "file exists");
+  // a name too long, a missing source, an existing target, and needs a descriptor.
+  // Returns false on failure, as rename(2) does.
+  rename(from: string, to: string): boolean {
+    if (this.due("rename_false")) return false;
+    try {
+      Spiffs.checkName(to);
+      Spiffs.checkName(from);
+    } catch {
+      return false;
+    }
+    if (!this.exists(from) || this.exists(to) || this.notFinalized.has(from) || this.openFiles >= MAX_OPEN) return false;
     this.flash.program(this.partition, PAGE_BYTES, (kept) => {
       if (kept < PAGE_BYTES) return;
       this.files.set(to, this.files.get(from)!);
@@ -181,6 +355,7 @@ export class Spiffs {
       this.lengths.delete(from);
       this.listener.rename?.(from, to);
     });
+    return true;
   }
 
   // host only: load a file's bytes without counting traffic

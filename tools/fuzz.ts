@@ -1,35 +1,44 @@
-// npm run fuzz -- [--n 100000] [--seed S]: random and malformed messages to the
-// MCP server of a simulated device (test/fuzz/fuzzer.ts). Failures, then a
-// statistics line, go to stderr; the last line on stdout is the verdict:
-//   {"inputs":N,"bad_responses":0,"crashes":0,"state_changed_on_reject":0}
+// npm run fuzz -- [--n 100000] [--seed S] [--xs]: random and malformed messages
+// to the MCP server of a simulated device (test/fuzz/fuzzer.ts), on Node, or
+// with --xs inside the device-like XS engine of the test lane (test/xs/fuzz.ts:
+// generator, device, service and checker all in XS; an abort of the engine
+// itself counts as a crash). Failures, then a statistics line, go to stderr;
+// stdout gets the statistics as JSON (with what the inputs held: over_16k,
+// too_deep, too_many_items, deepest, surrogates, huge_numbers), then the
+// verdict as the last line:
+//   {"engine":"node"|"xs","inputs":N,"bad_responses":0,"crashes":0,"state_changed_on_reject":0}
 // Exits non-zero if any counter is not zero.
 import "../host-sim/trace";
 import { setTraceSink } from "../host-sim/trace-sink";
-import { fuzz, summary } from "../test/fuzz/fuzzer";
+import { fuzz, summary, type FuzzResult } from "../test/fuzz/fuzzer";
+import { fuzzXs } from "../test/xs/fuzz";
 
 function usage(message: string): never {
-  process.stderr.write(`fuzz: ${message}\nusage: npm run fuzz -- [--n N] [--seed S]\n`);
+  process.stderr.write(`fuzz: ${message}\nusage: npm run fuzz -- [--n N] [--seed S] [--xs]\n`);
   process.exit(2);
 }
 
 let n = 100000;
 let seed = (Date.now() ^ (process.pid << 16)) >>> 0;
+let xs = false;
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
   const v = () => argv[++i] ?? usage(`${a} needs a value`);
   if (a === "--n") n = Number(v());
   else if (a === "--seed") seed = Number(v()) >>> 0;
+  else if (a === "--xs") xs = true;
   else usage(`unknown option ${a}`);
   if (!(Number.isInteger(n) && n >= 0)) usage("--n must be a whole number");
 }
 
 setTraceSink(() => {});
-process.stderr.write(`fuzz: seed ${seed} (replay: npm run fuzz -- --n ${n} --seed ${seed})\n`);
-const r = fuzz({ n, seed });
+const engine = xs ? "xs" : "node";
+process.stderr.write(`fuzz: ${engine}, seed ${seed} (replay: npm run fuzz -- --n ${n} --seed ${seed}${xs ? " --xs" : ""})\n`);
+const r: FuzzResult & { stopped_early?: string } = xs ? await fuzzXs({ n, seed }) : fuzz({ n, seed });
 for (const x of r.reports) process.stderr.write(JSON.stringify(x) + "\n");
 const { reports, ...stats } = r;
-process.stderr.write(`fuzz: ${(r.ms / 1000).toFixed(1)} s, ${Math.round(r.inputs / Math.max(r.ms / 1000, 0.001))} inputs/s\n`);
-process.stdout.write(JSON.stringify(stats) + "\n");
-process.stdout.write(summary(r) + "\n");
-process.exit(r.bad_responses || r.crashes || r.state_changed_on_reject ? 1 : 0);
+process.stderr.write(`fuzz: ${engine}: ${(r.ms / 1000).toFixed(1)} s, ${Math.round(r.inputs / Math.max(r.ms / 1000, 0.001))} inputs/s${r.stopped_early ? `; ${r.stopped_early}` : ""}\n`);
+process.stdout.write(JSON.stringify({ engine, ...stats }) + "\n");
+process.stdout.write(summary(r, engine) + "\n");
+process.exit(r.bad_responses || r.crashes || r.state_changed_on_reject || r.inputs !== n ? 1 : 0);

@@ -48,12 +48,14 @@ export function fileLength(path: string): number {
   }
 }
 
+// File.delete and File.rename return false on the device when they fail; the
+// compaction steps that follow must not run then.
 export function remove(path: string): void {
-  File.delete(path);
+  if (!File.delete(path) && File.exists(path)) throw new ArchiveError("io", `archive: cannot delete ${path}`);
 }
 
 export function rename(from: string, to: string): void {
-  File.rename(from, to);
+  if (!File.rename(from, to)) throw new ArchiveError("io", `archive: cannot rename ${from} to ${to}`);
 }
 
 // The files under the root, by full path, with their lengths: one walk of the

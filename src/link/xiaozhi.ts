@@ -35,7 +35,7 @@
 
 import type { Service } from "../app/service";
 import { EMOTIONS, type Emotion } from "../memory/types";
-import { INVALID_REQUEST, MAX_MESSAGE_BYTES, PARSE_ERROR } from "../mcp/server";
+import { INVALID_REQUEST, MAX_MESSAGE_BYTES, PARSE_ERROR, shapeProblem } from "../mcp/server";
 import { encode } from "../text/utf8";
 import { now } from "../time/clock";
 import { scan } from "./scan";
@@ -91,33 +91,16 @@ function isObject(v: unknown): v is Json {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-// JSON.parse in XS recurses per nesting level: a message nested a few hundred
-// deep aborts the device, and every value costs heap slots. So the raw bytes
-// are measured before parsing (the envelope adds one level to an MCP message).
-export const MAX_DEPTH = 33;
-export const MAX_ITEMS = 512;
-
-// What is wrong with a message before it may be parsed: too large, too deep or
-// too many values; undefined when it may be.
+// What is wrong with a message before it may be parsed: too large, or (the
+// server's shape scan: JSON.parse in XS recurses per nesting level and every
+// value costs heap slots) nested deeper than MAX_DEPTH, envelope included, or
+// with more than MAX_ITEMS values; undefined when it may be parsed.
 function problem(message: string): string | undefined {
-  if (message.length > MAX_MESSAGE_BYTES) return `message larger than ${MAX_MESSAGE_BYTES} bytes: send it in smaller calls`;
+  const tooLarge = `message larger than ${MAX_MESSAGE_BYTES} bytes: send it in smaller calls`;
+  if (message.length > MAX_MESSAGE_BYTES) return tooLarge;
   const b = encode(message);
-  if (b.length > MAX_MESSAGE_BYTES) return `message larger than ${MAX_MESSAGE_BYTES} bytes: send it in smaller calls`;
-  let depth = 0, items = 0, inString = false;
-  for (let i = 0; i < b.length; i++) {
-    const c = b[i];
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > MAX_DEPTH) return `invalid request: nested deeper than ${MAX_DEPTH - 1} levels`;
-      if (++items > MAX_ITEMS) return `invalid request: more than ${MAX_ITEMS} values`;
-    } else if (c === 0x5d || c === 0x7d) {
-      if (depth > 0) depth--;
-    } else if (c === 0x2c && ++items > MAX_ITEMS) return `invalid request: more than ${MAX_ITEMS} values`;
-  }
-  return undefined;
+  if (b.length > MAX_MESSAGE_BYTES) return tooLarge;
+  return shapeProblem(b);
 }
 
 export type LinkEnd = "close" | "goodbye" | "hello" | "listener";

@@ -3,10 +3,21 @@
 // returns the reply, or undefined when none is due (a notification). It never
 // throws on input: anything malformed gets the standard error code.
 
-import { byteLength } from "../text/utf8";
+import { byteLength, encode } from "../text/utf8";
 
 export const PROTOCOL_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18"];
 export const MAX_MESSAGE_BYTES = 16384;
+// JSON.parse in XS recurses once per nesting level, on the XS stack (a level costs
+// 1 or 2 of the manifest's 1024 slots) and on the native one (10 KB on the ESP32):
+// an object nested about 400 deep or an array about 800 deep overflows it (less
+// from deep inside the app), and XS aborts: the device reboots. Nothing catches
+// that (XS 13 and XS 17 alike), so the raw text is measured before JSON.parse.
+export const MAX_DEPTH = 32; // open arrays/objects at once; an MCP message needs 5
+// Every value JSON.parse makes costs heap slots until the message is dropped
+// (an object or array at least one, each element or member one more). 16 KB of
+// `[{},{},...]` is 5,000 objects: more than the device's whole heap (4,928
+// slots, fixed). A batch of 32 full tool calls is about 480 items.
+export const MAX_ITEMS = 512; // "[", "{" and "," outside strings
 export const PAGE_BYTES = 8000; // a tools/list page, as the xiaozhi device pages it
 
 // How replies are shaped for the client at the other end. "mcp" follows the MCP
@@ -78,6 +89,39 @@ function error(id: Id, code: number, message: string): Json {
   return { jsonrpc: "2.0", id, error: { code, message } };
 }
 
+// What makes JSON text too costly to parse on the device, read from its UTF-8
+// bytes in one pass: nesting deeper than MAX_DEPTH or more than MAX_ITEMS
+// values. Every byte of a multi-byte character is >= 0x80, so none looks like a
+// bracket. Strings are skipped with indexOf (native, so a long text costs next
+// to nothing; a byte loop in XS costs about 0.2 µs a byte even on a PC), their
+// escapes honoured. Malformed text is measured the same way; JSON.parse then
+// says what is wrong with it.
+export function shapeProblem(b: Uint8Array): string | undefined {
+  let depth = 0;
+  let items = 0;
+  const n = b.length;
+  for (let i = 0; i < n; i++) {
+    const c = b[i];
+    if (c === 0x22) {
+      // to the closing quote: the next one not escaped by an odd run of backslashes
+      for (;;) {
+        const q = b.indexOf(0x22, i + 1);
+        if (q < 0) return undefined; // never closed: nothing after it can nest
+        let k = q - 1;
+        while (b[k] === 0x5c) k--;
+        i = q;
+        if ((q - 1 - k) % 2 === 0) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_DEPTH) return `invalid request: nested deeper than ${MAX_DEPTH} levels`;
+      if (++items > MAX_ITEMS) return `invalid request: more than ${MAX_ITEMS} values`;
+    } else if (c === 0x5d || c === 0x7d) {
+      if (depth > 0) depth--;
+    } else if (c === 0x2c && ++items > MAX_ITEMS) return `invalid request: more than ${MAX_ITEMS} values`;
+  }
+  return undefined;
+}
+
 function isObject(v: unknown): v is Json {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
@@ -108,8 +152,12 @@ export class McpServer {
   handle(message: string, mode: ReplyMode = "mcp"): string | undefined {
     this.mode = mode;
     if (typeof message !== "string") return JSON.stringify(error(null, INVALID_REQUEST, "message must be a string"));
-    if (message.length > MAX_MESSAGE_BYTES || byteLength(message) > MAX_MESSAGE_BYTES)
-      return JSON.stringify(error(null, INVALID_REQUEST, `message larger than ${MAX_MESSAGE_BYTES} bytes`));
+    // `length` first: it costs nothing and spares encoding a huge message
+    if (message.length > MAX_MESSAGE_BYTES) return JSON.stringify(error(null, INVALID_REQUEST, `message larger than ${MAX_MESSAGE_BYTES} bytes`));
+    const bytes = encode(message);
+    if (bytes.length > MAX_MESSAGE_BYTES) return JSON.stringify(error(null, INVALID_REQUEST, `message larger than ${MAX_MESSAGE_BYTES} bytes`));
+    const shape = shapeProblem(bytes);
+    if (shape) return JSON.stringify(error(null, INVALID_REQUEST, shape));
     let parsed: unknown;
     try {
       parsed = JSON.parse(message);
@@ -237,7 +285,10 @@ export class McpServer {
     if (!isObject(args)) return error(id, INVALID_PARAMS, "invalid params: arguments must be an object");
     let result: ToolResult;
     try {
-      result = { content: [{ type: "text", text: tool.call(args) }], isError: false };
+      const text: unknown = tool.call(args);
+      // the reply must stay {type:"text", text: string}, whatever a tool returns
+      if (typeof text !== "string") throw new Error(`tool ${quote(name)} returned no text`);
+      result = { content: [{ type: "text", text }], isError: false };
     } catch (e) {
       if (e instanceof Error && e.name === "PowerCut") throw e;
       const msg = e instanceof Error ? e.message : String(e);

@@ -19,7 +19,7 @@
 import { rng } from "../powercut/rng";
 import { SimDevice } from "../../host-sim/device";
 import { Service } from "../../src/app/service";
-import { MAX_MESSAGE_BYTES } from "../../src/mcp/server";
+import { MAX_DEPTH, MAX_ITEMS, MAX_MESSAGE_BYTES } from "../../src/mcp/server";
 import { ACTIONS, TYPES } from "../../src/mcp/memory-tool";
 import { EMOTIONS, GOAL_CATEGORIES, MEMBER_TYPES } from "../../src/memory/types";
 
@@ -52,6 +52,13 @@ export interface FuzzResult {
   rejected: number; // inputs with a JSON-RPC error or an isError result
   no_reply: number;
   flash_writes: number;
+  // what the inputs held (measured on the text sent, whatever the generator meant):
+  over_16k: number; // more than MAX_MESSAGE_BYTES of UTF-8
+  too_deep: number; // nested deeper than MAX_DEPTH
+  too_many_items: number; // more than MAX_ITEMS values
+  deepest: number; // the deepest nesting sent (of messages within the size limit)
+  surrogates: number; // a lone surrogate in the text, or a surrogate written as \uD8xx-\uDFxx
+  huge_numbers: number; // 17 digits or more, or an exponent of 3 digits
   ms: number;
   reports: Report[]; // the first few failures, for reading
 }
@@ -61,6 +68,11 @@ export interface FuzzOptions {
   seed: number;
   target?: Target; // default: a fresh simulated device and Service, seeded
   maxReports?: number;
+  // Resuming after a crash of the engine itself (test/xs/fuzz.ts): inputs before
+  // `from` are generated (so the run stays the same) but not sent.
+  from?: number;
+  onInput?(i: number, res: FuzzResult): void; // before input i is sent
+  onReport?(r: Report): void; // every failure, also past maxReports
 }
 
 // ---- the target -------------------------------------------------------------------
@@ -306,6 +318,13 @@ function validArgs(g: Gen): Record<string, unknown> {
   return a;
 }
 
+// An own member whatever the key: assigning "constructor" or "toString" throws
+// where Object.prototype is frozen (XS, as on the device), and assigning
+// "__proto__" would set the prototype instead.
+function put(o: Record<string, unknown>, k: string, v: unknown): void {
+  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+}
+
 const ARG_NAMES = ["action", "type", "content", "relation", "name", "closeness", "memory", "member_type", "topic", "emotion", "intensity", "importance", "category", "priority", "frequency", "datetime", "repeat", "duration", "keyword", "start_date", "end_date", "limit", "force"];
 
 // Valid arguments with something wrong: a type, a range, an enum, a date, an
@@ -316,7 +335,7 @@ function brokenArgs(g: Gen): Record<string, unknown> {
   g.choose<void>([
     [5, () => (a[k] = anyValue(g))],
     [2, () => delete a[k]],
-    [2, () => (a[g.pick(["actions", "Action", "content ", "", "__proto__", "constructor", "extra", "数"])] = anyValue(g))],
+    [2, () => put(a, g.pick(["actions", "Action", "content ", "", "__proto__", "constructor", "toString", "extra", "数"]), anyValue(g))],
     [2, () => (a.action = g.pick(["Read", "WRITE", "remove", "update", "list", "complete", "recall ", "", "event"]))],
     [2, () => (a.type = g.pick(["event", "preference", "likes", "Schedule", "profile", "birthday ", "memo"]))],
     [2, () => (a.datetime = datetime(g, false))],
@@ -369,7 +388,7 @@ function brokenFrame(g: Gen): J {
     [1, () => ((m.method = "tools/call"), delete (m.params as Record<string, unknown>).arguments)],
     [2, () => ((m.result = anyValue(g)), g.chance(0.5) && delete m.method)],
     [1, () => ((m.error = { code: -32000, message: "x" }), delete m.method)],
-    [2, () => (m[someString(g)] = anyValue(g))],
+    [2, () => put(m, someString(g), anyValue(g))],
     [1, () => (m.method = "tools/call" + g.pick(["\u0000", "\ud800", " ", "/"]))],
   ]);
   return m;
@@ -405,12 +424,72 @@ function envelope(g: Gen, payload: J): J {
   return e;
 }
 
+// Nesting, from a few levels to thousands, around MAX_DEPTH above all: bare,
+// inside a tool call's arguments, an id, params, an envelope or a batch, with
+// brackets in strings that must not count; sometimes cut short (never closed).
 function deep(g: Gen): string {
-  const n = g.pick([10, 100, 1000, 5000, 8000, 8191, 9000]);
-  const open = g.pick(["[", '{"a":', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory","arguments":{"action":"write","type":"fact","content":']);
-  const close = open === "[" ? "]" : "}";
-  const inner = open.startsWith('{"jsonrpc"') ? open + "[".repeat(n) + "1" + "]".repeat(n) + "}}}" : open.repeat(n) + "1" + close.repeat(n);
+  const n = g.choose<number>([
+    [3, () => g.range(MAX_DEPTH - 8, MAX_DEPTH + 3)],
+    [2, () => g.pick([1, 2, 5, 10, 40, 64, 100])],
+    [3, () => g.pick([500, 800, 900, 1000, 2000, 4000, 5000, 8000, 8191, 9000])],
+  ]);
+  const open = g.pick(["[", '{"a":', '[{"a":', '{"":[']);
+  const close = open === "[" ? "]" : open === '{"a":' ? "}" : open === "[{\"a\":" ? "}]" : "]}";
+  const v = open.repeat(n) + g.pick(["1", '"x"', "[]", "{}", "null", '"[[[{{{"']) + close.repeat(n);
+  const call = (args: string) => `{"jsonrpc":"2.0","id":${g.int(1000)},"method":"tools/call","params":{"name":"memory","arguments":${args}}}`;
+  const inner = g.choose<string>([
+    [3, () => v],
+    [4, () => call(`{"action":"write","type":"fact","content":${v}}`)],
+    [1, () => call(v)],
+    [1, () => `{"jsonrpc":"2.0","id":${v},"method":"ping"}`],
+    [1, () => `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":${v}}`],
+    [2, () => `{"session_id":"s-1","type":"mcp","payload":${call(`{"action":"read","x":${v}}`)}}`],
+    [1, () => `[{"jsonrpc":"2.0","id":1,"method":"ping"},${call(`{"action":"read","x":${v}}`)}]`],
+    // brackets inside strings are text, not nesting
+    [1, () => call(`{"action":"write","type":"fact","content":${JSON.stringify("[{".repeat(g.pick([40, 1000, 5000])) + "\\\"[")}}`)],
+    // a string ending in backslashes, then brackets in the next string
+    [2, () => call(`{"action":"write","type":"fact","content":${JSON.stringify(g.pick(["x\\", "\\\\", "\\\"", "\\", "\"", "数\\"]))},"memory":${JSON.stringify("[".repeat(g.pick([MAX_DEPTH + 1, 100, 1000])))}}`)],
+  ]);
   return g.chance(0.2) ? inner.slice(0, g.int(inner.length)) : inner;
+}
+
+// Many values in a small message: flat arrays, objects with many members,
+// argument lists and batches of hundreds or thousands of items.
+function wide(g: Gen): string {
+  const n = g.choose<number>([
+    [3, () => g.range(MAX_ITEMS - 20, MAX_ITEMS + 5)],
+    [2, () => g.pick([10, 100, 300])],
+    [2, () => g.pick([1000, 2000, 4000, 5400, 8000])],
+  ]);
+  const unit = g.pick(["0", "{}", "[]", '"a"', "null", "[{}]", '{"a":1}']);
+  const list = (k: number, f: (i: number) => string) => Array.from({ length: k }, (_, i) => f(i)).join(",");
+  return g.choose<string>([
+    [2, () => `[${list(n, () => unit)}]`],
+    [2, () => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory","arguments":{"action":"write","type":"fact","content":[${list(n, () => unit)}]}}}`],
+    [2, () => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory","arguments":{"action":"read",${list(n, (i) => `"k${i}":${unit}`)}}}}`],
+    [1, () => `[${list(Math.min(n, 40), (i) => toolCall(i, validArgs(g)))}]`],
+    [1, () => `{"type":"mcp","payload":{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":[${list(n, () => unit)}]}}}`],
+  ]);
+}
+
+// Numbers JSON.stringify never writes: past the doubles' range, too long for
+// XS's number buffer (256 bytes), too small, unsafe integers, and near misses.
+function hugeNumber(g: Gen): string {
+  const num = g.pick([
+    "1e400", "-1e400", "1e-400", "2e308", "1.7976931348623157e308", "1.7976931348623159e308", "4.9e-324", "4.9e-325",
+    "9007199254740993", "-9007199254740993", "123456789012345678901234567890", "-0", "0e0", "1E+2", "1e+9999999999",
+    "1" + "0".repeat(g.pick([20, 254, 255, 256, 300, 1000])), "0." + "0".repeat(300) + "1", "-" + "9".repeat(400),
+    "01", "1.", ".5", "+1", "0x10", "Infinity", "NaN", "-", "1e", "--1", "1e1.5",
+  ]);
+  return g.pick([
+    `{"jsonrpc":"2.0","id":${num},"method":"ping"}`,
+    `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory","arguments":{"action":"write","type":"family","relation":"妈妈","name":"李华","closeness":${num}}}}`,
+    `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory","arguments":{"action":"write","type":"age","content":${num}}}}`,
+    `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory","arguments":{"action":"search","keyword":"钢琴","limit":${num}}}}`,
+    `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"memory","arguments":{"action":"write","type":"schedule","content":"钢琴课","datetime":"2026-02-06 16:00","priority":${num},"duration":${num}}}}`,
+    `{"jsonrpc":${num},"id":5,"method":"ping"}`,
+    `{"session_id":${num},"type":"mcp","payload":{"jsonrpc":"2.0","id":6,"method":"ping"}}`,
+  ]);
 }
 
 // Breaks JSON text: truncation, a changed, dropped or added character, junk around it.
@@ -469,11 +548,13 @@ export function generate(g: Gen): Input {
     [6, () => json(batch(g))],
     [7, () => json(envelope(g, g.choose<J>([[5, () => validMessage(g).msg], [2, () => brokenFrame(g)], [1, () => batch(g)], [1, () => anyValue(g)]])))],
     [1, () => mangle(g, json(envelope(g, validMessage(g).msg)))],
-    [2, () => deep(g)],
+    [3, () => deep(g)],
+    [2, () => wide(g)],
+    [2, () => hugeNumber(g)],
     [3, () => {
       // raw trouble in the JSON text itself: unescaped controls, lone surrogates, lenient bytes
       const s = json({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "memory", arguments: { action: "write", type: "fact", content: "X" } } });
-      return s.replace("X", g.pick(["\u0000", "\n", "\t", "\ud800", "\\ud800", "\\udc00\\ud800", "\\u0000", "\\u001f", "\\x41", "\\'", lenient(g)]));
+      return s.replace("X", g.pick(["\u0000", "\n", "\t", "\ud800", "\udc00\ud800", "x\udbff", "\\ud800", "\\udc00\\ud800", "\\ud83e\\udd95", "\\ud83e\\u0041", "\\udbff\\udfff", "\\ud800\\", "\\u0000", "\\u001f", "\\x41", "\\'", lenient(g)]));
     }],
     [2, () => json({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "memory", arguments: { action: g.pick(ACTIONS), type: g.pick(TYPES), content: g.pick(CONTENTS), [g.pick(ARG_NAMES)]: anyValue(g) } } })],
   ]);
@@ -510,6 +591,8 @@ function expectOf(m: unknown): Expect {
   return { reply: "yes", id: rid, method: wellFormed ? (m.method as string) : undefined };
 }
 
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
+const HUGE_NUMBER = /\d{17}|\d[eE][+-]?\d{3}/;
 const hasLoneSurrogate = (s: string) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 
 // Strings in a reply, ids excepted (an id is echoed as it came).
@@ -524,6 +607,9 @@ function textsOf(v: unknown, out: string[], key = ""): string[] {
 export interface Outcome {
   accepted: boolean; // a tools/call succeeded
   rejected: boolean; // an error or an isError result
+  bytes?: number; // the input's UTF-8 length, set by the checker
+  depth?: number; // its nesting and values (textShape), when within the size limit
+  items?: number;
 }
 
 const RUNTIME_ERROR = /TypeError|RangeError|ReferenceError|SyntaxError|is not a function|Cannot read prop|is not iterable|undefined is not|null is not|Maximum call stack|\bof undefined\b|\bof null\b/;
@@ -536,7 +622,7 @@ function checkResponse(r: unknown, e: Expect): string | undefined {
   if (!("id" in r)) return "no id";
   if (("result" in r) === ("error" in r)) return "not exactly one of result and error";
   if ("error" in r) {
-    if (r.id !== null && !Object.is(r.id, e.id)) return `error id ${JSON.stringify(r.id)}, expected ${JSON.stringify(e.id)} or null`;
+    if (r.id !== null && r.id !== e.id) return `error id ${JSON.stringify(r.id)}, expected ${JSON.stringify(e.id)} or null`;
     const err = r.error;
     if (!isObject(err)) return "error is not an object";
     if (!ERROR_CODES.includes(err.code as number)) return `error code ${String(err.code)} is not a standard one`;
@@ -544,7 +630,7 @@ function checkResponse(r: unknown, e: Expect): string | undefined {
     if (RUNTIME_ERROR.test(err.message)) return `a runtime error leaked: ${err.message.slice(0, 120)}`;
     return undefined;
   }
-  if (!Object.is(r.id, e.id)) return `result id ${JSON.stringify(r.id)}, expected ${JSON.stringify(e.id)}`;
+  if (r.id !== e.id) return `result id ${JSON.stringify(r.id)}, expected ${JSON.stringify(e.id)}`;
   if (!e.method) return "a result to an invalid request";
   const res = r.result;
   if (!isObject(res)) return "result is not an object";
@@ -556,7 +642,8 @@ function checkResponse(r: unknown, e: Expect): string | undefined {
       if (typeof res.isError !== "boolean") return "tools/call: isError is not a boolean";
       if (Object.keys(res).some((k) => k !== "content" && k !== "isError")) return "tools/call: unexpected member";
       // a tool failure says what was wrong: a JavaScript runtime error is a bug
-      if (res.isError && RUNTIME_ERROR.test(String((c[0] as { text: string }).text))) return `tools/call: a runtime error leaked: ${(c[0] as { text: string }).text.slice(0, 120)}`;
+      const text0 = String((c[0] as { text: string }).text);
+      if ((res.isError || text0.startsWith("error:")) && RUNTIME_ERROR.test(text0)) return `tools/call: a runtime error leaked: ${(c[0] as { text: string }).text.slice(0, 120)}`;
       return undefined;
     }
     case "initialize":
@@ -641,7 +728,7 @@ export function checkReply(input: string, output: string | undefined, o: Outcome
     reply = p.value;
     outcome(reply, o);
   }
-  const problem = checkShape(input, reply);
+  const problem = checkShape(input, reply, o);
   if (problem) return problem;
   for (const s of textsOf(reply, [])) if (hasLoneSurrogate(s)) return `a text in the reply has a lone surrogate: ${JSON.stringify(s.slice(0, 80))}`;
   return undefined;
@@ -656,22 +743,60 @@ function outcome(reply: unknown, o: Outcome): void {
     if ("error" in r) o.rejected = true;
     const res = r.result;
     if (isObject(res) && Array.isArray(res.content) && typeof res.isError === "boolean") {
-      if (res.isError) o.rejected = true;
+      // a refusal the model must read may come as plain text with isError false
+      // ("error: …", what the xiaozhi server passes on): still a rejection
+      const text = isObject(res.content[0]) ? res.content[0].text : undefined;
+      if (res.isError || (typeof text === "string" && text.startsWith("error:"))) o.rejected = true;
       else o.accepted = true;
     }
   }
 }
 
-function checkShape(input: string, reply: unknown): string | undefined {
-  const tooBig = new TextEncoder().encode(input).length > MAX_MESSAGE_BYTES;
-  const p = parses(input);
-  if (tooBig || !p.ok) {
+// How deep the JSON text nests and how many values it has ("[", "{" and ","
+// outside strings), measured on its UTF-8 bytes. (The server measures the same
+// thing its own way; this is the oracle's.)
+export function textShape(bytes: Uint8Array): { depth: number; items: number } {
+  let depth = 0, max = 0, items = 0;
+  const OUT = 0, STR = 1, ESC = 2;
+  let state = OUT;
+  for (const c of bytes) {
+    switch (state) {
+      case ESC:
+        state = STR;
+        break;
+      case STR:
+        state = c === 0x5c ? ESC : c === 0x22 ? OUT : STR;
+        break;
+      default:
+        if (c === 0x22) state = STR;
+        else if (c === 0x5b || c === 0x7b) {
+          items++;
+          if (++depth > max) max = depth;
+        } else if (c === 0x5d || c === 0x7d) depth = Math.max(0, depth - 1);
+        else if (c === 0x2c) items++;
+    }
+  }
+  return { depth: max, items };
+}
+
+function checkShape(input: string, reply: unknown, o: Outcome): string | undefined {
+  const bytes = new TextEncoder().encode(input);
+  const tooBig = bytes.length > MAX_MESSAGE_BYTES;
+  const shape = tooBig ? { depth: 0, items: 0 } : textShape(bytes);
+  o.bytes = bytes.length;
+  o.depth = shape.depth;
+  o.items = shape.items;
+  const tooCostly = shape.depth > MAX_DEPTH || shape.items > MAX_ITEMS;
+  // never JSON.parse what is refused unparsed: in XS, deep text would abort the checker too
+  const p = tooBig || tooCostly ? { ok: false as const } : parses(input);
+  if (tooBig || tooCostly || !p.ok) {
     // refused whole: one error with id null (parse error for bad JSON)
-    if (reply === undefined) return tooBig ? "no reply to an oversized message" : "no reply to bad JSON";
+    const what = tooBig ? "an oversized message" : shape.depth > MAX_DEPTH ? `a message nested ${shape.depth} deep` : tooCostly ? `a message of ${shape.items} items` : "bad JSON";
+    if (reply === undefined) return `no reply to ${what}`;
     const prob = checkResponse(reply, { reply: "yes", id: null });
     if (prob) return prob;
-    if (!isObject(reply) || !("error" in reply) || reply.id !== null) return "bad input not answered by an error with id null";
-    if (!tooBig && (reply.error as { code: number }).code !== -32700) return `bad JSON answered with ${(reply.error as { code: number }).code}, not -32700`;
+    if (!isObject(reply) || !("error" in reply) || reply.id !== null) return `${what} not answered by an error with id null`;
+    if (!tooBig && !tooCostly && (reply.error as { code: number }).code !== -32700) return `bad JSON answered with ${(reply.error as { code: number }).code}, not -32700`;
     return undefined;
   }
   const msg = p.value;
@@ -695,15 +820,24 @@ export function fuzz(opts: FuzzOptions): FuzzResult {
   const maxReports = opts.maxReports ?? 20;
   const res: FuzzResult = {
     inputs: 0, bad_responses: 0, crashes: 0, state_changed_on_reject: 0, seed: opts.seed,
-    valid_calls: 0, accepted: 0, rejected: 0, no_reply: 0, flash_writes: 0, ms: 0, reports: [],
+    valid_calls: 0, accepted: 0, rejected: 0, no_reply: 0, flash_writes: 0,
+    over_16k: 0, too_deep: 0, too_many_items: 0, deepest: 0, surrogates: 0, huge_numbers: 0, ms: 0, reports: [],
   };
   const writes0 = target.flashWrites();
   const report = (r: Report) => {
-    if (res.reports.length < maxReports) res.reports.push({ ...r, input: clip(r.input), output: r.output === undefined ? undefined : clip(r.output) });
+    const clipped = { ...r, input: clip(r.input), output: r.output === undefined ? undefined : clip(r.output) };
+    if (res.reports.length < maxReports) res.reports.push(clipped);
+    opts.onReport?.(clipped);
   };
+  const from = opts.from ?? 0;
   for (let i = 0; i < opts.n; i++) {
-    if (target.advance && g.chance(0.01)) target.advance(g.range(1, 180) * 60000);
+    if (g.chance(0.01)) {
+      const ms = g.range(1, 180) * 60000;
+      target.advance?.(ms);
+    }
     const input = generate(g);
+    if (i < from) continue;
+    opts.onInput?.(i, res);
     res.inputs++;
     if (input.valid) res.valid_calls++;
     const w0 = target.flashWrites();
@@ -728,6 +862,12 @@ export function fuzz(opts: FuzzOptions): FuzzResult {
       res.bad_responses++;
       report({ kind: "bad_response", input: input.text, output, detail: problem });
     }
+    if (o.bytes !== undefined && o.bytes > MAX_MESSAGE_BYTES) res.over_16k++;
+    if (o.depth !== undefined && o.depth > MAX_DEPTH) res.too_deep++;
+    if (o.items !== undefined && o.items > MAX_ITEMS) res.too_many_items++;
+    if (o.depth !== undefined && o.depth > res.deepest) res.deepest = o.depth;
+    if (hasLoneSurrogate(input.text) || SURROGATE_ESCAPE.test(input.text)) res.surrogates++;
+    if (HUGE_NUMBER.test(input.text)) res.huge_numbers++;
     if (o.accepted) res.accepted++;
     if (o.rejected) res.rejected++;
     if (!o.accepted) {
@@ -744,11 +884,21 @@ export function fuzz(opts: FuzzOptions): FuzzResult {
   return res;
 }
 
-function clip(s: string): string {
+// Input i of the run with this seed, as fuzz() sends it.
+export function inputAt(seed: number, i: number): Input {
+  const g = new Gen(rng(seed));
+  for (let k = 0; ; k++) {
+    if (g.chance(0.01)) g.range(1, 180);
+    const input = generate(g);
+    if (k === i) return input;
+  }
+}
+
+export function clip(s: string): string {
   return s.length > 600 ? `${s.slice(0, 500)}…(${s.length} chars)…${s.slice(-80)}` : s;
 }
 
-// The last line of `npm run fuzz`: the four counters first.
-export function summary(r: FuzzResult): string {
-  return JSON.stringify({ inputs: r.inputs, bad_responses: r.bad_responses, crashes: r.crashes, state_changed_on_reject: r.state_changed_on_reject });
+// The last line of `npm run fuzz`: the engine, then the four counters.
+export function summary(r: FuzzResult, engine: "node" | "xs"): string {
+  return JSON.stringify({ engine, inputs: r.inputs, bad_responses: r.bad_responses, crashes: r.crashes, state_changed_on_reject: r.state_changed_on_reject });
 }

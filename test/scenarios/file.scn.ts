@@ -92,11 +92,15 @@ export const scenarios: Scenario[] = [
       throws(() => new File("/elsewhere/x", true), { message: "file not found" });
       new File(root + "a/b", true).close(); // a slash is just a character
       ok(File.exists(root + "a/b"));
-      throws(() => Directory.create(root + "dir"));
+      throws(() => Directory.create(root + "dir"), { message: "failed" });
+      throws(() => Directory.delete(root + "dir"), { message: "failed" });
+      equal(File.exists(root + "n".repeat(31)), false);
+      equal(File.delete(root + "n".repeat(31)), false, "a name SPIFFS cannot hold: false, no throw");
+      equal(File.delete("/elsewhere/x"), false, "a path outside the mount: false");
     },
   },
   {
-    name: "delete and rename; rename refuses an existing target",
+    name: "delete and rename return false when they fail; rename refuses an existing target",
     run() {
       fresh();
       new File(root + "x", true).close();
@@ -106,19 +110,23 @@ export const scenarios: Scenario[] = [
       f.write("A");
       f.close();
       new File(root + "b", true).close();
-      throws(() => File.rename(root + "a", "b"));
+      equal(File.rename(root + "a", "b"), false, "the target exists");
       equal(new File(root + "a").read(String), "A", "nothing changed");
-      File.rename(root + "a", "c");
+      equal(File.rename(root + "a", "c"), true);
       equal(File.exists(root + "a"), false);
       equal(new File(root + "c").read(String), "A");
-      File.rename(root + "c", root + "d");
+      equal(File.rename(root + "c", root + "d"), true);
       equal(new File(root + "d").read(String), "A");
-      throws(() => File.rename(root + "zz", "y"), { message: "file not found" });
-      // the whole target path, mount point included, must fit 31 bytes
+      equal(File.rename(root + "zz", "y"), false, "a missing source");
+      equal(File.rename(root + "d", "/elsewhere/d"), false, "another mount");
+      // the target path, mount point included, goes into a 33-byte buffer
       new File(root + "e", true).close();
-      File.rename(root + "e", "n".repeat(25)); // "/data/" + 25 = 31
-      throws(() => File.rename(root + "n".repeat(25), "n".repeat(26)), { name: "RangeError", message: "cannot buffer string" });
+      equal(File.rename(root + "e", "n".repeat(26)), true); // "/data/" + 26 = 32 bytes
+      throws(() => File.rename(root + "n".repeat(26), "n".repeat(27)), { name: "RangeError", message: "cannot buffer string" });
+      throws(() => File.rename(root + "n".repeat(26), root + "n".repeat(27)), { name: "RangeError" }, "a full path too");
+      ok(File.exists(root + "n".repeat(26)), "nothing changed");
       throws(() => File.rename(root + "d", "x/y"), { message: "invalid to" });
+      throws(() => File.rename("nodir", "y"), { message: "invalid from" });
     },
   },
   {
@@ -159,17 +167,39 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "a power cut tears a write: only a prefix persists",
+    name: "a power cut tears a write: old length, a page prefix, or 0xFF holes",
     run() {
-      const dev = fresh();
-      const f = new File(root + "log", true);
-      f.write("first line\n");
-      dev.cutAfter(1);
-      ok(SimDevice.survive(() => f.write("second line\n")));
-      dev.reboot();
-      throws(() => f.length, { message: "closed" }, "handles do not survive a reboot");
-      const g = new File(root + "log");
-      equal(g.read(String), "first line\nsecond");
+      const seen = new Set<string>();
+      for (let seed = 0; seed < 12; seed++) {
+        const dev = fresh();
+        dev.spiffs.tearSeed = seed;
+        const f = new File(root + "log", true);
+        f.write("first line\n");
+        const line = "second line, long enough to span three SPIFFS data pages: " + "s".repeat(600) + "\n";
+        f.position = f.length;
+        dev.cutAfter(1);
+        ok(SimDevice.survive(() => f.write(line)));
+        dev.reboot();
+        throws(() => f.length, { message: "closed" }, "handles do not survive a reboot");
+        const g = new File(root + "log");
+        const got = new Uint8Array(g.read(ArrayBuffer));
+        g.close();
+        const tear = dev.spiffs.lastTear!;
+        seen.add(tear.mode);
+        const text = "first line\n" + line;
+        const want = new TextEncoder().encode(text);
+        equal(new TextDecoder().decode(got.subarray(0, 11)), "first line\n", "what was acknowledged is kept");
+        if (tear.mode === "unchanged") equal(got.length, 11);
+        else if (tear.mode === "prefix") {
+          ok(got.length < want.length && (got.length - 11) % 251 === 251 - 11 || got.length === 11, `a page prefix: ${got.length}`);
+          deepEqual(got, want.subarray(0, got.length));
+        } else {
+          equal(got.length, want.length, "holes: the new length");
+          for (let i = 11; i < got.length; i++) ok(got[i] === want[i] || got[i] === 0xff, `byte ${i}`);
+          ok(got.indexOf(0xff) > 0, "at least one page reads as erased flash");
+        }
+      }
+      deepEqual([...seen].sort(), ["holes", "prefix", "unchanged"], "every mode happens across seeds");
     },
   },
   {

@@ -18,6 +18,8 @@ import { scenarios as archiver } from "./archiver.scn";
 import { scenarios as memoryTool } from "./memory-tool.scn";
 import { scenarios as listen } from "./listen.scn";
 import { scenarios as listenPending } from "./listen-pending.scn";
+import { scenarios as sdkContract } from "./sdk-contract.scn";
+import { scenarios as spiffsFaults } from "./spiffs-faults.scn";
 import { scenarios as xiaozhi } from "./xiaozhi.scn";
 import { scenarios as memoryFork } from "./memory-fork.scn";
 
@@ -40,6 +42,8 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "memory-tool", scenarios: memoryTool },
   { file: "listen", scenarios: listen },
   { file: "listen-pending", scenarios: listenPending },
+  { file: "sdk-contract", scenarios: sdkContract },
+  { file: "spiffs-faults", scenarios: spiffsFaults },
   { file: "xiaozhi", scenarios: xiaozhi },
   { file: "memory-fork", scenarios: memoryFork },
 ];

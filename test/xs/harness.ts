@@ -14,6 +14,7 @@
 import "../../host-sim/trace.js"; // the device's `trace` global, as test/scenarios.test.ts installs it for mocha
 import { setTraceSink } from "../../host-sim/trace-sink.js";
 import { allScenarios } from "../scenarios/index.js";
+import { freezeIntrinsics } from "./intrinsics.js";
 
 declare function issueCommand(bytes: ArrayBuffer): ArrayBuffer;
 
@@ -40,28 +41,6 @@ function describe(e: unknown): { message: string; stack?: string[] } {
 // trace() output goes to the runner (stderr) as UTF-8, not through print().
 setTraceSink((text) => send({ t: "trace", text }));
 
-// A Moddable device runs with its built-ins frozen (the preload step freezes
-// them), so an assignment such as `this.name = "X"` in an Error subclass
-// throws there ("set name: not writable"). Freeze them here too.
-function freezeIntrinsics(): void {
-  const g = globalThis as unknown as Record<string, unknown>;
-  const names = [
-    "Object", "Function", "Array", "String", "Number", "Boolean", "Symbol", "Date", "RegExp", "Map", "Set", "WeakMap", "WeakSet",
-    "Promise", "ArrayBuffer", "DataView", "Uint8Array", "Int8Array", "Uint16Array", "Int16Array", "Uint32Array", "Int32Array",
-    "Float32Array", "Float64Array", "BigInt", "Error", "TypeError", "RangeError", "SyntaxError", "ReferenceError", "EvalError",
-    "URIError", "AggregateError", "JSON", "Math", "Reflect", "TextEncoder", "TextDecoder",
-  ];
-  for (const n of names) {
-    const v = g[n] as { prototype?: object } | undefined;
-    if (!v) continue;
-    Object.freeze(v);
-    const proto = (v as { prototype?: object }).prototype;
-    if (typeof v === "function" && proto) Object.freeze(proto);
-  }
-  const typed = Object.getPrototypeOf(Uint8Array) as { prototype: object };
-  Object.freeze(typed);
-  Object.freeze(typed.prototype);
-}
 freezeIntrinsics();
 
 const tests = allScenarios.flatMap((f) => f.scenarios.map((s) => ({ file: f.file, scenario: s })));
