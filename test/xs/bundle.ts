@@ -1,8 +1,9 @@
 // Bundles code for the XS engine: one script (es2022, UTF-8) of top-level
 // declarations, not an IIFE: inside one function every module's top-level
-// bindings would be locals of one frame on the 1024-slot XS stack, and the 21st
-// scenario file overflowed it while loading (on the device each module has its
-// own scope). The entry must export nothing at run time. With the
+// bindings are locals of one frame on the 1024-slot XS stack, which overflowed
+// while loading once the bundle held about 700 top-level declarations (on the
+// device each module has its own scope). The entry must export nothing at run
+// time. With the
 // Moddable module names mapped to host-sim/ by tsconfig.json's `paths` (the
 // same mapping tsc and tsx use). A plugin refuses Node built-ins and
 // host-sim/node/, so nothing that could not run on the device gets in.
