@@ -1,20 +1,101 @@
-// npm run eval:extract: precision and recall of the rule-based extractor on
-// the labelled utterances, as one JSON line:
-//   {"utterances":N,"precision":P,"recall":R,"dev":{…},"heldout":{…}}
-// (all utterances first; then the development part and the held-out fifth).
-// --show prints the development set's misses on stderr; held-out misses are
-// never printed, so that the rules are not tuned on them.
+// npm run eval:extract: the speech set (test/extract/) through the device's
+// whole path, each case on a fresh simulated device (test/extract/cases.ts).
+// stdout, JSON lines:
+//   {"category", "cases", "expected", "found", "forbidden_total", "forbidden_hits", "held_out": {…}}  one per category
+//   {"part": "held_out_late", "cases", …}  the second held-out part, written after the rules (test/extract/heldout-late.ts)
+//   {"bench": "listener", "engine": "node"|"xs", "utterances", "mean_ms", "worst_ms"}  time per user utterance in Service.hear, the lesser of two passes
+//   {"cases", "expected", "found", "forbidden_total", "forbidden_hits", "held_out": {…}}  last
+// --show prints the development cases that miss or hit a forbidden item on
+// stderr; held-out cases are never printed, so that nobody tunes on them.
+// --no-xs skips the XS run (the listener bundled by the XS lane's bundler and
+// timed inside the device-like xsnap worker).
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { score, type LabelledSet } from "../test/extract/score";
 import "../host-sim/trace";
+import { setTraceSink } from "../host-sim/trace-sink";
+import { DEV } from "../test/extract/speech";
+import { HELD_OUT } from "../test/extract/heldout";
+import { HELD_OUT_LATE } from "../test/extract/heldout-late";
+import { parseCase, runCase, tally, add, timings, lesser, type Tally } from "../test/extract/cases";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const set = JSON.parse(fs.readFileSync(path.join(here, "../test/extract/utterances.json"), "utf8")) as LabelledSet;
-const all = score(set).score;
-const dev = score(set, (u) => !u.heldout);
-const held = score(set, (u) => !!u.heldout).score;
-const pick = (s: typeof all) => ({ utterances: s.utterances, precision: s.precision, recall: s.recall });
-if (process.argv.includes("--show")) for (const m of dev.misses) process.stderr.write(JSON.stringify(m) + "\n");
-process.stdout.write(JSON.stringify({ ...pick(all), dev: pick(dev.score), heldout: pick(held) }) + "\n");
+setTraceSink(() => {});
+const show = process.argv.includes("--show");
+// the late held-out part is measured apart and stays out of every other count
+const cases = [...DEV.map((l) => parseCase(l)), ...HELD_OUT.map((l) => parseCase(l, true))];
+const late = HELD_OUT_LATE.map((l) => parseCase(l, true));
+const total = tally(), held = tally(), lateTally = tally();
+const byCat = new Map<string, { all: Tally; held: Tally }>();
+const times: number[] = [];
+const outcomes: string[] = [];
+for (const c of cases) {
+  const o = runCase(c, () => performance.now());
+  outcomes.push(`${o.found}/${o.hits.length}`);
+  times.push(...o.hearMs);
+  let t = byCat.get(c.category);
+  if (!t) byCat.set(c.category, (t = { all: tally(), held: tally() }));
+  add(total, c, o);
+  add(t.all, c, o);
+  if (c.heldOut) {
+    add(held, c, o);
+    add(t.held, c, o);
+  } else if (show && (o.missing.length || o.hits.length)) process.stderr.write(JSON.stringify({ case: c.source, missing: o.missing, forbidden: o.hits }) + "\n");
+}
+const line = (o: object) => process.stdout.write(JSON.stringify(o) + "\n");
+for (const [category, t] of byCat) line({ category, ...t.all, held_out: t.held });
+const stats = (ms: number[]) => ({ utterances: ms.length, mean_ms: Math.round((ms.reduce((a, b) => a + b, 0) / ms.length) * 1000) / 1000, worst_ms: Math.round(Math.max(...ms) * 1000) / 1000 });
+for (const c of late) {
+  const o = runCase(c, () => performance.now());
+  times.push(...o.hearMs);
+  outcomes.push(`${o.found}/${o.hits.length}`);
+  add(lateTally, c, o);
+}
+line({ part: "held_out_late", ...lateTally });
+lesser(times, timings(cases.concat(late), () => performance.now()));
+line({ bench: "listener", engine: "node", ...stats(times) });
+if (!process.argv.includes("--no-xs")) {
+  const xs = await runXs();
+  const { found, forbidden_hits, outcomes: inXs, ...timing } = xs as { found: number; forbidden_hits: number; outcomes: string[] };
+  line({ bench: "listener", engine: "xs", ...timing });
+  if (found !== total.found || forbidden_hits !== total.forbidden_hits) {
+    process.stderr.write(`XS disagrees with Node: found ${found} vs ${total.found}, forbidden hits ${forbidden_hits} vs ${total.forbidden_hits}\n`);
+    // held-out cases are named only by their index
+    cases.concat(late).forEach((c, i) => {
+      if (inXs[i] !== outcomes[i]) process.stderr.write(`  ${c.heldOut ? "held-out case " + i : c.source}: node ${outcomes[i]}, xs ${inXs[i]}\n`);
+    });
+    process.exitCode = 1;
+  }
+}
+line({ ...total, held_out: held });
+
+async function runXs(): Promise<object> {
+  const { ensureWorker } = await import("../test/xs/build-worker");
+  const { Xsnap } = await import("../test/xs/xsnap");
+  const { bundleForXs } = await import("../test/xs/bundle");
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const worker = await ensureWorker();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "petmem-listen-"));
+  const out = path.join(dir, "listen.js");
+  try {
+    await bundleForXs(path.join(here, "../test/extract/xs-entry.ts"), out);
+    let result: object | undefined;
+    const x = new Xsnap({
+      bin: worker,
+      onCommand: (bytes: Uint8Array) => {
+        result = JSON.parse(new TextDecoder().decode(bytes));
+        return new Uint8Array(0);
+      },
+    });
+    try {
+      await x.script(out);
+      await x.evaluate("__petmemListen()");
+    } finally {
+      await x.close();
+    }
+    if (!result) throw new Error("the XS run reported nothing");
+    return result;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -57,6 +57,9 @@ export class Listener {
   readonly window: ConversationWindow;
   readonly pending: PendingQueue;
   private idle: ReturnType<typeof Timer.set> | undefined;
+  // the user's previous utterance in this conversation and what it put in the
+  // queue: "不对是三点" corrects it, "开玩笑的" withdraws it
+  private prior: { text: string; items: Extracted[] } | undefined;
   private readonly idleMs: number;
   private readonly flushFn: () => number;
   onMemory: ((f: Formed) => void) | undefined;
@@ -92,9 +95,14 @@ export class Listener {
     const heard: Heard[] = [];
     if (role === "user") {
       const secs = Math.floor(at / 1000);
-      const ex = extract(t, at, context);
-      for (const r of ex.retractions) this.pending.retract(r, secs);
+      const ex = extract(t, at, context, this.prior?.text);
+      if (ex.cancelPrevious && this.prior) for (const e of this.prior.items) this.pending.retract({ kind: e.kind, value: e.value }, secs);
+      for (const r of ex.retractions) {
+        const gone = this.pending.retract(r, secs);
+        if (gone) this.onMemory?.(gone);
+      }
       for (const e of ex.items) heard.push(this.offer(e, secs));
+      this.prior = { text: t, items: ex.items };
       if (isFarewell(t)) this.window.closing = true;
     } else if (this.window.closing) {
       this.end("farewell");
@@ -129,6 +137,7 @@ export class Listener {
   end(reason: EndReason = "explicit"): Batch {
     this.disarm();
     this.window.clear();
+    this.prior = undefined;
     const formed = this.pending.writeConfirmed(Math.floor(now() / 1000));
     const written = this.flushFn();
     for (const f of formed) this.onMemory?.(f);

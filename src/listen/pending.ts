@@ -9,7 +9,9 @@
 // - An item expires 7 days after it was first heard (pruned whenever the queue
 //   changes; never shown once expired).
 // - Confirmed: heard in two separate utterances (CONFIRM_THRESHOLD), or said
-//   with confidence 5 (HIGH_CONFIDENCE). Confirmed items are written to memory
+//   plainly (confidence 4 or 5: HIGH_CONFIDENCE). Guesses (3) and hedged or
+//   laughed-off items (2) wait: an unsure item is never stored at full
+//   confidence by the device itself. Confirmed items are written to memory
 //   in one batch at the end of the conversation (Listener.end), or at the next
 //   boot if the conversation never ended (a power cut).
 // - The AI can confirm an item (written at once, like any tool write) or drop
@@ -29,29 +31,65 @@
 //   pending store's (which leaves the item both written and still pending)
 //   only repeats a NOOP at the next batch.
 //
-// Values: see src/listen/extract.ts. `when` is in unix seconds.
+// Values: see src/listen/extract.ts. `when` is in unix seconds. A repeating
+// schedule and a tagged event carry their kind in front of the text:
+// "d|", "w|", "m|" (daily, weekly, monthly), "y|" (a yearly event: `when` is
+// its next day), "r|" (a dated reminder without a time), "t|" (a todo: no
+// date; `when` 0). The views and the memory never show the prefix.
+//
+// Writes are AUDN: a profile field said again with another value replaces it
+// (result "updated", `previous` says what it was), a like said as a dislike
+// moves, a school grade replaces the grade before it, what is said about a
+// family member joins what was known of them.
 
 import { Memory, MemoryError, seconds, type Result } from "../memory/memory";
 import { Schedules } from "../schedule/schedules";
-import { SPECS, newEvent, type PendingItem, type PendingKind } from "../memory/types";
+import { SPECS, newEvent, type PendingItem, type PendingKind, type Repeat } from "../memory/types";
+import { byteLength } from "../text/utf8";
 import { formatDate, formatDateTime } from "../time/local";
-import { MEMBER_TYPE, type Extracted, type Retraction } from "./extract";
+import { MEMBER_TYPE, type Extracted, type Retraction, type EventTag } from "./extract";
 
 export const CONFIRM_THRESHOLD = 2;
-export const HIGH_CONFIDENCE = 5;
+export const HIGH_CONFIDENCE = 4; // a plain statement (4) or an explicit one (5)
+const FAMILY_MEMORY_BYTES = 64; // FamilyMember.sharedMemory
+const NOTE_SEP = "，";
+
+const CODES: Readonly<Record<string, Repeat | EventTag>> = Object.freeze({ d: "daily", w: "weekly", m: "monthly", y: "yearly", r: "reminder", t: "todo" });
+const CODE_OF: Readonly<Record<string, string>> = Object.freeze({ daily: "d", weekly: "w", monthly: "m", yearly: "y", reminder: "r", todo: "t" });
+
+// The stored value of an extracted item (with its kind prefix, if any).
+export function encode(e: Extracted): string {
+  const code = e.kind === "schedule" && e.repeat ? CODE_OF[e.repeat] : e.kind === "event" && e.tag ? CODE_OF[e.tag] : undefined;
+  return code ? code + "|" + e.value : e.value;
+}
+
+// The text of a pending item and its prefix's meaning.
+export function decode(p: { kind: PendingKind; value: string }): { text: string; repeat?: Repeat; tag?: EventTag } {
+  const m = /^([dwmyrt])\|/.exec(p.value);
+  if (!m || (p.kind !== "schedule" && p.kind !== "event")) return { text: p.value };
+  const v = CODES[m[1]];
+  return p.kind === "schedule" ? { text: p.value.slice(2), repeat: v as Repeat } : { text: p.value.slice(2), tag: v as EventTag };
+}
+
+// School grades replace each other (初一 → 初二): a fact in a slot replaces the one before.
+const FACT_SLOTS: readonly RegExp[] = Object.freeze([/^主人(?:在.{1,10}?|)(?:上|读|在读|念)(?:小学|初中|高中|大学)?(?:[一二三四五六七八九十0-9]+年级|初[一二三]|高[一二三]|大[一二三四]|研[一二三]|大班|中班|小班)/]);
 export const EXPIRY_SECONDS = 7 * 86400;
 export const PENDING_CAPACITY = SPECS.pending.capacity;
 
 const SINGLE: PendingKind[] = ["name", "age", "gender", "location", "birthday"];
 
-export type Outcome = "queued" | "heard_again" | "confirmed" | "replaced" | "known";
+// kept: a weaker statement (a guess, a hedge) does not replace a surer one of the same key
+export type Outcome = "queued" | "heard_again" | "confirmed" | "replaced" | "known" | "kept";
 
 export interface Formed {
   type: PendingKind;
   content: string;
   date?: string; // event: YYYY-MM-DD
   datetime?: string; // schedule: YYYY-MM-DD HH:MM
-  result: "added" | "updated" | "no_change" | "conflict" | "full" | "invalid";
+  repeat?: Repeat; // a repeating schedule
+  event_type?: string; // an event: birthday, anniversary, reminder, todo, event
+  result: "added" | "updated" | "deleted" | "no_change" | "conflict" | "full" | "invalid";
+  previous?: string; // an update: what memory held before
   confidence: number;
   heard: number;
   dropped?: string; // what a full store let go
@@ -61,8 +99,10 @@ export interface Formed {
 export interface PendingView {
   type: PendingKind;
   content: string;
-  date?: string;
+  date?: string; // YYYY-MM-DD; a yearly event: MM-DD
   datetime?: string;
+  repeat?: Repeat;
+  event_type?: string;
   confidence: number;
   heard: number;
   first_heard: string; // YYYY-MM-DD HH:MM, local
@@ -73,9 +113,9 @@ export function isConfirmed(p: PendingItem): boolean {
   return p.count >= CONFIRM_THRESHOLD || p.confidence >= HIGH_CONFIDENCE;
 }
 
-function familyParts(value: string): { relation: string; name: string } {
-  const i = value.indexOf(":");
-  return i < 0 ? { relation: value, name: "" } : { relation: value.slice(0, i), name: value.slice(i + 1) };
+function familyParts(value: string): { relation: string; name: string; note: string } {
+  const p = value.split(":");
+  return { relation: p[0], name: p[1] ?? "", note: p.slice(2).join(":") };
 }
 
 export function keyOf(kind: PendingKind, value: string, when: number): string {
@@ -83,23 +123,35 @@ export function keyOf(kind: PendingKind, value: string, when: number): string {
   if (kind === "like" || kind === "dislike") return "pref:" + value;
   if (kind === "family") {
     const f = familyParts(value);
-    return "family:" + (f.name || f.relation);
+    return "family:" + (f.name || f.relation) + (f.note ? ":" + f.note : "");
   }
   if (kind === "fact") return "fact:" + value;
   return `${kind}:${when}:${value}`;
 }
 
-function where(p: PendingItem): { date?: string; datetime?: string } {
-  if (p.kind === "schedule") return { datetime: formatDateTime(p.when * 1000) };
-  if (p.kind === "event") return { date: formatDate(p.when * 1000) };
+function eventType(tag: EventTag | undefined, text: string): string {
+  if (tag === "yearly") return /纪念|周年/.test(text) ? "anniversary" : "birthday";
+  return tag ?? "event";
+}
+
+// Where an item sits in time, as memory will show it.
+function where(p: PendingItem): { date?: string; datetime?: string; repeat?: Repeat; event_type?: string } {
+  const d = decode(p);
+  if (p.kind === "schedule") return d.repeat ? { datetime: formatDateTime(p.when * 1000), repeat: d.repeat } : { datetime: formatDateTime(p.when * 1000) };
+  if (p.kind === "event") {
+    const type = eventType(d.tag, d.text);
+    if (d.tag === "todo") return { event_type: type };
+    if (d.tag === "yearly") return { date: formatDate(p.when * 1000).slice(5), event_type: type };
+    return { date: formatDate(p.when * 1000), event_type: type };
+  }
   return {};
 }
 
 export function view(p: PendingItem): PendingView {
-  return { type: p.kind, content: p.value, ...where(p), confidence: p.confidence, heard: p.count, first_heard: formatDateTime(p.first * 1000), confirmed: isConfirmed(p) };
+  return { type: p.kind, content: decode(p).text, ...where(p), confidence: p.confidence, heard: p.count, first_heard: formatDateTime(p.first * 1000), confirmed: isConfirmed(p) };
 }
 
-const RESULT: Record<Result["action"], Formed["result"]> = { ADDED: "added", UPDATED: "updated", DELETED: "updated", NOOP: "no_change" };
+const RESULT: Record<Result["action"], Formed["result"]> = { ADDED: "added", UPDATED: "updated", DELETED: "deleted", NOOP: "no_change" };
 
 export class PendingQueue {
   constructor(readonly memory: Memory, readonly schedules: Schedules) {}
@@ -152,17 +204,21 @@ export class PendingQueue {
       }
       case "family": {
         const f = familyParts(p.value);
-        return m.family().some((x) => (f.name ? x.name === f.name : !x.name && x.relation === f.relation) && x.relation === f.relation);
+        const same = m.family().filter((x) => x.relation === f.relation);
+        const hit = same.find((x) => (f.name ? x.name === f.name : !x.name || same.length === 1));
+        return !!hit && (!f.note || hit.sharedMemory.indexOf(f.note) >= 0);
       }
       case "fact":
         return m.facts().some((x) => x.content === p.value);
       case "event": {
-        const d = formatDate(p.when * 1000);
-        return m.events().some((x) => x.date === d && x.time === "" && x.content === p.value);
+        const d = decode(p);
+        const w = where(p);
+        return m.events().some((x) => !x.schedule && x.time === "" && x.content === d.text && (d.tag === "todo" ? x.eventType === "todo" : x.date === w.date));
       }
       default: {
         const dt = formatDateTime(p.when * 1000);
-        return m.events().some((x) => x.schedule && `${x.date} ${x.time}` === dt && x.content === p.value);
+        const text = decode(p).text;
+        return m.events().some((x) => x.schedule && `${x.date} ${x.time}` === dt && x.content === text);
       }
     }
   }
@@ -175,7 +231,7 @@ export class PendingQueue {
       count: 1,
       first: at,
       when: e.when === undefined ? 0 : Math.floor(e.when / 1000),
-      value: e.value,
+      value: encode(e),
     });
     const list = this.items(at);
     const key = keyOf(rec.kind, rec.value, rec.when);
@@ -193,6 +249,8 @@ export class PendingQueue {
       item.count = Math.min(255, item.count + 1);
       item.confidence = Math.max(item.confidence, rec.confidence);
       outcome = isConfirmed(item) ? "confirmed" : "heard_again";
+    } else if (i >= 0 && list[i].confidence > rec.confidence && list[i].confidence >= HIGH_CONFIDENCE) {
+      return { outcome: "kept", item: { ...list[i] } };
     } else {
       item = rec;
       if (i >= 0) {
@@ -214,12 +272,17 @@ export class PendingQueue {
     return { outcome, item: { ...item } };
   }
 
-  // "我不再喜欢X": a pending like X goes. Returns how many went.
-  retract(r: Retraction, at = seconds()): number {
+  // "我不再喜欢X": a pending like X goes (and, with r.memory, the like in
+  // memory too: returned as a Formed "deleted"). Returns what left memory.
+  retract(r: Retraction, at = seconds()): Formed | undefined {
     const list = this.items(at);
-    const keep = list.filter((p) => !(p.kind === r.kind && p.value === r.value));
+    const keep = list.filter((p) => !(p.kind === r.kind && decode(p).text === r.value));
     if (keep.length !== list.length || this.store.count !== list.length) this.store.set(keep);
-    return list.length - keep.length;
+    if (r.memory && (r.kind === "like" || r.kind === "dislike")) {
+      const res = this.memory.removePreference(r.kind, r.value);
+      if (res.action === "DELETED") return { type: r.kind, content: r.value, result: "deleted", confidence: 5, heard: 1 };
+    }
+    return undefined;
   }
 
   // The AI wrote this itself: a pending item it covers is settled.
@@ -235,10 +298,10 @@ export class PendingQueue {
   // several items share a content.
   find(type: string | undefined, content: string, at = seconds()): PendingItem {
     const list = this.items(at);
-    let hits = list.filter((p) => p.value === content && (!type || p.kind === type));
-    if (!hits.length) hits = list.filter((p) => (p.kind === "family" && familyParts(p.value).name === content) || ((!type || p.kind === type) && p.value.indexOf(content) >= 0));
+    let hits = list.filter((p) => decode(p).text === content && (!type || p.kind === type));
+    if (!hits.length) hits = list.filter((p) => (p.kind === "family" && familyParts(p.value).name === content) || ((!type || p.kind === type) && decode(p).text.indexOf(content) >= 0));
     if (!hits.length) throw new MemoryError("not_found", `nothing pending matches '${content}'`);
-    if (hits.length > 1) throw new MemoryError("ambiguous", `'${content}' matches ${hits.length} pending items: ${hits.map((p) => `${p.kind} '${p.value}'`).join(", ")}. Say which one (type and content)`);
+    if (hits.length > 1) throw new MemoryError("ambiguous", `'${content}' matches ${hits.length} pending items: ${hits.map((p) => `${p.kind} '${decode(p).text}'`).join(", ")}. Say which one (type and content)`);
     return hits[0];
   }
 
@@ -286,7 +349,8 @@ export class PendingQueue {
 
   // Writes one item to memory. Idempotent: a second write is a NOOP.
   write(p: PendingItem, force: boolean): Formed {
-    const f: Formed = { type: p.kind, content: p.value, ...where(p), result: "no_change", confidence: p.confidence, heard: p.count };
+    const d = decode(p);
+    const f: Formed = { type: p.kind, content: d.text, ...where(p), result: "no_change", confidence: p.confidence, heard: p.count };
     const m = this.memory;
     try {
       let r: Result;
@@ -295,26 +359,40 @@ export class PendingQueue {
         case "age":
         case "gender":
         case "location":
-        case "birthday":
+        case "birthday": {
+          const before = m.profile()[p.kind];
           r = m.setProfile(p.kind, p.value);
-          break;
-        case "like":
-        case "dislike":
-          r = m.addPreference(p.kind, p.value);
-          break;
-        case "family": {
-          const x = familyParts(p.value);
-          r = m.upsertFamily({ relation: x.relation, name: x.name || undefined, memberType: MEMBER_TYPE[x.relation] ?? "other" });
+          if (r.action === "UPDATED") f.previous = String(before);
           break;
         }
-        case "fact":
+        case "like":
+        case "dislike": {
+          const other = p.kind === "like" ? m.preferences().dislikes : m.preferences().likes;
+          r = m.addPreference(p.kind, p.value);
+          if (r.action === "UPDATED" && other.indexOf(p.value) >= 0) f.previous = `${p.kind === "like" ? "dislike" : "like"} ${p.value}`;
+          break;
+        }
+        case "family":
+          r = this.writeFamily(p.value, f);
+          break;
+        case "fact": {
+          const slot = FACT_SLOTS.find((re) => re.test(p.value));
+          const old = slot ? m.facts().filter((x) => x.content !== p.value && slot.test(x.content)) : [];
+          for (const o of old) m.removeFact(o.content);
           r = m.addFact(p.value);
+          if (old.length) {
+            f.previous = old.map((o) => o.content).join(NOTE_SEP);
+            if (r.action === "ADDED") r = { ...r, action: "UPDATED" };
+          }
           break;
-        case "event":
-          r = m.addEvent(newEvent({ date: f.date!, content: p.value }));
+        }
+        case "event": {
+          const date = d.tag === "todo" ? formatDate(p.first * 1000) : f.date!;
+          r = m.addEvent(newEvent({ date, content: d.text, eventType: eventType(d.tag, d.text) }));
           break;
+        }
         default: {
-          const o = this.schedules.add({ content: p.value, datetime: f.datetime, force });
+          const o = this.schedules.add({ content: d.text, datetime: f.datetime, force, repeat: d.repeat });
           if (o.action === "CONFLICT") {
             f.result = "conflict";
             f.error = `conflicts with '${o.conflicts[0].content}' at ${o.conflicts[0].datetime}`;
@@ -331,6 +409,37 @@ export class PendingQueue {
       f.error = e.message;
     }
     return f;
+  }
+
+  // "relation:name[:note]": a member without a name is the one member of that
+  // relation if there is exactly one; a note joins what memory knew of them.
+  private writeFamily(value: string, f: Formed): Result {
+    const m = this.memory;
+    const x = familyParts(value);
+    const members = m.family();
+    let name = x.name;
+    if (!name) {
+      const same = members.filter((y) => y.relation === x.relation);
+      if (same.length === 1) name = same[0].name;
+    }
+    const was = members.find((y) => (name ? y.name === name : !y.name && y.relation === x.relation));
+    let memory: string | undefined;
+    if (x.note) {
+      const old = was?.sharedMemory ?? "";
+      if (old.indexOf(x.note) >= 0) memory = undefined;
+      else {
+        const parts = old ? old.split(NOTE_SEP) : [];
+        parts.push(x.note);
+        while (parts.length > 1 && byteLength(parts.join(NOTE_SEP)) > FAMILY_MEMORY_BYTES) parts.shift();
+        memory = parts.join(NOTE_SEP);
+        if (byteLength(memory) > FAMILY_MEMORY_BYTES) memory = undefined;
+        if (memory !== undefined && old) f.previous = old;
+      }
+    }
+    const input: { relation: string; name?: string; memberType: string; sharedMemory?: string } = { relation: x.relation, memberType: MEMBER_TYPE[x.relation] ?? "other" };
+    if (name) input.name = name;
+    if (memory !== undefined) input.sharedMemory = memory;
+    return m.upsertFamily(input);
   }
 }
 

@@ -172,19 +172,6 @@ export function upcomingEvents(memory: Memory, days = EVENT_DAYS, at = now()): E
   return out;
 }
 
-// The overview's events (as issue 15's listener reads them back): every open
-// plain event that is yearly (MM-DD), a todo, or dated today or later, soonest
-// first, with its date as stored.
-export function overviewEvents(memory: Memory, at = now()): { date: string; content: string; type: string }[] {
-  const today = formatDate(at);
-  const next = (d: string) => (d.length === 5 ? (d >= today.slice(5) ? today.slice(0, 4) : String(Number(today.slice(0, 4)) + 1)) + "-" + d : d);
-  return memory
-    .events()
-    .filter((e) => isPlain(e) && !e.completed && (e.date.length === 5 || e.eventType === "todo" || e.date >= today))
-    .sort((a, b) => (next(a.date) < next(b.date) ? -1 : next(a.date) > next(b.date) ? 1 : 0))
-    .map((e) => ({ date: e.date, content: e.content, type: e.eventType }));
-}
-
 export function writeEvent(memory: Memory, a: Record<string, unknown>): { result: string; event: { date: string; type: string; content: string; every_year: boolean; next?: string } } {
   const date = eventDate(a.datetime);
   const content = text(a.content, "event content", 64);

@@ -7,11 +7,11 @@ import { Memory, MemoryError, text, int, oneOf, PROFILE_FIELDS, type ProfileFiel
 import { EMOTIONS, GOAL_CATEGORIES, MEMBER_TYPES } from "../memory/types";
 import { Schedules, type ScheduleView } from "../schedule/schedules";
 import { byteLength } from "../text/utf8";
-import { parseLocal } from "../time/local";
+import { parseLocal, formatDate } from "../time/local";
 import { now } from "../time/clock";
 import { ToolError, quote, type Tool } from "./server";
 import { PendingQueue } from "../listen/pending";
-import { coerce, expand, readType, byPriority, overviewEvents, writeEvent, writeGoal, deleteEvent, completeEvent, eraseAll, whatAllIs, READ_TYPES } from "./fork";
+import { coerce, expand, readType, byPriority, writeEvent, writeGoal, deleteEvent, completeEvent, eraseAll, whatAllIs, READ_TYPES } from "./fork";
 
 export const ACTIONS = ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop"] as const;
 export const TYPES = ["name", "age", "gender", "location", "birthday", "like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "event", "schedule"] as const;
@@ -42,7 +42,7 @@ const ARGS = [
 
 export const DESCRIPTION = [
   "Long-term memory of the user, kept on this device. Replies are JSON; a reply starting 'error:' says what to fix and what to send instead.",
-  "Call action=read at the start of every conversation: it gives profile, likes, dislikes, family, facts, traits, habits, moments, goals, coming events, the top 8 schedules (by priority, then time), relationship stage and the style to speak in, and pending (heard, not yet stored). With type: everything of that type in detail.",
+  "Call action=read at the start of every conversation: it gives profile, likes, dislikes, family, facts, traits, habits, moments, goals, events without a time (birthdays every year, dated plans, todos), the top 8 schedules (by priority, then time), relationship stage and the style to speak in, and pending (heard, not yet stored). With type: everything of that type in detail.",
   "action=write: store what the user tells you, at once (no need to hear it twice). schedule: datetime 'YYYY-MM-DD HH:MM', repeat, priority, duration; a conflict is refused with free times unless force=true. event (birthday, anniversary): datetime 'MM-DD' every year or 'YYYY-MM-DD' once, category = its kind. goal: progress 0-100, 100 completes it. Short forms in content: family 'relation:name[:memory]', trait 'category:content', habit 'content:frequency', event 'MM-DD:kind:content', goal 'content:priority', moment 'topic:content[:importance]'.",
   "action=complete_schedule: content of a schedule done (a repeating one moves to its next time) or of a dated event.",
   "action=delete: type and content. type=all erases all memory of the user: first without force to see what goes, then force=true once the user agrees.",
@@ -335,7 +335,7 @@ export class MemoryTool implements Tool {
       moments: m.moments().sort((x, y) => y.timestamp - x.timestamp).map((x) => ({ topic: x.topic, content: x.content, emotion: x.emotion, importance: x.importance })),
       goals: m.goals().filter((g) => g.status === "active").map((g) => ({ content: g.content, progress: g.progress, priority: g.priority })),
       schedules: upcoming.map((s) => ({ content: s.content, datetime: s.datetime, reminded: s.reminded ? 1 : 0, priority: s.priority, repeat: s.repeat })),
-      events: overviewEvents(m), // no time: yearly (MM-DD), dated from today on, todos
+      events: plainEvents(m), // no time: yearly (MM-DD), dated from today on, reminders without a date (todo)
       total_coins_spent: rel.total_coins_spent,
       relationship: { stage: rel.stage, style: rel.hint },
       pending: this.pending.list(), // heard, not yet confirmed: not memory
@@ -396,6 +396,19 @@ export class MemoryTool implements Tool {
       }
     return out({ keyword, count: hits.length, items: hits.slice(0, limit), archived });
   }
+}
+
+// Events without a time (issue 15): what the listener stored as a birthday or
+// anniversary (MM-DD, every year), a dated plan or reminder, or a reminder
+// with no date (todo). Past dated ones are left to the archive.
+function plainEvents(m: Memory): { date: string; content: string; type: string }[] {
+  const today = formatDate(now());
+  const next = (d: string) => (d.length === 5 ? (d >= today.slice(5) ? today.slice(0, 4) : String(Number(today.slice(0, 4)) + 1)) + "-" + d : d);
+  return m
+    .events()
+    .filter((e) => !e.schedule && !e.time && !e.completed && (e.date.length === 5 || e.eventType === "todo" || e.date >= today))
+    .sort((a, b) => (next(a.date) < next(b.date) ? -1 : next(a.date) > next(b.date) ? 1 : 0))
+    .map((e) => ({ date: e.date, content: e.content, type: e.eventType }));
 }
 
 function familyArgs(a: Record<string, unknown>) {

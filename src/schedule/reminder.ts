@@ -19,14 +19,22 @@
 // - Before the due check, repeating schedules nobody completed move on to
 //   their current occurrence (Schedules.advance), and once per local day the
 //   store is cleaned (Schedules.cleanup).
+// - Events without a time (src/schedule/allday.ts): a birthday or anniversary
+//   is reminded the day before and on the day, a dated reminder on its day,
+//   from 08:00 local; flagged `allDay` with `day` "tomorrow" or "today".
 
 import Timer from "timer";
 import { Memory } from "../memory/memory";
 import { StoreError } from "../nvs/store";
 import { now, isValid } from "../time/clock";
-import { formatDate } from "../time/local";
+import { formatDate, parseLocal } from "../time/local";
+
+function fromLocalDate(date: string): number {
+  return parseLocal(`${date} 00:00`) ?? 0;
+}
 import type { Repeat } from "../memory/types";
 import { Schedules, DEFAULT_CLEANUP_DAYS } from "./schedules";
+import { allDayDue } from "./allday";
 
 export const CHECK_INTERVAL_MS = 600000; // seed §12.2: every 10 minutes
 export const AHEAD_MINUTES = 60; // remind up to an hour ahead
@@ -47,6 +55,9 @@ export interface Reminder {
   minutes: number; // from now until it starts; negative when missed
   repeat: Repeat;
   duration: number;
+  allDay?: boolean; // an event without a time: a birthday, an anniversary, a dated reminder
+  day?: "today" | "tomorrow"; // for allDay: when it is
+  eventType?: string; // for allDay: birthday, anniversary, reminder
 }
 
 export interface ReminderSink {
@@ -120,6 +131,14 @@ export class ReminderService {
     }
     const due = s.due(at, this.aheadMinutes, this.missedMinutes);
     if (due.length && s.markReminded(due.map((d) => d.schedule)) > 0) changed = true;
+    const events = this.memory.events();
+    const all = allDayDue(events, at);
+    for (const r of all.resets) events[r.index] = { ...events[r.index], reminded: r.reminded };
+    for (const d of all.due) events[d.index] = { ...events[d.index], reminded: d.reminded };
+    if (all.resets.length || all.due.length) {
+      this.memory.setEvents(events);
+      changed = true;
+    }
     if (changed) {
       try {
         this.memory.stores.events.flush();
@@ -141,6 +160,17 @@ export class ReminderService {
         repeat: v.repeat,
         duration: v.duration,
       };
+      try {
+        this.sink.remind(r);
+      } catch (e) {
+        if (e instanceof Error && e.name === "PowerCut") throw e;
+        this.lastError = e;
+      }
+      out.push(r);
+    }
+    for (const d of all.due) {
+      const e = events[d.index];
+      const r: Reminder = { content: e.content, datetime: `${d.date} 00:00`, priority: e.priority, tier: tierOf(e.priority), missed: false, minutes: Math.round((fromLocalDate(d.date) - at) / 60000), repeat: "none", duration: 1440, allDay: true, day: d.day, eventType: e.eventType };
       try {
         this.sink.remind(r);
       } catch (e) {

@@ -20,6 +20,7 @@ import { scenarios as listen } from "./listen.scn";
 import { scenarios as listenPending } from "./listen-pending.scn";
 import { scenarios as sdkContract } from "./sdk-contract.scn";
 import { scenarios as spiffsFaults } from "./spiffs-faults.scn";
+import { scenarios as listenSpeech } from "./listen-speech.scn";
 import { scenarios as xiaozhi } from "./xiaozhi.scn";
 import { scenarios as memoryFork } from "./memory-fork.scn";
 
@@ -44,6 +45,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "listen-pending", scenarios: listenPending },
   { file: "sdk-contract", scenarios: sdkContract },
   { file: "spiffs-faults", scenarios: spiffsFaults },
+  { file: "listen-speech", scenarios: listenSpeech },
   { file: "xiaozhi", scenarios: xiaozhi },
   { file: "memory-fork", scenarios: memoryFork },
 ];

@@ -1,4 +1,4 @@
-// Listening end to end: the pending queue (heard twice, confidence 5, 20
+// Listening end to end: the pending queue (heard twice, said plainly, 20
 // items, 7 days, persisted, keys that never cut UTF-8), the conversation
 // window and its end, the end-of-conversation batch (one flush, one write per
 // store), and the memory tool's pending surface.
@@ -48,47 +48,48 @@ function countSets(fn: () => void): Record<string, number> {
 
 export const scenarios: Scenario[] = [
   {
-    name: "heard once waits; heard again in another utterance is confirmed and written at the end",
+    name: "an unsure item heard once waits; heard again in another utterance it is confirmed and written at the end",
     run() {
       const { svc, formed } = boot();
-      const h = svc.hear("user", "我喜欢恐龙");
-      deepEqual(h.map((x) => [x.type, x.content, x.outcome, x.confirmed]), [["like", "恐龙", "queued", false]]);
-      svc.hear("user", "我喜欢恐龙，我喜欢恐龙"); // twice in one utterance is one hearing
+      const h = svc.hear("user", "我好像喜欢恐龙");
+      deepEqual(h.map((x) => [x.type, x.content, x.outcome, x.confirmed, x.confidence]), [["like", "恐龙", "queued", false, 2]]);
+      svc.hear("user", "我好像喜欢恐龙，我好像喜欢恐龙"); // twice in one utterance is one hearing
       equal(svc.listener.pending.list()[0].heard, 2);
       svc.endConversation();
       deepEqual(formed, ["like=恐龙:added"]);
       deepEqual(read(svc).preferences.likes, ["恐龙"]);
       deepEqual(read(svc).pending, []);
-      svc.hear("user", "我喜欢画画");
+      svc.hear("user", "我好像喜欢画画");
       svc.endConversation();
-      deepEqual(read(svc).preferences.likes, ["恐龙"], "heard once: not memory");
+      deepEqual(read(svc).preferences.likes, ["恐龙"], "unsure and heard once: not memory");
       equal(read(svc).pending[0].content, "画画");
       svc.hear("user", "我喜欢恐龙");
       equal(svc.listener.pending.list().length, 1, "already memory: not queued again");
     },
   },
   {
-    name: "confidence 5 needs no second mention; the batch is one flush, one NVS write per store touched",
+    name: "a plain statement needs no second mention, a guess waits; the batch is one flush, one NVS write per store touched",
     run() {
       const { dev, svc, formed } = boot();
       svc.hear("assistant", "你好呀，你叫什么名字？");
       svc.hear("user", "我叫王小明，今年八岁");
       svc.hear("user", "记住哦，我喜欢蓝色");
       svc.hear("user", "提醒我明天早上八点吃药");
-      svc.hear("user", "我妈妈叫李娟"); // confidence 4: waits
+      svc.hear("user", "我妈妈叫李娟"); // confidence 4: a plain statement
+      svc.hear("user", "我好像怕打雷"); // hedged, confidence 2: waits
       const writes = dev.flash.writes;
       let written = 0;
       const sets = countSets(() => (written = svc.endConversation()));
       ok(dev.flash.writes > writes);
-      deepEqual(formed, ["name=王小明:added", "age=8:added", "like=蓝色:added", "schedule=吃药:added"]);
-      // profile, preferences, events, chat, pending: each once
-      equal(written, 5);
-      deepEqual(sets, { prof: 1, pref: 1, evt: 1, chat: 1, pend: 1 });
+      deepEqual(formed, ["name=王小明:added", "age=8:added", "like=蓝色:added", "schedule=吃药:added", "family=妈妈:李娟:added"]);
+      // profile, family, preferences, events, chat, pending: each once
+      equal(written, 6);
+      deepEqual(sets, { prof: 1, fam: 1, pref: 1, evt: 1, chat: 1, pend: 1 });
       const r = read(svc);
       deepEqual(r.profile, { name: "王小明", age: 8 });
       equal(r.schedules[0].datetime, "2026-02-06 08:00");
-      deepEqual(r.pending.map((p: { content: string }) => p.content), ["妈妈:李娟"]);
-      equal(svc.memory.chat().length, 5, "the chat log has every line");
+      deepEqual(r.pending.map((p: { content: string }) => p.content), ["打雷"]);
+      equal(svc.memory.chat().length, 6, "the chat log has every line");
     },
   },
   {
@@ -114,20 +115,20 @@ export const scenarios: Scenario[] = [
     name: "a reboot keeps the queue; items expire 7 days after they were first heard",
     run() {
       const { dev, svc } = boot();
-      svc.hear("user", "我喜欢画画");
-      svc.hear("user", "我讨厌打雷");
+      svc.hear("user", "我好像喜欢画画");
+      svc.hear("user", "我好像讨厌打雷");
       dev.clock.advance(40000); // the service's quiet-period flush
       dev.reboot();
       const again = boot(dev);
       again.svc.start();
       deepEqual(again.svc.listener.pending.list().map((p) => p.content), ["画画", "打雷"]);
       dev.clock.advance(3 * 86400000);
-      again.svc.hear("user", "我喜欢画画");
+      again.svc.hear("user", "我好像喜欢画画");
       again.svc.endConversation();
       deepEqual(read(again.svc).preferences.likes, ["画画"]);
       dev.clock.advance(EXPIRY_SECONDS * 1000);
       deepEqual(again.svc.listener.pending.list(), [], "expired");
-      again.svc.hear("user", "我讨厌打雷");
+      again.svc.hear("user", "我好像讨厌打雷");
       equal(again.svc.listener.pending.list()[0].heard, 1, "heard again after expiry: counts from 1");
     },
   },
@@ -139,7 +140,7 @@ export const scenarios: Scenario[] = [
       const q = new PendingQueue(mem, new Schedules(mem));
       const t = Math.floor(T0 / 1000);
       q.offer({ kind: "name", value: "王小明", confidence: 5 }, t); // confirmed: never evicted
-      for (let i = 0; i < 25; i++) q.offer({ kind: "like", value: "东西" + i, confidence: 4 }, t + 1 + i);
+      for (let i = 0; i < 25; i++) q.offer({ kind: "like", value: "东西" + i, confidence: 3 }, t + 1 + i);
       const list = q.list(t + 100);
       equal(list.length, 20);
       equal(list[0].content, "王小明");

@@ -1,15 +1,11 @@
-// Bundles code for the XS engine: one script (es2022, UTF-8) of top-level
-// declarations, not an IIFE: inside one function every module's top-level
-// bindings are locals of one frame on the 1024-slot XS stack, which overflowed
-// while loading once the bundle held about 700 top-level declarations (on the
-// device each module has its own scope). The entry must export nothing at run
-// time. With the
+// Bundles code for the XS engine: one flat script (es2022, UTF-8), with the
 // Moddable module names mapped to host-sim/ by tsconfig.json's `paths` (the
 // same mapping tsc and tsx use). A plugin refuses Node built-ins and
 // host-sim/node/, so nothing that could not run on the device gets in.
 // Used by the XS test lane (run.ts) and the benchmark (tools/bench.ts).
 
 import * as esbuild from "esbuild";
+import fs from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,7 +41,10 @@ export async function bundleForXs(entry: string, out: string, opts: { sourcemap?
       entryPoints: [entry],
       outfile: out,
       bundle: true,
-      format: "esm", // with nothing exported: a plain script (see above)
+      // esm, run as a plain script: the bundle's top-level bindings become global
+      // bindings on the heap. An IIFE would make them locals of one function,
+      // each a slot of the 1,024-slot XS stack (about 690 overflowed it).
+      format: "esm",
       target: "es2022",
       platform: "neutral",
       mainFields: ["module", "main"],
@@ -60,5 +59,8 @@ export async function bundleForXs(entry: string, out: string, opts: { sourcemap?
       const msgs = (e.errors ?? []).map((m) => `  ${m.location ? `${m.location.file}:${m.location.line}: ` : ""}${m.text}`);
       throw new Error(`bundling for XS failed:\n${msgs.join("\n") || String(e)}`);
     });
+  const text = fs.readFileSync(out, "utf8");
+  if (/^\s*(import|export)\b/m.test(text.replace(/^export\s*\{[^}]*\};?\s*$/m, ""))) throw new Error(`bundling for XS: ${rel(entry)} must not export or import at run time`);
+  fs.writeFileSync(out, text.replace(/^export\s*\{[^}]*\};?\s*$/m, ""));
   if (r.warnings.length) for (const w of r.warnings) process.stderr.write(`# esbuild warning: ${w.text}\n`);
 }
