@@ -171,7 +171,7 @@ describe("MCP client: the official SDK over stdio against npm start", function (
     } finally {
       await stop(r);
     }
-    assert.ok(fs.existsSync(path.join(dir, "nvs.json")), "flash is in the data folder");
+    assert.equal(fs.statSync(path.join(dir, "nvs.bin")).size, 48 * 1024, "NVS is in the data folder, byte for byte");
 
     // ---- a new process on the same data folder remembers ----
     const r2 = await start(dir);

@@ -6,7 +6,7 @@ import { workloads } from "./powercut/index";
 import { execFileSync } from "node:child_process";
 
 describe("power-cut sweep", function () {
-  this.timeout(120000);
+  this.timeout(400000); // byte-level NVS: about 3 times the cut points of the item-level model
 
   for (const w of workloads)
     it(`${w.name}: every cut point recovers with nothing acknowledged lost`, () => {

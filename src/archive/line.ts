@@ -8,7 +8,7 @@
 // was archived). The id is a CRC-32 of the record's identity: archiving the same
 // record twice gives the same id.
 
-import { encode, decode, truncate, byteLength } from "../text/utf8";
+import { encode, decode, truncate, byteLength, ascii } from "../text/utf8";
 import { crc32 } from "../nvs/crc32";
 import { formatIso } from "../time/local";
 import { now } from "../time/clock";
@@ -25,7 +25,7 @@ export const NL = 10;
 export const PREFIX = '{"timestamp":"';
 export const TS_OFFSET = 14; // PREFIX's length in bytes
 export const TS_BYTES = 19; // YYYY-MM-DDTHH:MM:SS
-const PREFIX_BYTES = encode(PREFIX);
+const PREFIX_BYTES = ascii(PREFIX); // not encode(): no native call at preload
 
 // What recall returns: the parsed line, exactly as stored.
 export interface ArchivedItem {
@@ -211,7 +211,7 @@ export function parseLine(b: Uint8Array, s: number, e: number, type: ArchiveType
 }
 
 // Where the id's 8 hex digits start in a line, or -1 (ids sit in the first 64 bytes).
-const ID_KEY = encode('"id":"');
+const ID_KEY = ascii('"id":"');
 export function idAt(b: Uint8Array, s: number, e: number): number {
   const stop = Math.min(e - 8, s + 64);
   for (let i = s + TS_OFFSET + TS_BYTES; i < stop; i++) {

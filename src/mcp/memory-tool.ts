@@ -50,36 +50,41 @@ export const DESCRIPTION = [
   "'Do you remember…' (你还记得…吗): action=search with keyword, through current memory and the archive. A past period (上个月, 去年): action=recall with type fact, moment or event and start_date/end_date, or a keyword; neither gives the latest.",
 ].join("\n");
 
-export const INPUT_SCHEMA = {
-  type: "object",
-  properties: {
-    action: { type: "string", enum: [...ACTIONS], description: "what to do, see above" },
-    type: { type: "string", enum: [...TYPES], description: "write, delete: what it is; read: only this type; recall: fact, moment or event; delete also takes all" },
-    content: { type: "string", description: "what to store, delete, complete, confirm or drop; search: words to find" },
-    relation: { type: "string", description: "family: e.g. 妈妈" },
-    name: { type: "string", description: "family: the person's or pet's name" },
-    closeness: { type: "integer", minimum: 1, maximum: 5, description: "family: how close" },
-    memory: { type: "string", description: "family: a memory shared with them" },
-    member_type: { type: "string", enum: [...MEMBER_TYPES], description: "family: kind of member" },
-    topic: { type: "string", description: "moment: what it was about" },
-    emotion: { type: "string", enum: [...EMOTIONS], description: "moment: how the user felt" },
-    intensity: { type: "integer", minimum: 0, maximum: 5, description: "moment: how strongly" },
-    importance: { type: "integer", minimum: 1, maximum: 5, description: "moment: how much it matters" },
-    category: { type: "string", description: "trait: personality, appearance, ability, other; goal: " + GOAL_CATEGORIES.join(", ") + "; event: its kind, e.g. birthday" },
-    priority: { type: "integer", minimum: 1, maximum: 5, description: "schedule or goal: 5 is the most important" },
-    frequency: { type: "string", description: "habit: daily, weekly, occasionally…" },
-    datetime: { type: "string", description: "schedule: 'YYYY-MM-DD HH:MM' local time; event: 'MM-DD' or 'YYYY-MM-DD'" },
-    repeat: { type: "string", enum: ["none", "daily", "weekly", "monthly"], description: "schedule: how it repeats" },
-    duration: { type: "integer", minimum: 1, maximum: 1440, description: "schedule: minutes, default 60" },
-    progress: { type: "integer", minimum: 0, maximum: 100, description: "goal: percent done" },
-    keyword: { type: "string", description: "search or recall: words to look for" },
-    start_date: { type: "string", description: "recall: from YYYY-MM-DD" },
-    end_date: { type: "string", description: "recall: to YYYY-MM-DD" },
-    limit: { type: "integer", minimum: 1, maximum: 50, description: "recall or search: how many, default 10" },
-    force: { type: "boolean", description: "write or confirm a schedule despite a conflict; delete type=all" },
-  },
-  required: ["action"],
-};
+// A new object at each call, never a module constant: on the device this module
+// is preloaded into flash, and XS's JSON.stringify refuses an object that lives
+// there ("read only value"): tools/list failed on the real SDK's x-cli-lin.
+export function inputSchema(): Record<string, unknown> {
+  return {
+    type: "object",
+    properties: {
+      action: { type: "string", enum: [...ACTIONS], description: "what to do, see above" },
+      type: { type: "string", enum: [...TYPES], description: "write, delete: what it is; read: only this type; recall: fact, moment or event; delete also takes all" },
+      content: { type: "string", description: "what to store, delete, complete, confirm or drop; search: words to find" },
+      relation: { type: "string", description: "family: e.g. 妈妈" },
+      name: { type: "string", description: "family: the person's or pet's name" },
+      closeness: { type: "integer", minimum: 1, maximum: 5, description: "family: how close" },
+      memory: { type: "string", description: "family: a memory shared with them" },
+      member_type: { type: "string", enum: [...MEMBER_TYPES], description: "family: kind of member" },
+      topic: { type: "string", description: "moment: what it was about" },
+      emotion: { type: "string", enum: [...EMOTIONS], description: "moment: how the user felt" },
+      intensity: { type: "integer", minimum: 0, maximum: 5, description: "moment: how strongly" },
+      importance: { type: "integer", minimum: 1, maximum: 5, description: "moment: how much it matters" },
+      category: { type: "string", description: "trait: personality, appearance, ability, other; goal: " + GOAL_CATEGORIES.join(", ") + "; event: its kind, e.g. birthday" },
+      priority: { type: "integer", minimum: 1, maximum: 5, description: "schedule or goal: 5 is the most important" },
+      frequency: { type: "string", description: "habit: daily, weekly, occasionally…" },
+      datetime: { type: "string", description: "schedule: 'YYYY-MM-DD HH:MM' local time; event: 'MM-DD' or 'YYYY-MM-DD'" },
+      repeat: { type: "string", enum: ["none", "daily", "weekly", "monthly"], description: "schedule: how it repeats" },
+      duration: { type: "integer", minimum: 1, maximum: 1440, description: "schedule: minutes, default 60" },
+      progress: { type: "integer", minimum: 0, maximum: 100, description: "goal: percent done" },
+      keyword: { type: "string", description: "search or recall: words to look for" },
+      start_date: { type: "string", description: "recall: from YYYY-MM-DD" },
+      end_date: { type: "string", description: "recall: to YYYY-MM-DD" },
+      limit: { type: "integer", minimum: 1, maximum: 50, description: "recall or search: how many, default 10" },
+      force: { type: "boolean", description: "write or confirm a schedule despite a conflict; delete type=all" },
+    },
+    required: ["action"],
+  };
+}
 
 const RESULT: Record<string, string> = { ADDED: "added", UPDATED: "updated", DELETED: "deleted", NOOP: "no_change" };
 
@@ -96,7 +101,9 @@ function date(v: unknown, what: string): string | undefined {
 export class MemoryTool implements Tool {
   readonly name = "memory";
   readonly description = DESCRIPTION;
-  readonly inputSchema = INPUT_SCHEMA;
+  get inputSchema(): Record<string, unknown> {
+    return inputSchema();
+  }
   // after a call that changed memory: make it durable before the reply goes out
   onChange: (() => void) | undefined;
 

@@ -1,8 +1,6 @@
 // CRC-32 (IEEE 802.3, reflected, poly 0xEDB88320, init and xorout 0xFFFFFFFF),
 // the same as zlib's crc32, so a dump can be checked with any standard tool.
 
-let table: Uint32Array | undefined;
-
 function makeTable(): Uint32Array {
   const t = new Uint32Array(256);
   for (let n = 0; n < 256; n++) {
@@ -13,8 +11,12 @@ function makeTable(): Uint32Array {
   return t;
 }
 
+// Made at load: when the module is preloaded (manifest.json) the table is built
+// at build time and lives in flash, not in the device's RAM.
+const TABLE = makeTable();
+
 export function crc32(bytes: Uint8Array, start = 0, end = bytes.length, seed = 0): number {
-  const t = table ?? (table = makeTable());
+  const t = TABLE;
   let c = ~seed >>> 0;
   for (let i = start; i < end; i++) c = t[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
   return ~c >>> 0;

@@ -4,15 +4,26 @@
 import TextEncoder from "text/encoder";
 import TextDecoder from "text/decoder";
 
+// Module top levels run at build time when preloaded (manifest.json), where no
+// native function may be called: TextEncoder's constructor is plain JS (the
+// instance then lives in flash), TextDecoder's is native, so the decoder is
+// made at first use. Constants that need bytes at load time use ascii().
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+let decoder: InstanceType<typeof TextDecoder> | undefined;
+
+// The bytes of an ASCII string, in plain JS (safe in a preloaded module's top level).
+export function ascii(s: string): Uint8Array {
+  const b = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) b[i] = s.charCodeAt(i) & 0x7f;
+  return b;
+}
 
 export function encode(s: string): Uint8Array {
   return encoder.encode(s);
 }
 
 export function decode(bytes: Uint8Array): string {
-  return decoder.decode(bytes);
+  return (decoder ??= new TextDecoder()).decode(bytes);
 }
 
 export function byteLength(s: string): number {
@@ -32,7 +43,7 @@ export function boundary(bytes: Uint8Array, max: number): number {
 export function truncate(s: string, max: number): string {
   const b = encoder.encode(s);
   if (b.length <= max) return s;
-  return decoder.decode(b.subarray(0, boundary(b, max)));
+  return (decoder ??= new TextDecoder()).decode(b.subarray(0, boundary(b, max)));
 }
 
 // Whether bytes are well-formed UTF-8 (no overlongs, surrogates or values past U+10FFFF).

@@ -2,6 +2,7 @@
 import type { Scenario } from "./types";
 import { scenarios as preference } from "./preference.scn";
 import { scenarios as nvsSpace } from "./nvs-space.scn";
+import { scenarios as nvsFormat } from "./nvs-format.scn";
 import { scenarios as file } from "./file.scn";
 import { scenarios as timer } from "./timer.scn";
 import { scenarios as store } from "./store.scn";
@@ -21,12 +22,14 @@ import { scenarios as listenPending } from "./listen-pending.scn";
 import { scenarios as sdkContract } from "./sdk-contract.scn";
 import { scenarios as spiffsFaults } from "./spiffs-faults.scn";
 import { scenarios as listenSpeech } from "./listen-speech.scn";
+import { scenarios as preload } from "./preload.scn";
 import { scenarios as xiaozhi } from "./xiaozhi.scn";
 import { scenarios as memoryFork } from "./memory-fork.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
   { file: "nvs-space", scenarios: nvsSpace },
+  { file: "nvs-format", scenarios: nvsFormat },
   { file: "file", scenarios: file },
   { file: "timer", scenarios: timer },
   { file: "store", scenarios: store },
@@ -46,6 +49,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "sdk-contract", scenarios: sdkContract },
   { file: "spiffs-faults", scenarios: spiffsFaults },
   { file: "listen-speech", scenarios: listenSpeech },
+  { file: "preload", scenarios: preload },
   { file: "xiaozhi", scenarios: xiaozhi },
   { file: "memory-fork", scenarios: memoryFork },
 ];

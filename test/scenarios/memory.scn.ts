@@ -226,15 +226,15 @@ export const scenarios: Scenario[] = [
       mem.setProfile("name", "A");
       mem.addFact("f");
       mem.addPreference("like", "x");
-      const w0 = dev.flash.writes;
+      const w0 = dev.nvs.itemOps;
       equal(mem.flush(), 3);
       deepEqual(Preference.keys(DOMAIN).sort(), ["fact.a0", "pref.a0", "prof.a0"]);
       // a blob is two NVS items (data chunk, index); the namespace entry once
-      equal(dev.flash.writes - w0, 3 * 2 + 1, "three blobs and the namespace entry");
+      equal(dev.nvs.itemOps - w0, 3 * 2 + 1, "three blobs and the namespace entry");
       mem.addFact("g");
-      const w1 = dev.flash.writes;
+      const w1 = dev.nvs.itemOps;
       equal(mem.flush(), 1);
-      equal(dev.flash.writes - w1, 2 + 2, "the new copy (2 items), then the delete of the old one (2 items)");
+      equal(dev.nvs.itemOps - w1, 2 + 2, "the new copy (2 items), then the delete of the old one (2 items)");
       deepEqual(Preference.keys(DOMAIN).sort(), ["fact.b0", "pref.a0", "prof.a0"]);
     },
   },

@@ -151,8 +151,9 @@ export const scenarios: Scenario[] = [
       ok(SimDevice.survive(() => Preference.set(D, "k", "new")));
       dev.reboot();
       equal(Preference.get(D, "k"), "old");
-      dev.cutAfter(3);
-      ok(!SimDevice.survive(() => Preference.set(D, "k", "new")), "two writes, the third is not reached");
+      // the erase (1 bitmap word), then the string (entry, bitmap, data entry, bitmap)
+      dev.cutAfter(1 + 4 + 1);
+      ok(!SimDevice.survive(() => Preference.set(D, "k", "new")), "five flash writes, the sixth is not reached");
       dev.flash.disarm();
       dev.reboot();
       equal(Preference.get(D, "k"), "new");

@@ -46,7 +46,7 @@ export function deviceStackSlots(): number {
 }
 
 // xsnap-worker.c creates its machine with a 4096-slot stack; use the device's.
-function patchWorker(text: string, slots: number): string {
+export function patchWorker(text: string, slots: number): string {
   const re = /^([ \t]*)4096,([ \t]*\/\* stackCount \*\/)/m;
   if (!re.test(text)) throw new Error("xsnap-worker.c: expected a 4096 stackCount; the xsnap sources changed");
   return text.replace(re, `$1${slots},$2`);
@@ -63,14 +63,14 @@ export function cacheRoot(): string {
   return path.join(repoRoot, "node_modules", ".cache", "petmem-xsnap");
 }
 
-function platformDir(): string {
+export function platformDir(): string {
   if (process.platform === "linux") return "lin";
   if (process.platform === "darwin") return "mac";
   throw new Error(`the XS test lane supports Linux and macOS, not ${process.platform}`);
 }
 
 // Remove `-D<name>=1 \` lines from the makefile; fail if any is not there.
-function patchMakefile(text: string): string {
+export function patchMakefile(text: string): string {
   let out = text;
   for (const name of REMOVED_DEFINES) {
     const re = new RegExp(`^[ \\t]*-D${name}=1[ \\t]*\\\\\\n`, "m");
@@ -80,7 +80,7 @@ function patchMakefile(text: string): string {
   return out;
 }
 
-function patchPlatformHeader(text: string): string {
+export function patchPlatformHeader(text: string): string {
   let out = text;
   for (const name of REMOVED_PLATFORM_DEFINES) {
     const re = new RegExp(`^#define ${name} 1[ \\t]*$`, "m");

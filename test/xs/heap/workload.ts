@@ -1,0 +1,174 @@
+// The heap lane's workload (`npm run heap`, tools/heap.ts), run inside the
+// heap-measuring XS worker (test/xs/heap-worker.ts).
+//
+// Preload is emulated: the whole bundle (every src module but main, the
+// shims, this file) is loaded before anything is measured; what that costs is
+// reported apart ("preloaded_*", flash on the device). Then, with a collection
+// every `period` allocations so that XS's own counters track the live set:
+//   boot       what src/main.ts does at boot (repeated here: main boots at its
+//              top level and cannot be imported without running)
+//   mcp        100 MCP messages through service.handle(): initialize,
+//              tools/list, writes of every type (facts and moments past their
+//              caps, so the archiver moves records to the archive), schedules,
+//              reads, recalls, searches, a delete, a completion
+//   listen     two conversations through service.hear() (the extractor, the
+//              pending queue, the end-of-conversation batch)
+//   archive    600 facts appended to the archive in batches of 5, recalls over
+//              it, then a compaction to half its size
+//   reminders  26 hours of virtual time: the 10-minute reminder checks
+//              deliver the schedules, the quiet-period flush, the early-morning
+//              maintenance (daily archiving, weekly event moves)
+//   stop       service.stop() (the final flush)
+// Each phase starts after a collection with its peaks reset; its peak is the
+// most in use at once during the phase, and what stays after it, above the
+// preloaded baseline.
+
+import { setTimeSource } from "../../../src/time/clock";
+import { fromLocal } from "../../../src/time/local";
+import { Service } from "../../../src/app/service";
+import { Archive } from "../../../src/archive/archive";
+import { Archiver } from "../../../src/archive/archiver";
+import { startMaintenance } from "../../../src/archive/maintenance";
+import { call } from "./bridge";
+import { mcpMessages, conversation } from "./messages";
+import { advance, setNow, now } from "./timer";
+
+declare function heapStats(out: ArrayBuffer, op?: number, arg?: number): void;
+declare function gc(): void;
+
+(globalThis as unknown as { trace: (s: string) => void }).trace = () => {};
+
+const S = new ArrayBuffer(32);
+const v = new Int32Array(S);
+
+interface Use {
+  slots: number;
+  chunk_bytes: number;
+}
+interface PhaseResult {
+  peak_slots: number;
+  peak_chunk_bytes: number;
+  stack_peak: number;
+  after_slots: number;
+  after_chunk_bytes: number;
+}
+
+const T0 = fromLocal(2026, 2, 5, 9, 0); // Thursday, 09:00 local
+
+function main(opts: { period: number }): void {
+  setNow(T0);
+  setTimeSource(now);
+  const messages = mcpMessages(); // built before measuring: the link hands them over
+  const lines = conversation();
+  let sink = 0;
+  gc();
+  heapStats(S, 1);
+  const base: Use = { slots: v[0], chunk_bytes: v[2] };
+  heapStats(S, 2, opts.period);
+  const phases: Record<string, PhaseResult> = {};
+  const phase = (name: string, fn: () => void) => {
+    gc();
+    heapStats(S, 1);
+    fn();
+    heapStats(S, 0);
+    const r = { peak_slots: v[1] - base.slots, peak_chunk_bytes: v[3] - base.chunk_bytes, stack_peak: v[4], after_slots: 0, after_chunk_bytes: 0 };
+    gc();
+    heapStats(S, 0);
+    r.after_slots = v[0] - base.slots;
+    r.after_chunk_bytes = v[2] - base.chunk_bytes;
+    phases[name] = r;
+  };
+
+  let service: Service | undefined;
+  let archive: Archive | undefined;
+  let replies = 0, errors = 0;
+  phase("boot", () => {
+    // src/main.ts, step by step
+    archive = new Archive();
+    archive.check();
+    service = new Service({ archive, sink: { remind: () => void sink++ } });
+    const archiver = new Archiver(service.memory, archive);
+    archiver.resolveAtBoot();
+    archiver.attach();
+    const a = archive;
+    service.schedules.onEvict = (e) => void a.append("event", [e]);
+    startMaintenance(archiver);
+    service.start();
+  });
+  phase("mcp", () => {
+    for (const m of messages) {
+      const r = service!.handle(m);
+      if (r !== undefined) {
+        replies++;
+        if (r.includes('"error"') || r.includes('"isError":true')) errors++;
+      }
+    }
+  });
+  let heard = 0;
+  phase("listen", () => {
+    for (const [role, text] of lines) {
+      if (role === "") service!.endConversation();
+      else {
+        service!.hear(role, text);
+        heard++;
+      }
+      advance(5000);
+    }
+  });
+  let compacted = 0;
+  phase("archive", () => {
+    const a = archive!;
+    let ts = Math.floor(T0 / 1000) - 400 * 86400;
+    const batch: { timestamp: number; content: string }[] = [];
+    for (let n = 0; n < 600; n++) {
+      batch.push({ timestamp: (ts += 3600), content: `第${n}条：主人每天做的事，一条用来填满归档的比较长的记录` });
+      if (batch.length === 5) {
+        if (a.append("fact", batch).compacted) compacted++;
+        batch.length = 0;
+      }
+    }
+    a.recallByKeyword("fact", "填满", 20);
+    a.recallByTimeRange("fact", "2025-03-01", "2025-06-30", 20);
+    a.recallRecent("fact", 10);
+    const before = a.footprint();
+    a.compact(Math.floor(before / 2));
+    if (a.footprint() < before) compacted++;
+  });
+  phase("reminders", () => {
+    advance(26 * 3600 * 1000);
+  });
+  phase("stop", () => {
+    service!.stop();
+  });
+
+  let peak_slots = 0, peak_chunk_bytes = 0, stack_peak = 0;
+  for (const p of Object.values(phases)) {
+    peak_slots = Math.max(peak_slots, p.peak_slots);
+    peak_chunk_bytes = Math.max(peak_chunk_bytes, p.peak_chunk_bytes);
+    stack_peak = Math.max(stack_peak, p.stack_peak);
+  }
+  heapStats(S, 0);
+  call([
+    "result",
+    {
+      boot_slots: phases.boot.after_slots,
+      boot_chunk_bytes: phases.boot.after_chunk_bytes,
+      peak_slots,
+      peak_chunk_bytes,
+      stack_peak,
+      phases,
+      workload: {
+        messages: messages.length,
+        replies,
+        error_replies: errors,
+        reminders: sink,
+        heard,
+        archive: archive!.counts(),
+        compactions: compacted,
+        collections: v[5],
+      },
+    },
+  ]);
+}
+
+(globalThis as unknown as { __heap: unknown }).__heap = { main };
