@@ -1,13 +1,16 @@
 // The device service: boots the whole memory and exposes it over MCP.
 // One instance per boot; everything it holds is rebuilt from flash by the next.
 //
-// Flush policy: a tool call that changed memory is flushed before its reply
-// leaves, so what the AI was told is stored is on flash. Everything else that
-// changes in RAM (reminder marks, the chat log, the pending queue) is flushed
-// after a quiet period and at the end of a conversation.
+// Flush policy (write only what changed): a tool call writes the stores it
+// touched, and only those, before its reply leaves, so what the AI was told is
+// stored is on flash (src/mcp/memory-tool.ts). Reminder marks are written
+// before the reminder goes out (src/schedule/reminder.ts). The pending queue
+// and whatever else changed by itself is written after a quiet period; the
+// chat log only at the end of a conversation, once.
 
 import Timer from "timer";
-import { Memory } from "../memory/memory";
+import { Memory, type BootReport } from "../memory/memory";
+import { SPECS, type StoreName } from "../memory/types";
 import { Schedules } from "../schedule/schedules";
 import { ReminderService, type ReminderSink } from "../schedule/reminder";
 import { McpServer } from "../mcp/server";
@@ -17,6 +20,8 @@ import type { Role } from "../memory/types";
 
 export const VERSION = "0.1.0";
 export const QUIET_MS = 30000;
+// what the quiet-period flush writes: everything but the chat log
+export const QUIET_STORES = (Object.keys(SPECS) as StoreName[]).filter((n) => n !== "chat");
 
 // How messages reach the server and replies leave it. On the device, the
 // companion's link to its server (WebSocket or MQTT) carries the xiaozhi
@@ -43,14 +48,15 @@ export class Service {
   private quiet: ReturnType<typeof Timer.set> | undefined;
   private readonly quietMs: number;
   flushErrors = 0;
+  readonly boot: BootReport;
 
   constructor(opts: ServiceOptions = {}) {
     this.quietMs = opts.quietMs ?? QUIET_MS;
+    this.boot = this.bootMemory();
     this.tool = new MemoryTool(this.memory, this.schedules, opts.archive);
-    this.tool.onChange = () => this.flush();
     this.server.addTool(this.tool);
     this.server.onActivity = () => this.touch();
-    this.listener = new Listener(this.memory, this.schedules, { ...opts.listen, flush: () => this.flush() });
+    this.listener = new Listener(this.memory, this.schedules, { ...opts.listen, flush: () => this.flush(true) });
     this.reminders = new ReminderService(this.memory, opts.sink ?? { remind: (r) => trace(JSON.stringify({ reminder: r }) + "\n") });
   }
 
@@ -79,11 +85,37 @@ export class Service {
     });
   }
 
-  // Flushes whatever changed. A failure (NVS refused a write) is traced and
-  // counted; the stores stay dirty and the next flush tries again.
-  flush(): number {
+  // Reads every store, repairs what it can, counts the boot (Memory.boot).
+  // Nothing on flash stops the device: an unexpected error is reported and
+  // the memory is served as far as it loaded.
+  private bootMemory(): BootReport {
     try {
-      return this.memory.flush();
+      return this.memory.boot();
+    } catch (e) {
+      if (e instanceof Error && e.name === "PowerCut") throw e;
+      const msg = e instanceof Error ? e.message : String(e);
+      return { boot: 0, repaired: [], setAside: [{ store: "nvs", key: "boot", problem: "unreadable" }], lost: [], failed: [msg] };
+    }
+  }
+
+  // One line for the boot trace: what was repaired, set aside or lost.
+  bootLine(): string {
+    const b = this.boot;
+    const parts = [`boot ${b.boot}`];
+    if (!b.repaired.length && !b.setAside.length && !b.lost.length && !b.failed.length) parts.push("nvs ok");
+    if (b.repaired.length) parts.push(`repaired ${b.repaired.join(", ")}`);
+    if (b.setAside.length) parts.push(`set aside ${b.setAside.map((e) => `${e.key} (${e.problem})`).join(", ")}`);
+    if (b.lost.length) parts.push(`LOST ${b.lost.join(", ")}`);
+    if (b.failed.length) parts.push(`repair failed ${b.failed.join(", ")}`);
+    return parts.join("; ");
+  }
+
+  // Flushes whatever changed, the chat log only with `chat` (the end of a
+  // conversation). A failure (NVS refused a write) is traced and counted; the
+  // stores stay dirty and the next flush tries again.
+  flush(chat = false): number {
+    try {
+      return this.memory.flush(chat ? undefined : QUIET_STORES);
     } catch (e) {
       if (e instanceof Error && e.name === "PowerCut") throw e;
       this.flushErrors++;
@@ -112,6 +144,6 @@ export class Service {
     this.listener.stop();
     if (this.quiet !== undefined) Timer.clear(this.quiet);
     this.quiet = undefined;
-    this.flush();
+    this.flush(true);
   }
 }

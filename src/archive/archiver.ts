@@ -12,6 +12,7 @@
 // it already holds, so a move repeated after a cut never archives it twice.
 
 import { Memory } from "../memory/memory";
+import { StoreError } from "../nvs/store";
 import type { Event } from "../memory/types";
 import { formatDate, toLocal } from "../time/local";
 import { VALID_AFTER_MS, now } from "../time/clock";
@@ -46,6 +47,18 @@ const ROLLING = [
   ["facts", "fact"],
   ["moments", "moment"],
 ] as const;
+
+// A flush NVS refuses at boot (full) must not stop the boot: the records are
+// in the archive already, the store stays dirty and is written later; until
+// then flash still holds them, and the next boot resolves them again.
+function flushAtBoot(m: Memory, store: "facts" | "moments" | "events"): void {
+  try {
+    m.stores[store].flush();
+  } catch (e) {
+    if (!(e instanceof StoreError)) throw e;
+    m.health.writeFailed(store, e.message);
+  }
+}
 
 const sameEvent = (a: Event, b: Event) => a.date === b.date && a.time === b.time && a.content === b.content;
 
@@ -82,7 +95,7 @@ export class Archiver {
       const both = recs.filter((_x, i) => inArchive[i]);
       if (both.length) {
         r[type] = m.evict(store, both);
-        m.stores[store].flush();
+        flushAtBoot(m, store);
       }
     }
     const events = m.events();
@@ -92,7 +105,7 @@ export class Archiver {
         const keep = events.filter((_e, i) => !inArchive[i]);
         r.event = events.length - keep.length;
         m.setEvents(keep);
-        m.stores.events.flush();
+        flushAtBoot(m, "events");
       }
     }
     return r;

@@ -3,17 +3,19 @@
 // archive and searches everything. Every argument is checked before anything
 // changes; a rejected call changes nothing.
 
-import { Memory, MemoryError, text, int, oneOf, PROFILE_FIELDS, type ProfileField, type Result } from "../memory/memory";
-import { EMOTIONS, GOAL_CATEGORIES, MEMBER_TYPES } from "../memory/types";
+import { Memory, MemoryError, text, int, oneOf, PROFILE_FIELDS, type ProfileField, type Result, type Commit } from "../memory/memory";
+import { EMOTIONS, GOAL_CATEGORIES, MEMBER_TYPES, type StoreName } from "../memory/types";
+import { blobEntries, NVS_ENTRY_BYTES, NVS_USABLE_BYTES } from "../nvs/budget";
+import { DOMAINS } from "../nvs/store";
 import { Schedules, type ScheduleView } from "../schedule/schedules";
 import { byteLength } from "../text/utf8";
-import { parseLocal, formatDate } from "../time/local";
+import { parseLocal, formatDate, formatDateTime } from "../time/local";
 import { now } from "../time/clock";
 import { ToolError, quote, type Tool } from "./server";
 import { PendingQueue } from "../listen/pending";
 import { coerce, expand, readType, byPriority, writeEvent, writeGoal, deleteEvent, completeEvent, eraseAll, whatAllIs, READ_TYPES } from "./fork";
 
-export const ACTIONS = ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop"] as const;
+export const ACTIONS = ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop", "status"] as const;
 export const TYPES = ["name", "age", "gender", "location", "birthday", "like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "event", "schedule"] as const;
 export const RECALL_TYPES = ["fact", "moment", "event"] as const;
 export type RecallType = (typeof RECALL_TYPES)[number];
@@ -32,6 +34,8 @@ export interface RecallQuery {
 export interface ArchiveAccess {
   recall(type: RecallType, q: RecallQuery): object[];
   count(type: RecallType): number;
+  footprint?(): number; // bytes of every archive file (status)
+  readonly budget?: number; // bytes the archive may use (status)
 }
 
 const ARGS = [
@@ -41,13 +45,14 @@ const ARGS = [
 ];
 
 export const DESCRIPTION = [
-  "Long-term memory of the user, kept on this device. Replies are JSON; a reply starting 'error:' says what to fix and what to send instead.",
-  "Call action=read at the start of every conversation: it gives profile, likes, dislikes, family, facts, traits, habits, moments, goals, events without a time (birthdays every year, dated plans, todos), the top 8 schedules (by priority, then time), relationship stage and the style to speak in, and pending (heard, not yet stored). With type: everything of that type in detail.",
-  "action=write: store what the user tells you, at once (no need to hear it twice). schedule: datetime 'YYYY-MM-DD HH:MM', repeat, priority, duration; a conflict is refused with free times unless force=true. event (birthday, anniversary): datetime 'MM-DD' every year or 'YYYY-MM-DD' once, category = its kind. goal: progress 0-100, 100 completes it. Short forms in content: family 'relation:name[:memory]', trait 'category:content', habit 'content:frequency', event 'MM-DD:kind:content', goal 'content:priority', moment 'topic:content[:importance]'.",
+  "Long-term memory of the user, on this device. A reply 'error: …' says what to fix and what to send instead; 'error: not saved': nothing was stored, tell the user and try again later.",
+  "Call action=read at the start of every conversation: it gives profile, likes, dislikes, family, facts, traits, habits, moments, goals, events without a time (birthdays every year, dated plans, todos), the top 8 schedules (by priority, then time), relationship stage and style to speak in, pending (heard, not yet stored). With type: all of that type in detail.",
+  "action=write: store what the user tells you, at once (no need to say it twice). schedule: datetime 'YYYY-MM-DD HH:MM', repeat, priority, duration; a conflict is refused with free times unless force=true. event (birthday, anniversary): datetime 'MM-DD' every year or 'YYYY-MM-DD' once, category = its kind. goal: progress 0-100, 100 completes it. Short forms in content: family 'relation:name[:memory]', trait 'category:content', habit 'content:frequency', event 'MM-DD:kind:content', goal 'content:priority', moment 'topic:content[:importance]'.",
   "action=complete_schedule: content of a schedule done (a repeating one moves to its next time) or of a dated event.",
   "action=delete: type and content. type=all erases all memory of the user: first without force to see what goes, then force=true once the user agrees.",
   "The device also hears the conversation: what the user says twice or clearly is stored at its end. action=pending lists it; confirm or drop settles an item (content, type if several match); your own write settles it too.",
   "'Do you remember…' (你还记得…吗): action=search with keyword, through current memory and the archive. A past period (上个月, 去年): action=recall with type fact, moment or event and start_date/end_date, or a keyword; neither gives the latest.",
+  "action=status: storage use, records per type, boots, the last repair. If read has a `notice`, tell the owner what it says.",
 ].join("\n");
 
 // A new object at each call, never a module constant: on the device this module
@@ -104,7 +109,8 @@ export class MemoryTool implements Tool {
   get inputSchema(): Record<string, unknown> {
     return inputSchema();
   }
-  // after a call that changed memory: make it durable before the reply goes out
+  // after a call that changed memory, when other stores are still dirty (the
+  // service schedules its quiet-period flush)
   onChange: (() => void) | undefined;
 
   readonly pending: PendingQueue;
@@ -125,21 +131,23 @@ export class MemoryTool implements Tool {
     try {
       switch (action) {
         case "read":
-          return args.type === undefined || args.type === "" ? this.read() : out(readType(this.memory, this.schedules, oneOf(args.type, "type", READ_TYPES)));
+          return args.type === undefined || args.type === "" ? this.changing(() => this.read(), true) : out(readType(this.memory, this.schedules, oneOf(args.type, "type", READ_TYPES)));
         case "write":
-          return this.changed(this.write(args));
+          return this.changing(() => this.write(args));
         case "delete":
-          return this.changed(this.delete(args));
+          return this.changing(() => this.delete(args));
         case "complete_schedule":
-          return this.changed(this.complete(args));
+          return this.changing(() => this.complete(args));
         case "recall":
           return this.recall(args);
         case "pending":
           return out({ count: this.pending.list().length, items: this.pending.list() });
         case "confirm":
-          return this.changed(this.confirm(args));
+          return this.changing(() => this.confirm(args));
         case "drop":
-          return this.changed(this.drop(args));
+          return this.changing(() => this.drop(args));
+        case "status":
+          return this.status();
         default:
           return this.search(args);
       }
@@ -149,10 +157,29 @@ export class MemoryTool implements Tool {
     }
   }
 
-  private changed(reply: string): string {
+  // Runs a call that may change memory, then writes the stores it touched
+  // (and only those) before the reply goes out. A call that throws changes
+  // nothing. A store whose new table reaches no copy on flash is rolled back
+  // with the rest of the call, and the reply says it was not saved; only the
+  // pending queue's bookkeeping may fail quietly (writing an item again is a
+  // NOOP). `quiet`: the call is a read, whose only change is bookkeeping.
+  private changing(fn: () => string, quiet = false): string {
+    const mark = this.memory.mark();
+    let reply: string;
+    try {
+      reply = fn();
+    } catch (e) {
+      this.memory.rollback(mark);
+      throw e;
+    }
+    const c: Commit = this.memory.commit(mark);
+    this.lastCommit = c;
+    if (!quiet && c.unsaved.some((n) => n !== "pending")) throw new ToolError(`not saved: ${c.error}; nothing changed, memory is as before`);
     if (this.memory.dirty) this.onChange?.();
     return reply;
   }
+
+  lastCommit: Commit | undefined;
 
   private type(args: Record<string, unknown>): Type {
     return oneOf<Type>(args.type, "type", TYPES);
@@ -261,7 +288,7 @@ export class MemoryTool implements Tool {
     const type = this.type(a);
     if (type === "event") return out({ result: deleteEvent(this.memory, a.content) ? "deleted" : "not_found", type });
     let r: Result;
-    if ((PROFILE_FIELDS as readonly string[]).includes(type)) r = this.memory.clearProfile(type as ProfileField);
+    if ((PROFILE_FIELDS as readonly string[]).includes(type)) r = this.memory.clearProfile(type as ProfileField, a.content);
     else
       switch (type) {
         case "like":
@@ -347,6 +374,12 @@ export class MemoryTool implements Tool {
       relationship: { stage: rel.stage, style: rel.hint },
       pending: this.pending.list(), // heard, not yet confirmed: not memory
     };
+    // damage lost memories since the last read said so: one sentence, once
+    const loss = m.untoldLoss();
+    if (loss)
+      doc.notice = loss.stores.length
+        ? `Some memories (${loss.stores.join(", ")}) were damaged on this device's flash and are lost; please tell the owner.`
+        : "Some memories were damaged on this device's flash and are lost; please tell the owner.";
     // keep within budget: the oldest facts and moments go first, then traits and habits
     let text = out(doc);
     const trim: string[] = ["pending", "facts", "moments", "habits", "traits", "events"];
@@ -359,6 +392,40 @@ export class MemoryTool implements Tool {
       }
     }
     return text;
+  }
+
+  // ---- status ----------------------------------------------------------------------------
+
+  private status(): string {
+    const m = this.memory;
+    const u = m.usage();
+    let entries = DOMAINS.length; // one namespace entry each
+    const records: Record<string, number> = {};
+    for (const name of Object.keys(u.records) as StoreName[]) {
+      for (const b of u.blobBytes[name]) entries += blobEntries(b) * u.copies[name];
+      if (name !== "health") records[name] = u.records[name];
+    }
+    const used = entries * NVS_ENTRY_BYTES;
+    const h = m.healthRecord();
+    const b = m.bootReport;
+    const doc: Record<string, unknown> = {
+      nvs: { used_bytes: used, usable_bytes: NVS_USABLE_BYTES, percent: pct(used, NVS_USABLE_BYTES) },
+      archive: "not available",
+      records,
+      boots: h.boots,
+      last_repair: h.lastProblem === "none" ? "none" : { store: h.lastStore, problem: h.lastProblem, at: formatDateTime((h.lastSeen as number) * 1000) },
+      this_boot: b ? { repaired: b.repaired, set_aside: b.setAside.map((e) => `${e.key} (${e.problem})`), lost: b.lost } : "not booted",
+      write_errors: m.health.writeErrors,
+    };
+    if (m.health.lastWriteError) doc.last_write_error = m.health.lastWriteError;
+    const a = this.archive;
+    if (a) {
+      const rec: Record<string, number> = {};
+      for (const t of RECALL_TYPES) rec[t] = a.count(t);
+      const bytes = a.footprint ? a.footprint() : undefined;
+      doc.archive = bytes !== undefined && a.budget ? { used_bytes: bytes, budget_bytes: a.budget, percent: pct(bytes, a.budget), records: rec } : { records: rec };
+    }
+    return out(doc);
   }
 
   // ---- recall and search -----------------------------------------------------------------------
@@ -416,6 +483,10 @@ function plainEvents(m: Memory): { date: string; content: string; type: string }
     .filter((e) => !e.schedule && !e.time && !e.completed && (e.date.length === 5 || e.eventType === "todo" || e.date >= today))
     .sort((a, b) => (next(a.date) < next(b.date) ? -1 : next(a.date) > next(b.date) ? 1 : 0))
     .map((e) => ({ date: e.date, content: e.content, type: e.eventType }));
+}
+
+function pct(n: number, of: number): number {
+  return Math.round((n / of) * 1000) / 10;
 }
 
 function familyArgs(a: Record<string, unknown>) {

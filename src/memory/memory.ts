@@ -4,10 +4,11 @@
 // Bad input throws a MemoryError and changes nothing.
 
 import Preference from "preference";
-import { Store, StoreError, DOMAIN } from "../nvs/store";
-import { Health } from "../nvs/health";
+import { Store, StoreError, type StoreMark } from "../nvs/store";
+import { Health, type HealthEvent } from "../nvs/health";
+import { FileMirror, type Mirror } from "../nvs/mirror";
 import { now } from "../time/clock";
-import { truncate } from "../text/utf8";
+import { byteLength, truncate } from "../text/utf8";
 import {
   SPECS,
   CHAT_TEXT_BYTES,
@@ -45,7 +46,7 @@ export interface Result {
   dropped?: string; // what a full store let go to make room
 }
 
-export type ErrorCode = "invalid" | "full" | "not_found" | "ambiguous";
+export type ErrorCode = "invalid" | "too_long" | "full" | "not_found" | "ambiguous" | "mismatch";
 
 export class MemoryError extends Error {
   constructor(readonly code: ErrorCode, message: string) {
@@ -93,9 +94,10 @@ export function seconds(): number {
   return Math.floor(now() / 1000);
 }
 
-// A text argument: a string, trimmed, not empty, no control characters, cut to
-// `bytes` at a character boundary.
-export function text(v: unknown, what: string, bytes: number, optional = false): string {
+// A text argument: a string, trimmed, not empty, no control characters, at
+// most `bytes` of UTF-8: a longer one is refused with the limit (`cut`: cut at
+// a character boundary instead, for text nobody typed, like the chat log).
+export function text(v: unknown, what: string, bytes: number, optional = false, cut = false): string {
   if (v === undefined || v === null || v === "") {
     if (optional) return "";
     throw new MemoryError("invalid", `${what} is required`);
@@ -112,7 +114,15 @@ export function text(v: unknown, what: string, bytes: number, optional = false):
       i++;
     }
   }
-  return truncate(s, bytes);
+  if (cut) return truncate(s, bytes);
+  const n = byteLength(s);
+  if (n > bytes) throw new MemoryError("too_long", tooLong(what, n, bytes));
+  return s;
+}
+
+// "fact is too long (150 bytes): at most 128 bytes, about 42 Chinese characters"
+export function tooLong(what: string, n: number, bytes: number): string {
+  return `${what} is too long (${n} bytes): at most ${bytes} bytes, about ${Math.floor(bytes / 3)} Chinese characters or ${bytes} letters`;
 }
 
 export function int(v: unknown, what: string, min: number, max: number, dflt?: number): number {
@@ -133,38 +143,103 @@ export function oneOf<T extends string>(v: unknown, what: string, values: readon
   return v as T;
 }
 
+// The stores a tool call changed, flushed by commit(): which reached flash.
+export interface Commit {
+  saved: StoreName[];
+  unsaved: StoreName[]; // rolled back to before the call: flash and RAM hold the old table
+  degraded: StoreName[]; // saved in one copy only; the next flush writes the other
+  error?: string;
+}
+
+export interface BootReport {
+  boot: number; // boot count, from the health record
+  repaired: StoreName[]; // stores whose missing, damaged, older or old-format copy was written again
+  setAside: HealthEvent[]; // damaged copies (not the traces of a cut flush)
+  lost: string[]; // stores whose every copy was damaged: they start empty
+  failed: string[]; // repairs NVS refused (tried again at the next flush)
+}
+
+export type MemoryMark = Record<string, StoreMark>;
+
+const NAMES = Object.keys(SPECS) as StoreName[];
+
 export class Memory {
   readonly health = new Health();
   readonly stores: StoreMap;
   overflow: OverflowHook | undefined;
-  private domainKeys: string[] | undefined;
+  private domainKeys: Record<string, string[]> = {};
+  bootReport: BootReport | undefined; // what boot() found and did
 
-  constructor() {
-    const keys = () => (this.domainKeys ??= Preference.keys(DOMAIN));
+  // mirror: the third copy of every store, outside NVS (src/nvs/mirror.ts)
+  constructor(readonly mirror: Mirror | undefined = new FileMirror()) {
+    const keys = (ns: string) => (this.domainKeys[ns] ??= this.listKeys(ns));
     const s = {} as Record<string, Store<object>>;
-    for (const name of Object.keys(SPECS) as StoreName[]) s[name] = new Store(SPECS[name] as never, this.health, keys);
+    for (const name of NAMES) s[name] = new Store(SPECS[name] as never, this.health, keys, mirror);
     this.stores = s as unknown as StoreMap;
+  }
+
+  // Preference.keys of a namespace; a throw is reported and reads as empty
+  // (the copies there are then missing and written again).
+  private listKeys(ns: string): string[] {
+    try {
+      return Preference.keys(ns);
+    } catch (e) {
+      if (e instanceof Error && e.name === "PowerCut") throw e;
+      this.health.report("nvs", ns, "unreadable");
+      return [];
+    }
+  }
+
+  // ---- boot -----------------------------------------------------------------------
+
+  // Reads every store (a copy that cannot be read is set aside and reported),
+  // counts the boot, and writes again every copy that is missing, damaged,
+  // older or in an older format. Never throws for what is on flash.
+  boot(): BootReport {
+    for (const name of NAMES) this.stores[name].all();
+    const lost = this.health.lost.slice();
+    const rec = this.recordHealth(true);
+    const r: BootReport = { boot: rec.boots as number, repaired: [], setAside: [], lost, failed: [] };
+    this.bootReport = r;
+    for (const e of this.health.events) if (e.problem !== "orphan" && e.problem !== "incomplete") r.setAside.push(e);
+    for (const name of NAMES) {
+      const st = this.stores[name];
+      if (!st.mustWrite) continue;
+      const repair = st.needsRepair;
+      try {
+        st.flush();
+        if (st.degraded) r.failed.push(name);
+        else if (repair) r.repaired.push(name);
+      } catch (e) {
+        if (!(e instanceof StoreError)) throw e;
+        this.health.writeFailed(name, e.message);
+        r.failed.push(name);
+      }
+    }
+    return r;
   }
 
   // ---- flush --------------------------------------------------------------------
 
   get dirty(): boolean {
-    for (const name of Object.keys(this.stores) as StoreName[]) if (this.stores[name].isDirty) return true;
+    for (const name of NAMES) if (this.stores[name].isDirty) return true;
     return false;
   }
 
-  // Writes every store that changed, one NVS write per store (plus the delete of
-  // its old copy). A store that fails stays dirty; the others are still written;
-  // the first failure is thrown afterwards.
-  flush(): number {
-    this.recordHealth();
+  // Writes every store that changed (or those of `only`), one NVS write per
+  // copy (plus deletes of leftovers). A store that fails stays dirty; the
+  // others are still written; the first failure is thrown afterwards.
+  flush(only?: readonly StoreName[]): number {
+    if (!only) this.recordHealth(false);
     let written = 0;
     let failure: unknown;
-    for (const name of Object.keys(this.stores) as StoreName[]) {
+    for (const name of NAMES) {
+      if (only && !only.includes(name)) continue;
       try {
         if (this.stores[name].flush()) written++;
       } catch (e) {
         if (!(e instanceof StoreError)) throw e;
+        this.health.writeFailed(name, e.message);
         failure ??= e;
       }
     }
@@ -172,32 +247,101 @@ export class Memory {
     return written;
   }
 
-  // What this boot found wrong on flash is added to the lifetime health record,
-  // which is written (with the next flush) only when there is something new.
-  private healthSaved: Record<string, number> = {};
+  // Puts every store a failed change touched back to the mark.
+  rollback(m: MemoryMark): void {
+    for (const name of NAMES) if (this.stores[name].version !== m[name].version) this.stores[name].restore(m[name]);
+  }
 
-  private recordHealth(): void {
+  // Before a change: the state of every store, for commit().
+  mark(): MemoryMark {
+    const m: MemoryMark = {};
+    for (const name of NAMES) m[name] = this.stores[name].mark();
+    return m;
+  }
+
+  // After a change: flushes the stores it touched, in SPECS order. When a
+  // store's new table reaches no copy, it and every touched store not yet
+  // written go back to the mark: nothing of the change is claimed in RAM that
+  // flash does not hold.
+  commit(m: MemoryMark): Commit {
+    const c: Commit = { saved: [], unsaved: [], degraded: [] };
+    for (const name of NAMES) {
+      const st = this.stores[name];
+      if (st.version === m[name].version) continue;
+      if (c.error !== undefined) {
+        st.restore(m[name]);
+        c.unsaved.push(name);
+        continue;
+      }
+      try {
+        st.flush();
+        c.saved.push(name);
+        if (st.degraded) c.degraded.push(name);
+      } catch (e) {
+        if (!(e instanceof StoreError)) throw e;
+        this.health.writeFailed(name, e.message);
+        c.error = e.message;
+        st.restore(m[name]);
+        c.unsaved.push(name);
+      }
+    }
+    return c;
+  }
+
+  // What boot found wrong is added to the lifetime health record (written with
+  // the next flush when there is something new); at boot the boot count too.
+  private healthSaved: Record<string, number> = {};
+  private lostSaved = 0;
+
+  private recordHealth(booting: boolean): Record<string, number | string> {
     const store = this.stores.health;
     const saved = store.all()[0]; // loading it may itself find damage: count that too
     const counts = this.health.counts;
-    const fresh = HEALTH_PROBLEMS.filter((p) => (counts[p] ?? 0) > (this.healthSaved[p] ?? 0));
-    if (!fresh.length) return;
     const rec = { ...(saved ?? SPECS.health.layout.normalize({} as never)) } as unknown as Record<string, number | string>;
+    const fresh = HEALTH_PROBLEMS.filter((p) => (counts[p] ?? 0) > (this.healthSaved[p] ?? 0));
+    const lost = this.health.lost.length - this.lostSaved;
+    if (!fresh.length && !lost && !booting) return rec;
     for (const p of fresh) rec[p] = Math.min(0xffff, (rec[p] as number) + (counts[p] ?? 0) - (this.healthSaved[p] ?? 0));
     const last = this.health.events[this.health.events.length - 1];
-    if (last) {
+    if (fresh.length && last) {
       rec.lastStore = last.store;
       rec.lastProblem = last.problem;
+      rec.lastSeen = seconds();
     }
-    rec.lastSeen = seconds();
+    if (lost) rec.lost = Math.min(0xffff, (rec.lost as number) + lost);
+    if (booting) rec.boots = Math.min(0xffffffff, (rec.boots as number) + 1);
     store.set([rec as never]);
     this.healthSaved = { ...counts };
+    this.lostSaved = this.health.lost.length;
+    return rec;
   }
 
   // The lifetime health record (all zero on a device that never saw damage).
   healthRecord(): Record<string, number | string> {
-    this.recordHealth();
+    this.recordHealth(false);
     return { ...(this.stores.health.all()[0] ?? SPECS.health.layout.normalize({} as never)) } as unknown as Record<string, number | string>;
+  }
+
+  // Stores lost to damage that `read` has not told of yet (an empty list when
+  // none), and marks them told: the caller flushes the health store.
+  untoldLoss(): { count: number; stores: string[] } | undefined {
+    const rec = this.healthRecord();
+    const lost = rec.lost as number, told = rec.told as number;
+    if (lost === told) return undefined;
+    this.stores.health.set([{ ...rec, told: lost } as never]);
+    return { count: (lost - told) & 0xffff, stores: this.health.lost.slice() };
+  }
+
+  // Records per store and the NVS bytes of its copies (blob bytes).
+  usage(): { records: Record<string, number>; blobBytes: Record<string, number[]>; copies: Record<string, number> } {
+    const records: Record<string, number> = {}, blobBytes: Record<string, number[]> = {}, copies: Record<string, number> = {};
+    for (const name of NAMES) {
+      const st = this.stores[name];
+      records[name] = st.count;
+      blobBytes[name] = st.blobBytes;
+      copies[name] = st.copies;
+    }
+    return { records, blobBytes, copies };
   }
 
   // ---- profile ------------------------------------------------------------------
@@ -235,9 +379,16 @@ export class Memory {
     return { action: before === "" || before === 0 ? "ADDED" : "UPDATED" };
   }
 
-  clearProfile(field: ProfileField): Result {
+  // With `content`, only when it is what is stored: "forget that my name is
+  // X" must not forget another name.
+  clearProfile(field: ProfileField, content?: unknown): Result {
     if (!PROFILE_FIELDS.includes(field)) throw new MemoryError("invalid", `profile field must be one of ${PROFILE_FIELDS.join(", ")}`);
     const p = this.profile();
+    if (content !== undefined && content !== null && content !== "") {
+      const given = field === "birthday" ? birthday(content) : field === "age" ? String(int(typeof content === "string" && /^\d{1,3}$/.test(content.trim()) ? Number(content.trim()) : content, "age", 1, 150)) : text(content, field, 32);
+      const stored = String(p[field]);
+      if (p[field] !== "" && p[field] !== 0 && given !== stored) throw new MemoryError("mismatch", `${field} is ${stored}, not ${given}: nothing deleted`);
+    }
     if (p[field] === "" || p[field] === 0) return { action: "NOOP" };
     (p as unknown as Record<string, unknown>)[field] = field === "age" ? 0 : "";
     this.stores.profile.set([p]);
@@ -499,7 +650,7 @@ export class Memory {
 
   // A ring of the last 30 messages: the oldest goes.
   appendChat(role: Role, content: unknown, timestamp = seconds()): Result {
-    const c = text(content, "message", CHAT_TEXT_BYTES);
+    const c = text(content, "message", CHAT_TEXT_BYTES, false, true); // speech is cut, not refused
     const list = this.chat();
     const dropped = list.length >= SPECS.chat.capacity ? list.shift() : undefined;
     list.push({ timestamp, role, content: c });

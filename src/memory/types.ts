@@ -231,8 +231,8 @@ export const chatLayoutV1 = new Layout<ChatMessage>("ChatMessage", [
   { name: "content", kind: "str", bytes: 95 },
 ]);
 
-// What boot found wrong on flash over the device's life (src/nvs/health.ts):
-// written only when something new was found.
+// What boot found wrong on flash over the device's life (src/nvs/health.ts),
+// and the boot count: written once per boot, and when boot found damage.
 export interface HealthRecord {
   magic: number;
   type: number;
@@ -245,9 +245,14 @@ export interface HealthRecord {
   lastStore: string;
   lastProblem: string;
   lastSeen: number; // unix seconds
+  unreadable: number;
+  missing: number;
+  boots: number; // boots of this firmware's memory since version 2 of the record
+  lost: number; // stores found with every copy damaged, in all
+  told: number; // `lost` when `read` last said so
 }
-export const HEALTH_PROBLEMS = ["none", "magic", "type", "version", "length", "crc", "incomplete", "orphan", "migrated"] as const;
-export const healthLayout = new Layout<HealthRecord>("HealthRecord", [
+export const HEALTH_PROBLEMS = ["none", "magic", "type", "version", "length", "crc", "incomplete", "orphan", "migrated", "unreadable", "missing"] as const;
+const healthV1Fields = [
   { name: "magic", kind: "u16" },
   { name: "type", kind: "u16" },
   { name: "version", kind: "u16" },
@@ -259,6 +264,15 @@ export const healthLayout = new Layout<HealthRecord>("HealthRecord", [
   { name: "lastStore", kind: "str", bytes: 12 },
   { name: "lastProblem", kind: "enum", values: HEALTH_PROBLEMS },
   { name: "lastSeen", kind: "u32" },
+] as const;
+export const healthLayoutV1 = new Layout<HealthRecord>("HealthRecord", healthV1Fields);
+export const healthLayout = new Layout<HealthRecord>("HealthRecord", [
+  ...healthV1Fields,
+  { name: "unreadable", kind: "u16" },
+  { name: "missing", kind: "u16" },
+  { name: "boots", kind: "u32" },
+  { name: "lost", kind: "u16" },
+  { name: "told", kind: "u16" },
 ]);
 
 // An item heard in conversation, waiting to be confirmed (src/listen/pending.ts).
@@ -342,7 +356,15 @@ export const SPECS = {
   } as StoreSpec<ChatMessage>,
   affection: { name: "affection", key: "aff", code: 11, version: 1, layout: affectionLayout, capacity: 1 } as StoreSpec<Affection>,
   // last: Memory.flush() writes it after the stores its confirmed items go to
-  health: { name: "health", key: "hlth", code: 13, version: 1, layout: healthLayout, capacity: 1 } as StoreSpec<HealthRecord>,
+  health: {
+    name: "health",
+    key: "hlth",
+    code: 13,
+    version: 2,
+    layout: healthLayout,
+    capacity: 1,
+    migrations: [{ version: 1, layout: healthLayoutV1 as Layout<object>, up: (old: Record<string, unknown>) => old }],
+  } as StoreSpec<HealthRecord>,
   pending: { name: "pending", key: "pend", code: 12, version: 1, layout: pendingLayout, capacity: 20 } as StoreSpec<PendingItem>,
 };
 

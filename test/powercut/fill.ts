@@ -42,7 +42,7 @@ export function fillEveryStore(mem: Memory, round = 0): void {
   mem.setEvents(events);
   for (let i = 0; i < 30; i++) mem.appendChat(i % 2 ? "assistant" : "user", long(CHAT_TEXT_BYTES - 2, i + round) + (i % 10));
   // the health record is written only after damage; count it as if some had been found
-  mem.stores.health.set([{ magic: 1, type: 2, version: 3, length: 4, crc: 5 + round, incomplete: 6, orphan: 7, migrated: 8, lastStore: "preferences", lastProblem: "crc", lastSeen: 1700000000 }]);
+  mem.stores.health.set([{ magic: 1, type: 2, version: 3, length: 4, crc: 5 + round, incomplete: 6, orphan: 7, migrated: 8, lastStore: "preferences", lastProblem: "crc", lastSeen: 1700000000, unreadable: 9, missing: 10, boots: 11 + round, lost: 12, told: 12 }]);
   mem.addCoinsSpent(250 + round);
   // the pending queue: 20 items with 48-byte values (src/listen/pending.ts)
   const pending: PendingItem[] = [];

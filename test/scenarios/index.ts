@@ -19,6 +19,7 @@ import { scenarios as archiver } from "./archiver.scn";
 import { scenarios as memoryTool } from "./memory-tool.scn";
 import { scenarios as listen } from "./listen.scn";
 import { scenarios as listenPending } from "./listen-pending.scn";
+import { scenarios as robust } from "./robust.scn";
 import { scenarios as sdkContract } from "./sdk-contract.scn";
 import { scenarios as spiffsFaults } from "./spiffs-faults.scn";
 import { scenarios as listenSpeech } from "./listen-speech.scn";
@@ -46,6 +47,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "memory-tool", scenarios: memoryTool },
   { file: "listen", scenarios: listen },
   { file: "listen-pending", scenarios: listenPending },
+  { file: "robust", scenarios: robust },
   { file: "sdk-contract", scenarios: sdkContract },
   { file: "spiffs-faults", scenarios: spiffsFaults },
   { file: "listen-speech", scenarios: listenSpeech },

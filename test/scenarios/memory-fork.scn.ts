@@ -214,6 +214,7 @@ export const scenarios: Scenario[] = [
         event: { datetime: "05-01" },
         age: { content: "9" },
         birthday: { content: "05-01" },
+        gender: { content: "男" },
       };
       for (const t of props.type.enum!) {
         const r = call({ action: "write", type: t, content: "一样东西", ...args[t] });

@@ -4,9 +4,10 @@ import Preference from "preference";
 import { SimDevice } from "../../host-sim/device";
 import { Memory, MemoryError } from "../../src/memory/memory";
 import { SPECS, SEED_RECORD_BYTES, stageIndex, STAGES, chatLayoutV1, type ChatMessage } from "../../src/memory/types";
-import { DOMAIN, Store, HEADER_BYTES } from "../../src/nvs/store";
+import { DOMAIN, DOMAIN_B, Store, HEADER_BYTES } from "../../src/nvs/store";
 import { Health } from "../../src/nvs/health";
 import { ok, equal, deepEqual, throws } from "./assert";
+import { dropMirror } from "./robust.scn";
 import type { Scenario } from "./types";
 
 const T0 = Date.UTC(2026, 1, 5, 5, 0);
@@ -89,13 +90,35 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "strings are cut at a character boundary, never mid-character",
+    name: "text over its field is refused with the limit in bytes and characters; nothing changes",
     run() {
-      const { mem } = fresh();
-      mem.setProfile("name", "一二三四五六七八九十甲乙丙"); // 39 bytes, field 32
-      equal(mem.profile().name, "一二三四五六七八九十", "30 bytes: the 11th character would not fit whole");
+      const { dev, mem } = fresh();
+      mem.setProfile("name", "一二三四五六七八九十"); // 30 bytes, field 32
       mem.flush();
-      equal(new Memory().profile().name, "一二三四五六七八九十");
+      const w = dev.flash.writes;
+      const cases: [() => unknown, string][] = [
+        [() => mem.setProfile("name", "一二三四五六七八九十甲乙丙"), "name is too long (39 bytes): at most 32 bytes, about 10 Chinese characters"],
+        [() => mem.addFact("事".repeat(43)), "fact is too long (129 bytes): at most 128 bytes"],
+        [() => mem.addPreference("like", "a".repeat(33)), "like is too long (33 bytes): at most 32 bytes, about 10 Chinese characters or 32 letters"],
+        [() => mem.addTrait("personality", "好".repeat(17)), "trait is too long (51 bytes): at most 48 bytes"],
+        [() => mem.upsertFamily({ name: "李娟", sharedMemory: "一".repeat(22) }), "shared memory is too long (66 bytes): at most 64 bytes"],
+        [() => mem.addGoal({ content: "g".repeat(65) }), "goal is too long (65 bytes): at most 64 bytes"],
+      ];
+      for (const [fn, msg] of cases) {
+        const e = throws(fn, { name: "MemoryError", message: msg });
+        equal((e as MemoryError).code, "too_long");
+      }
+      equal(mem.profile().name, "一二三四五六七八九十");
+      equal(mem.facts().length, 0);
+      equal(mem.dirty, false);
+      equal(mem.flush(), 0);
+      equal(dev.flash.writes, w, "nothing written");
+      // exactly at the limit is fine; a later write that only shares the first 32 bytes is not a NOOP
+      equal(mem.addPreference("like", "一二三四五六七八九十ab").action, "ADDED");
+      equal(mem.addPreference("like", "一二三四五六七八九十ab").action, "NOOP");
+      // the chat log (speech nobody typed) is still cut at a character boundary
+      mem.appendChat("user", "我".repeat(30));
+      equal(mem.chat()[0].content, "我".repeat(26));
     },
   },
   {
@@ -220,22 +243,24 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "one flush writes one NVS key per changed store, and deletes its old copy",
+    name: "one flush writes each changed store's two copies, in place of the old ones",
     run() {
       const { dev, mem } = fresh();
       mem.setProfile("name", "A");
       mem.addFact("f");
       mem.addPreference("like", "x");
-      const w0 = dev.nvs.itemOps;
+      const nvsWrites = () => dev.nvs.itemOps; // items written or erased (a flash write is many operations)
+      const w0 = nvsWrites();
       equal(mem.flush(), 3);
       deepEqual(Preference.keys(DOMAIN).sort(), ["fact.a0", "pref.a0", "prof.a0"]);
-      // a blob is two NVS items (data chunk, index); the namespace entry once
-      equal(dev.nvs.itemOps - w0, 3 * 2 + 1, "three blobs and the namespace entry");
+      deepEqual(Preference.keys(DOMAIN_B).sort(), ["fact.b0", "pref.b0", "prof.b0"]);
+      // a blob is two NVS items (data chunk, index), in two copies; a namespace entry each
+      equal(nvsWrites() - w0, 3 * 2 * 2 + 2, "three blobs, two copies, and the two namespace entries");
       mem.addFact("g");
-      const w1 = dev.nvs.itemOps;
+      const w1 = nvsWrites();
       equal(mem.flush(), 1);
-      equal(dev.nvs.itemOps - w1, 2 + 2, "the new copy (2 items), then the delete of the old one (2 items)");
-      deepEqual(Preference.keys(DOMAIN).sort(), ["fact.b0", "pref.a0", "prof.a0"]);
+      equal(nvsWrites() - w1, 2 * (2 + 2), "per copy: the erase of the old item (2) and the new one (2)");
+      deepEqual(Preference.keys(DOMAIN).sort(), ["fact.a0", "pref.a0", "prof.a0"]);
     },
   },
   {
@@ -243,7 +268,7 @@ export const scenarios: Scenario[] = [
     run() {
       fresh();
       // what the previous firmware wrote
-      const v1 = new Store<ChatMessage>({ ...SPECS.chat, version: 1, layout: chatLayoutV1, migrations: undefined }, new Health(), () => Preference.keys(DOMAIN));
+      const v1 = new Store<ChatMessage>({ ...SPECS.chat, version: 1, layout: chatLayoutV1, migrations: undefined, copies: 1 }, new Health(), (ns) => Preference.keys(ns));
       const long = "我们今天一起去公园看了很多很多的花还有一只会唱歌的小鸟真开心呀"; // 31 characters, 93 bytes
       v1.set([{ timestamp: 1700000000, role: "user", content: long }, { timestamp: 1700000001, role: "assistant", content: "好呀" }]);
       v1.flush();
@@ -251,7 +276,7 @@ export const scenarios: Scenario[] = [
       const chat = mem.chat();
       equal(chat[0].content, long.slice(0, 26), "26 whole characters (78 bytes) of 79");
       equal(chat[1].content, "好呀");
-      deepEqual(mem.health.events.map((e) => e.problem), ["migrated"]);
+      deepEqual(mem.health.events.map((e) => e.problem), ["migrated", "missing"], "format 1: one copy");
       ok(mem.flush() >= 1, "rewritten in the new version");
       const key = Preference.keys(DOMAIN).find((k) => k.startsWith("chat."))!;
       equal(new Uint8Array(Preference.get(DOMAIN, key) as ArrayBuffer)[2], 2, "version 2 on flash");
@@ -260,30 +285,103 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "damage found at boot goes into a lifetime health record; a healthy device never writes one",
+    name: "boot: a flipped byte costs nothing, is repaired, and goes into the lifetime health record with the boot count",
     run() {
       const { dev } = fresh();
       let mem = new Memory();
+      equal(mem.boot().boot, 1);
       mem.setProfile("name", "小王");
       mem.addFact("事实");
       mem.flush();
-      ok(!Preference.keys(DOMAIN).some((k) => k.startsWith("hlth.")), "nothing to report, nothing written");
-      // a bit flips in the facts blob
-      const key = Preference.keys(DOMAIN).find((k) => k.startsWith("fact."))!;
-      const b = new Uint8Array(Preference.get(DOMAIN, key) as ArrayBuffer);
+      // a bit flips in copy a of the facts
+      const b = new Uint8Array(Preference.get(DOMAIN, "fact.a0") as ArrayBuffer);
       b[b.length - 1] ^= 0x10;
-      Preference.set(DOMAIN, key, b.buffer);
+      Preference.set(DOMAIN, "fact.a0", b.buffer);
       dev.reboot();
       mem = new Memory();
-      deepEqual(mem.facts(), [], "the damaged store starts empty");
+      const r = mem.boot();
+      equal(r.boot, 2);
+      deepEqual(r.repaired, ["facts"]);
+      deepEqual(r.setAside.map((e) => `${e.store} ${e.key} ${e.problem}`), ["facts petmem/fact.a0 crc"]);
+      deepEqual(r.lost, []);
+      deepEqual(mem.facts().map((f) => f.content), ["事实"], "served from copy b");
       equal(mem.profile().name, "小王", "the others are untouched");
-      mem.flush();
+      equal(mem.dirty, false, "the repair is written at boot");
       dev.reboot();
-      const h = new Memory().healthRecord();
+      mem = new Memory();
+      const r3 = mem.boot();
+      deepEqual(r3.setAside, [], "both copies whole again");
+      const h = mem.healthRecord();
+      equal(h.boots, 3);
       equal(h.crc, 1);
       equal(h.lastStore, "facts");
       equal(h.lastProblem, "crc");
       ok((h.lastSeen as number) > 0);
+    },
+  },
+  {
+    name: "boot: both copies of a store damaged: it starts empty, is counted lost, the rest is served",
+    run() {
+      const { dev } = fresh();
+      let mem = new Memory();
+      mem.boot();
+      mem.setProfile("name", "小王");
+      mem.addFact("事实");
+      mem.flush();
+      for (const [ns, key] of [[DOMAIN, "fact.a0"], [DOMAIN_B, "fact.b0"]]) Preference.set(ns, key, "not a blob");
+      dropMirror("fact"); // and the third copy
+      dev.reboot();
+      mem = new Memory();
+      const r = mem.boot();
+      deepEqual(r.lost, ["facts"]);
+      deepEqual(mem.facts(), []);
+      equal(mem.profile().name, "小王");
+      equal(mem.healthRecord().lost, 1);
+      deepEqual(mem.untoldLoss(), { count: 1, stores: ["facts"] });
+      equal(mem.untoldLoss(), undefined, "told once");
+      mem.flush();
+      dev.reboot();
+      mem = new Memory();
+      mem.boot();
+      equal(mem.untoldLoss(), undefined, "still told after a reboot");
+    },
+  },
+  {
+    name: "boot: Preference.keys and get throwing are contained per key; the rest loads and boot goes on",
+    run() {
+      const { dev } = fresh();
+      let mem = new Memory();
+      mem.boot();
+      mem.setProfile("name", "小王");
+      mem.flush();
+      const realGet = Preference.get, realKeys = Preference.keys;
+      (Preference as unknown as Record<string, unknown>).get = (d: string, k: string) => {
+        if (k.startsWith("prof.") && d === DOMAIN) throw new Error("nvs get fail");
+        return realGet.call(Preference, d, k);
+      };
+      (Preference as unknown as Record<string, unknown>).keys = (d: string) => {
+        if (d === DOMAIN_B) throw new Error("nvs keys fail");
+        return realKeys.call(Preference, d);
+      };
+      dropMirror("prof");
+      let r;
+      try {
+        dev.reboot();
+        mem = new Memory();
+        r = mem.boot();
+      } finally {
+        (Preference as unknown as Record<string, unknown>).get = realGet;
+        (Preference as unknown as Record<string, unknown>).keys = realKeys;
+      }
+      // copy a of the profile unreadable, and every copy b unlisted: nothing readable for the profile
+      deepEqual(r.lost, ["profile"]);
+      ok(r.setAside.some((e) => e.key === "petmem/prof.a0" && e.problem === "unreadable"));
+      ok(r.setAside.some((e) => e.store === "nvs" && e.problem === "unreadable"));
+      dev.reboot();
+      mem = new Memory();
+      mem.boot();
+      equal(mem.profile().name, "", "a lost store is settled at boot with an empty table: its loss is reported once");
+      equal(mem.healthRecord().lost, 1);
     },
   },
 ];

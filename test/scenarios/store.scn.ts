@@ -1,9 +1,10 @@
 // The record store mechanism on a synthetic layout: caching, flush discipline,
-// corruption handling, migration, multi-part tables and power cuts.
+// two copies at rest, damage to either, NVS refusals, migration from format 1,
+// multi-part tables and power cuts.
 import Preference from "preference";
 import { SimDevice } from "../../host-sim/device";
 import { Layout } from "../../src/nvs/layout";
-import { Store, DOMAIN, HEADER_BYTES, type StoreSpec } from "../../src/nvs/store";
+import { Store, DOMAIN, DOMAIN_B, HEADER_BYTES, MAGIC, blobCrc, type StoreSpec } from "../../src/nvs/store";
 import { Health } from "../../src/nvs/health";
 import { ok, equal, deepEqual, throws } from "./assert";
 import type { Scenario } from "./types";
@@ -26,8 +27,8 @@ const bigSpec: StoreSpec<Note> = { name: "big", key: "big", code: 201, version: 
 
 function boot(s: StoreSpec<Note> = spec) {
   const health = new Health();
-  let cache: string[] | undefined;
-  const store = new Store<Note>(s, health, () => (cache ??= Preference.keys(DOMAIN)));
+  const cache: Record<string, string[]> = {};
+  const store = new Store<Note>(s, health, (ns) => (cache[ns] ??= Preference.keys(ns)));
   return { store, health };
 }
 const note = (id: number, text = "n" + id): Note => ({ id, text, mood: "happy", pinned: id % 2 === 0, level: "mid" });
@@ -71,68 +72,140 @@ export const scenarios: Scenario[] = [
       equal(dev.flash.writes, w);
       ({ store } = boot());
       deepEqual(store.all(), [note(1), note(2)]);
-      deepEqual([...store.keys], ["note.a0"]);
+      deepEqual([...store.keys], ["petmem/note.a0", "petmem_b/note.b0"]);
     },
   },
   {
-    name: "copies alternate between slots; one copy remains after each flush",
+    name: "two copies at rest: every flush leaves the same table, same seq, in both namespaces",
     run() {
       fresh();
       const { store } = boot();
-      for (let i = 1; i <= 5; i++) {
+      for (let i = 1; i <= 4; i++) {
         store.set([note(i)]);
         store.flush();
-        deepEqual(Preference.keys(DOMAIN), [i % 2 ? "note.a0" : "note.b0"]);
+        deepEqual(Preference.keys(DOMAIN), ["note.a0"]);
+        deepEqual(Preference.keys(DOMAIN_B), ["note.b0"]);
+        const a = new Uint8Array(Preference.get(DOMAIN, "note.a0") as ArrayBuffer);
+        const b = new Uint8Array(Preference.get(DOMAIN_B, "note.b0") as ArrayBuffer);
+        equal(new DataView(a.buffer).getUint32(4, true), i, "seq +1 per flush");
+        deepEqual(a, b, "byte for byte");
       }
-      deepEqual(boot().store.all(), [note(5)]);
+      deepEqual(boot().store.all(), [note(4)]);
     },
   },
   {
-    name: "a damaged copy is set aside: the other copy is used and the damage reported",
+    name: "one damaged copy costs nothing: the other is served, the damage reported and repaired",
     run() {
-      for (const damage of ["crc", "magic", "version", "length", "type", "string"] as const) {
-        fresh();
-        const { store } = boot();
-        store.set([note(1)]);
-        store.flush(); // a0, seq 1
-        store.set([note(2)]);
-        store.flush(); // b0, seq 2, a0 deleted
-        const b = new Uint8Array(Preference.get(DOMAIN, "note.b0") as ArrayBuffer);
-        if (damage === "crc") b[HEADER_BYTES + 3] ^= 0xff;
-        else if (damage === "magic") b[0] = 0;
-        else if (damage === "version") b[2] = 99;
-        else if (damage === "length") Preference.set(DOMAIN, "note.b0", b.slice(0, b.length - 1).buffer);
-        else if (damage === "type") b[3] = 7;
-        if (damage === "string") Preference.set(DOMAIN, "note.b0", "garbage");
-        else if (damage !== "length") Preference.set(DOMAIN, "note.b0", b.buffer);
-        const { store: s2, health } = boot();
-        deepEqual(s2.all(), [], `${damage}: no valid copy, starts empty`);
-        ok(health.events.some((e) => e.key === "note.b0" && e.problem === (damage === "string" ? "type" : damage)), `${damage} reported`);
-      }
+      for (const damage of ["crc", "magic", "version", "length", "type", "string", "gone", "unreadable"] as const)
+        for (const ns of [DOMAIN, DOMAIN_B]) {
+          fresh();
+          const { store } = boot();
+          store.set([note(1)]);
+          store.flush();
+          store.set([note(2)]);
+          store.flush(); // seq 2 in both
+          const key = ns === DOMAIN ? "note.a0" : "note.b0";
+          const undo = damageKey(ns, key, damage);
+          const { store: s2, health } = boot();
+          deepEqual(s2.all(), [note(2)], `${damage} in ${ns}: the other copy is served`);
+          const want = damage === "string" ? "type" : damage === "gone" ? "missing" : damage;
+          ok(health.events.some((e) => e.key === `${ns}/${key}` && e.problem === want), `${damage} in ${ns} reported: ${JSON.stringify(health.events)}`);
+          equal(health.lost.length, 0, "nothing lost");
+          ok(s2.needsRepair && s2.isDirty, "marked for repair");
+          ok(s2.flush(), "the repair writes");
+          undo();
+          const { store: s3, health: h3 } = boot();
+          deepEqual(s3.all(), [note(2)]);
+          deepEqual(h3.events, [], `${damage} in ${ns}: both copies whole again`);
+        }
     },
   },
   {
-    name: "with both copies present the newest valid one wins, and a damaged newest falls back",
+    name: "both copies damaged: the store starts empty, is reported lost, and the others load",
     run() {
       fresh();
       const { store } = boot();
       store.set([note(1)]);
-      store.flush(); // a0 seq1
-      const seq1 = Preference.get(DOMAIN, "note.a0") as ArrayBuffer;
+      store.flush();
+      damageKey(DOMAIN, "note.a0", "crc");
+      damageKey(DOMAIN_B, "note.b0", "crc");
+      const { store: s2, health } = boot();
+      deepEqual(s2.all(), []);
+      deepEqual(health.lost, ["note"]);
+      equal(s2.needsRepair, false, "nothing to repair from");
+      s2.set([note(5)]);
+      s2.flush();
+      deepEqual(boot().store.all(), [note(5)], "the next write replaces the damaged copies");
+      deepEqual(Preference.keys(DOMAIN), ["note.a0"]);
+    },
+  },
+  {
+    name: "the newest valid copy wins (seq, wrapping); an older one is repaired to it",
+    run() {
+      for (const [older, newer] of [[1, 2], [0xffffffff, 0], [0x7ffffff0, 0x80000001]]) {
+        fresh();
+        const { store } = boot();
+        store.set([note(1)]);
+        store.flush();
+        const a = new Uint8Array(Preference.get(DOMAIN, "note.a0") as ArrayBuffer);
+        setSeq(a, older);
+        Preference.set(DOMAIN, "note.a0", a.buffer);
+        store.set([note(2)]);
+        store.flush();
+        const b = new Uint8Array(Preference.get(DOMAIN_B, "note.b0") as ArrayBuffer);
+        setSeq(b, newer);
+        Preference.set(DOMAIN_B, "note.b0", b.buffer);
+        Preference.set(DOMAIN, "note.a0", a.buffer); // as if the second write had been cut
+        const { store: s2 } = boot();
+        deepEqual(s2.all(), [note(2)], `seq ${newer} is newer than ${older}`);
+        ok(s2.needsRepair);
+        s2.flush();
+        const a2 = new Uint8Array(Preference.get(DOMAIN, "note.a0") as ArrayBuffer);
+        equal(new DataView(a2.buffer).getUint32(4, true), newer, "repaired with the same seq");
+      }
+    },
+  },
+  {
+    name: "format 1 (both slots in one namespace) migrates to two copies with nothing lost",
+    run() {
+      for (const newest of ["a", "b"] as const) {
+        fresh();
+        // what format 1 left: slot a seq 1, slot b seq 2 (a cut before the delete of a), both in "petmem"
+        const one = (n: Note, seq: number) => blob(spec, [n], seq);
+        Preference.set(DOMAIN, "note.a0", one(note(newest === "a" ? 2 : 1), newest === "a" ? 2 : 1));
+        Preference.set(DOMAIN, "note.b0", one(note(newest === "b" ? 2 : 1), newest === "b" ? 2 : 1));
+        const { store, health } = boot();
+        deepEqual(store.all(), [note(2)], `newest in slot ${newest}`);
+        ok(store.needsRepair);
+        ok(health.events.some((e) => e.problem === "missing"));
+        store.flush();
+        deepEqual(Preference.keys(DOMAIN), ["note.a0"]);
+        deepEqual(Preference.keys(DOMAIN_B), ["note.b0"]);
+        const { store: s2, health: h2 } = boot();
+        deepEqual(s2.all(), [note(2)]);
+        deepEqual(h2.events, []);
+      }
+    },
+  },
+  {
+    name: "a lost namespace costs one copy; a namespace that comes back with old items cannot win over newer",
+    run() {
+      fresh();
+      const { store } = boot();
+      store.set([note(1)]);
+      store.flush();
+      const oldA = Preference.get(DOMAIN, "note.a0") as ArrayBuffer;
       store.set([note(2)]);
-      store.flush(); // b0 seq2
-      Preference.set(DOMAIN, "note.a0", seq1); // as if a cut stopped the delete
-      deepEqual(boot().store.all(), [note(2)], "newest wins");
-      const b = new Uint8Array(Preference.get(DOMAIN, "note.b0") as ArrayBuffer);
-      b[b.length - 1] ^= 1;
-      Preference.set(DOMAIN, "note.b0", b.buffer);
-      const { store: s, health } = boot();
-      deepEqual(s.all(), [note(1)], "falls back to the older copy");
-      deepEqual(health.events.map((e) => e.problem), ["crc"]);
-      s.set([note(3)]);
-      s.flush();
-      deepEqual(Preference.keys(DOMAIN), ["note.b0"], "the damaged copy is overwritten, the old one deleted");
-      deepEqual(boot().store.all(), [note(3)]);
+      store.flush();
+      for (const k of Preference.keys(DOMAIN_B)) Preference.delete(DOMAIN_B, k); // the namespace entry is gone: no keys
+      const { store: s2, health } = boot();
+      deepEqual(s2.all(), [note(2)]);
+      ok(health.events.some((e) => e.key === "petmem_b/note.b0" && e.problem === "missing"));
+      s2.flush();
+      // the old index comes back with an old item (NVS reused the namespace index)
+      Preference.set(DOMAIN, "note.a0", oldA);
+      const { store: s3 } = boot();
+      deepEqual(s3.all(), [note(2)], "seq decides: the resurrected copy is older");
     },
   },
   {
@@ -141,17 +214,18 @@ export const scenarios: Scenario[] = [
       fresh();
       interface V1 { id: number; text: string }
       const v1 = new Layout<V1>("NoteV1", [{ name: "id", kind: "u8" }, { name: "text", kind: "str", bytes: 8 }]);
-      const old = new Store<V1>({ name: "note", key: "note", code: 200, version: 1, layout: v1, capacity: 8 }, new Health(), () => Preference.keys(DOMAIN));
+      const old = new Store<V1>({ name: "note", key: "note", code: 200, version: 1, layout: v1, capacity: 8 }, new Health(), (ns) => Preference.keys(ns));
       old.set([{ id: 7, text: "seven" }]);
       old.flush();
       const migrations = [{ version: 1, layout: v1 as unknown as Layout<object>, up: (r: Record<string, unknown>) => ({ id: r.id, text: r.text, mood: "calm", pinned: false, level: "none" }) }];
       const health = new Health();
-      const s = new Store<Note>({ ...spec, migrations }, health, () => Preference.keys(DOMAIN));
+      const s = new Store<Note>({ ...spec, migrations }, health, (ns) => Preference.keys(ns));
       deepEqual(s.all(), [{ id: 7, text: "seven", mood: "calm", pinned: false, level: "none" }]);
-      deepEqual(health.events.map((e) => e.problem), ["migrated"]);
-      ok(s.isDirty, "marked for rewrite");
+      deepEqual(health.events.map((e) => e.problem), ["migrated", "migrated"], "both copies");
+      ok(s.isDirty && s.needsRepair, "marked for rewrite");
       ok(s.flush());
-      equal(new Uint8Array(Preference.get(DOMAIN, "note.b0") as ArrayBuffer)[2], 2, "now version 2");
+      equal(new Uint8Array(Preference.get(DOMAIN, "note.a0") as ArrayBuffer)[2], 2, "now version 2");
+      equal(new Uint8Array(Preference.get(DOMAIN_B, "note.b0") as ArrayBuffer)[2], 2, "both copies");
     },
   },
   {
@@ -162,34 +236,30 @@ export const scenarios: Scenario[] = [
       const recs = Array.from({ length: 600 }, (_, i) => note(i));
       store.set(recs);
       store.flush();
-      const keys = Preference.keys(DOMAIN).sort();
-      deepEqual(keys, ["big.a0", "big.a1", "big.a2"]);
-      for (const k of keys) ok((Preference.get(DOMAIN, k) as ArrayBuffer).byteLength <= 4000);
+      deepEqual(Preference.keys(DOMAIN).sort(), ["big.a0", "big.a1", "big.a2"]);
+      deepEqual(Preference.keys(DOMAIN_B).sort(), ["big.b0", "big.b1", "big.b2"]);
+      for (const k of Preference.keys(DOMAIN)) ok((Preference.get(DOMAIN, k) as ArrayBuffer).byteLength <= 4000);
       deepEqual(boot(bigSpec).store.all(), recs);
       store.set(recs.slice(0, 10));
       store.flush();
-      deepEqual(Preference.keys(DOMAIN), ["big.b0"], "all three old parts deleted");
+      deepEqual(Preference.keys(DOMAIN), ["big.a0"], "the old parts deleted");
+      deepEqual(Preference.keys(DOMAIN_B), ["big.b0"]);
     },
   },
   {
-    name: "a multi-part copy with a part missing is incomplete: the older copy is used",
+    name: "a multi-part copy with a part missing is incomplete: the other copy is used",
     run() {
       fresh();
       const { store } = boot(bigSpec);
-      store.set([note(1)]);
-      store.flush(); // a0
-      const a0 = Preference.get(DOMAIN, "big.a0") as ArrayBuffer;
       const recs = Array.from({ length: 600 }, (_, i) => note(i));
       store.set(recs);
-      store.flush(); // b0..b2, a0 deleted
-      Preference.set(DOMAIN, "big.a0", a0); // as if the delete had been cut
-      Preference.delete(DOMAIN, "big.b2");
+      store.flush();
+      Preference.delete(DOMAIN_B, "big.b2");
       const { store: s2, health } = boot(bigSpec);
-      deepEqual(s2.all(), [note(1)], "the older complete copy");
-      deepEqual(health.events.map((e) => `${e.key}:${e.problem}`), ["big.b0:incomplete"]);
-      s2.set([note(2)]);
+      deepEqual(s2.all().length, 600, "copy a");
+      deepEqual(health.events.map((e) => `${e.key}:${e.problem}`), ["petmem_b/big.b0:incomplete"]);
       s2.flush();
-      deepEqual(Preference.keys(DOMAIN), ["big.b0"], "leftover parts cleaned up");
+      deepEqual(Preference.keys(DOMAIN_B).sort(), ["big.b0", "big.b1", "big.b2"], "repaired");
     },
   },
   {
@@ -230,29 +300,129 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "NVS refusing a write leaves the store dirty and the old copy intact",
+    name: "a change while one copy is damaged writes over the damaged one first: a cut anywhere leaves the old or the new table",
     run() {
-      fresh();
-      const { store } = boot();
-      store.set([note(1)]);
-      store.flush();
-      // fill NVS with another domain until full
-      throws(() => {
-        for (let i = 0; i < 100; i++) Preference.set("filler", "k" + i, new ArrayBuffer(1000));
-      });
-      store.set([note(1), note(2), note(3), note(4), note(5), note(6), note(7), note(8)]);
-      let failed = false;
-      try {
-        store.flush();
-      } catch (e) {
-        failed = true;
-        equal((e as Error).name, "StoreError");
-        ok((e as Error).message.includes("flush failed"));
+      for (const bad of [DOMAIN, DOMAIN_B]) {
+        let cuts = 0;
+        for (let n = 1; ; n++) {
+          const dev = fresh();
+          const { store } = boot();
+          store.set([note(1)]);
+          store.flush();
+          damageKey(bad, bad === DOMAIN ? "note.a0" : "note.b0", "crc");
+          const s = boot().store; // no repair yet: the next change must not erase the only good copy first
+          deepEqual(s.all(), [note(1)]);
+          s.set([note(2)]);
+          dev.cutAfter(n);
+          const cut = SimDevice.survive(() => s.flush());
+          dev.flash.disarm();
+          dev.reboot();
+          const after = JSON.stringify(boot().store.all());
+          ok(after === JSON.stringify([note(1)]) || after === JSON.stringify([note(2)]), `damaged ${bad}, cut at write ${n}: ${after}`);
+          if (!cut) break;
+          cuts++;
+        }
+        ok(cuts >= 2, "the sweep cut both copies' writes");
       }
-      if (failed) {
-        ok(store.isDirty);
-        deepEqual(boot().store.all(), [note(1)], "old copy intact");
+    },
+  },
+  {
+    name: "NVS refusing the first copy: not saved, old table on flash; refusing the second: saved in one copy, repaired later",
+    run() {
+      for (const failAt of [1, 2] as const) {
+        fresh();
+        const { store, health } = boot();
+        store.set([note(1)]);
+        store.flush();
+        store.set([note(1), note(2)]);
+        let sets = 0;
+        const undo = patch(Preference, "set", (orig) => (d: string, k: string, v: unknown) => {
+          if (++sets === failAt) throw new Error("nvs set fail");
+          return orig(d, k, v);
+        });
+        let err: Error | undefined;
+        try {
+          store.flush();
+        } catch (e) {
+          err = e as Error;
+        } finally {
+          undo();
+        }
+        if (failAt === 1) {
+          equal(err?.name, "StoreError", "the first copy failed: thrown");
+          ok(err!.message.includes("NVS write failed"));
+          ok(store.isDirty, "still dirty");
+          deepEqual(boot().store.all(), [note(1)], "flash holds the old table");
+        } else {
+          equal(err, undefined, "the second copy failed: saved in one copy, not thrown");
+          ok(store.degraded && store.needsRepair);
+          equal(health.writeErrors, 1);
+          deepEqual(boot().store.all(), [note(1), note(2)], "flash holds the new table");
+        }
+        ok(store.flush(), "the next flush repairs");
+        equal(store.needsRepair, false);
+        const { store: s2, health: h2 } = boot();
+        deepEqual(s2.all(), failAt === 1 ? [note(1), note(2)] : [note(1), note(2)]);
+        deepEqual(h2.events, [], "both copies whole");
       }
     },
   },
 ];
+
+// Damages one key of a copy the way the device can: returns an undo for
+// patches that live outside flash.
+function damageKey(ns: string, key: string, damage: string): () => void {
+  if (damage === "unreadable") {
+    // on the device Preference.get throws `nvs get fail` for an item whose CRC fails
+    return patch(Preference, "get", (orig) => (d: string, k: string) => {
+      if (d === ns && k === key) throw new Error("nvs get fail");
+      return orig(d, k);
+    });
+  }
+  if (damage === "gone") {
+    Preference.delete(ns, key);
+    return () => {};
+  }
+  if (damage === "string") {
+    Preference.set(ns, key, "garbage");
+    return () => {};
+  }
+  const b = new Uint8Array(Preference.get(ns, key) as ArrayBuffer);
+  if (damage === "crc") b[HEADER_BYTES + 3] ^= 0xff;
+  else if (damage === "magic") b[0] = 0;
+  else if (damage === "version") b[2] = 99;
+  else if (damage === "type") b[3] = 7;
+  Preference.set(ns, key, damage === "length" ? b.slice(0, b.length - 1).buffer : b.buffer);
+  return () => {};
+}
+
+function patch<O extends object, K extends keyof O>(obj: O, name: K, make: (orig: (...a: unknown[]) => unknown) => unknown): () => void {
+  const orig = obj[name] as unknown as (...a: unknown[]) => unknown;
+  const bound = (...a: unknown[]) => orig.apply(obj, a);
+  (obj as Record<K, unknown>)[name] = make(bound);
+  return () => {
+    (obj as Record<K, unknown>)[name] = orig;
+  };
+}
+
+function setSeq(b: Uint8Array, seq: number): void {
+  new DataView(b.buffer).setUint32(4, seq >>> 0, true);
+  new DataView(b.buffer).setUint32(12, blobCrc(b), true);
+}
+
+// A one-part copy as the store writes it.
+function blob(s: StoreSpec<Note>, recs: Note[], seq: number): ArrayBuffer {
+  const size = s.layout.size;
+  const b = new Uint8Array(HEADER_BYTES + recs.length * size);
+  const v = new DataView(b.buffer);
+  v.setUint16(0, MAGIC, true);
+  b[2] = s.version;
+  b[3] = s.code;
+  v.setUint32(4, seq, true);
+  v.setUint16(8, recs.length, true);
+  b[10] = 0;
+  b[11] = 1;
+  recs.forEach((r, i) => s.layout.encode(r, b, HEADER_BYTES + i * size));
+  v.setUint32(12, blobCrc(b), true);
+  return b.buffer;
+}
