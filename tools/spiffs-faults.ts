@@ -1,8 +1,8 @@
 // npm run spiffs-faults: the archive's power-cut workload (test/powercut/
 // archive.workload.ts) run again with each SPIFFS fault of host-sim/faults.ts
 // injected once, after the k-th flash write of the run, for k across the run;
-// then a reboot and the workload's own check (boot, nothing acknowledged lost,
-// nothing torn or duplicated, recall consistent, the next append found).
+// then a reboot and the absolute oracle's check (test/powercut/oracle.ts: boot,
+// nothing acknowledged lost, no reply serving damage, the device still usable).
 // With --boot, the faults hit the boot instead: a power cut after the k-th
 // storage write (leaving, say, a compaction half done), then the reboot with
 // the fault armed for the at-th matching operation of the boot (at = 1..3).
@@ -17,10 +17,10 @@
 import "../host-sim/trace";
 import { setTraceSink } from "../host-sim/trace-sink";
 import { SimDevice } from "../host-sim/device";
-import { PowerCut } from "../host-sim/flash";
 import { ALL_TEAR_MODES } from "../host-sim/spiffs";
 import { SPIFFS_FAULTS, type FaultKind } from "../host-sim/faults";
-import { archiveWorkload as w, type ArchiveModel } from "../test/powercut/archive.workload";
+import { archiveWorkload as w } from "../test/powercut/archive.workload";
+import { runCase, countWrites, type Plan } from "../test/powercut/harness";
 
 setTraceSink(() => {});
 
@@ -45,119 +45,57 @@ function args(): { stride: number; kinds: FaultKind[]; boot: boolean; allTears: 
 interface Row {
   fault: string;
   runs: number;
-  fired: number; // runs in which the fault took effect (it was consumed or applied)
+  fired: number; // runs in which the fault took effect
   ok: number; // fired and everything checked out
   crashes: number; // device code threw out of the workload (not a power cut)
-  boot_failures: number; // the check after the reboot threw
+  boot_failures: number;
   acked_lost: number;
-  torn_records: number;
-  duplicates: number;
+  wrong_replies: number;
   examples: { crash: string[]; boot: string[]; loss: string[] };
 }
 
-function run(kind: FaultKind, k: number, row: Row): void {
-  const dev = new SimDevice({ now: w.start }).install();
-  if (allTears) dev.spiffs.tearModes = ALL_TEAR_MODES;
-  // the workload replays (ack/inflight from the clean run) when the flash is armed
-  // at its start: a cut far past the end marks the run as a replay
-  dev.flash.cutAfter(1e9);
-  let acked: ArchiveModel | undefined, inflight: ArchiveModel | undefined;
-  let writes = 0;
-  let injected = "";
-  dev.flash.onChange = (partition) => {
-    if (partition !== "storage" || ++writes !== k) return;
-    injected = dev.inject(kind, { at: 1, seed: k, partition: "storage" });
-  };
-  const note = (kind: "crash" | "boot" | "loss", s: string) => {
-    const list = row.examples[kind];
-    if (list.length < 2) list.push(`after storage write ${k} (${injected}): ${s}`);
-  };
-  let crashed = false;
-  try {
-    w.script(dev, (m) => (acked = m), (m) => (inflight = m));
-  } catch (e) {
-    if (!(e instanceof PowerCut)) {
-      crashed = true;
-      row.crashes++;
-      note("crash", `workload threw ${(e as Error).name}: ${(e as Error).message}`);
-    }
-  }
-  dev.flash.onChange = undefined;
-  if (!injected) return; // the run had fewer writes
-  row.runs++;
-  const pending = kind !== "power_cut" && dev.spiffs.isArmed(kind as never);
-  if (!pending || kind === "mount_failure") row.fired++;
-  dev.flash.disarm();
-  dev.reboot();
-  try {
-    const v = w.verify(dev, acked, inflight);
-    row.acked_lost += v.ackedLost;
-    row.torn_records += v.torn;
-    row.duplicates += v.duplicates;
-    if (v.ackedLost + v.torn + v.duplicates > 0) note("loss", `lost ${v.ackedLost}, torn ${v.torn}, duplicates ${v.duplicates}`);
-    else if (!crashed) row.ok++;
-  } catch (e) {
-    row.boot_failures++;
-    note("boot", `boot/check threw ${(e as Error).name}: ${(e as Error).message}`);
-  }
-}
-
-// A power cut after storage write k, then a boot with `kind` armed at its at-th operation.
-function runBoot(kind: FaultKind, k: number, at: number, row: Row): void {
-  const dev = new SimDevice({ now: w.start }).install();
-  if (allTears) dev.spiffs.tearModes = ALL_TEAR_MODES;
-  dev.flash.cutAfter(1e9);
-  let acked: ArchiveModel | undefined, inflight: ArchiveModel | undefined;
-  let writes = 0;
-  dev.flash.onChange = (partition) => {
-    if (partition === "storage" && ++writes === k) dev.inject("power_cut", { at: 1, seed: k });
-  };
-  try {
-    w.script(dev, (m) => (acked = m), (m) => (inflight = m));
-  } catch (e) {
-    if (!(e instanceof PowerCut)) throw e;
-  }
-  dev.flash.onChange = undefined;
-  if (writes < k) return;
-  row.runs++;
-  dev.flash.disarm();
-  dev.reboot();
-  const injected = dev.inject(kind, { at, seed: k, partition: "storage" });
-  const note = (which: "boot" | "loss", s: string) => {
-    if (row.examples[which].length < 2) row.examples[which].push(`cut after storage write ${k}, boot with ${injected}: ${s}`);
-  };
-  try {
-    const v = w.verify(dev, acked, inflight);
-    if (!dev.spiffs.isArmed(kind as never)) row.fired++;
-    row.acked_lost += v.ackedLost;
-    row.torn_records += v.torn;
-    row.duplicates += v.duplicates;
-    if (v.ackedLost + v.torn + v.duplicates > 0) note("loss", `lost ${v.ackedLost}, torn ${v.torn}, duplicates ${v.duplicates}`);
-    else row.ok++;
-  } catch (e) {
-    row.fired++;
-    row.boot_failures++;
-    note("boot", `boot/check threw ${(e as Error).name}: ${(e as Error).message}`);
-  }
-}
-
 const { stride, kinds, boot, allTears } = args();
-// how many storage writes a clean run makes
-let total = 0;
-{
-  const dev = new SimDevice({ now: w.start }).install();
-  dev.flash.onChange = (p) => {
-    if (p === "storage") total++;
+if (allTears) {
+  // every device of the run tears SPIFFS writes in all modes
+  const install = SimDevice.prototype.install;
+  SimDevice.prototype.install = function (this: SimDevice) {
+    this.spiffs.tearModes = ALL_TEAR_MODES;
+    return install.call(this) as never;
   };
-  w.script(dev, () => {}, () => {});
 }
+
+function one(kind: FaultKind, plan: Plan, k: number, row: Row): void {
+  const c = runCase(w, kind, plan);
+  if (plan.mode === "write" && !c.injected && !c.crashed && !c.bootFailed && !c.verdict.failures.length) return; // fewer writes, or never fired
+  row.runs++;
+  if (c.injected) row.fired++;
+  const where = plan.mode === "boot" ? `cut after storage write ${k}, boot with ${kind} ${JSON.stringify(plan.opts)}` : `after storage write ${k} (${kind})`;
+  const note = (which: "crash" | "boot" | "loss") => {
+    if (row.examples[which].length < 2) row.examples[which].push(`${where}: ${c.verdict.failures.slice(0, 2).join("; ")}`);
+  };
+  if (c.crashed) {
+    row.crashes++;
+    note("crash");
+  }
+  if (c.bootFailed) {
+    row.boot_failures++;
+    note("boot");
+  }
+  row.acked_lost += c.verdict.ackedLost;
+  row.wrong_replies += c.verdict.wrongReplies;
+  if (c.verdict.ackedLost + c.verdict.wrongReplies > 0) note("loss");
+  else if (!c.crashed && !c.bootFailed && c.injected) row.ok++;
+}
+
+// how many storage writes a clean run makes
+const total = countWrites(w, "storage");
 const t0 = Date.now();
-const sum: Omit<Row, "fault" | "examples"> = { runs: 0, fired: 0, ok: 0, crashes: 0, boot_failures: 0, acked_lost: 0, torn_records: 0, duplicates: 0 };
+const sum: Omit<Row, "fault" | "examples"> = { runs: 0, fired: 0, ok: 0, crashes: 0, boot_failures: 0, acked_lost: 0, wrong_replies: 0 };
 for (const kind of kinds) {
-  const row: Row = { fault: kind, runs: 0, fired: 0, ok: 0, crashes: 0, boot_failures: 0, acked_lost: 0, torn_records: 0, duplicates: 0, examples: { crash: [], boot: [], loss: [] } };
+  const row: Row = { fault: kind, runs: 0, fired: 0, ok: 0, crashes: 0, boot_failures: 0, acked_lost: 0, wrong_replies: 0, examples: { crash: [], boot: [], loss: [] } };
   for (let k = 1; k <= total; k += stride)
-    if (boot) for (let at = 1; at <= 3; at++) runBoot(kind, k, at, row);
-    else run(kind, k, row);
+    if (boot) for (let at = 1; at <= 3; at++) one(kind, { mode: "boot", cutAt: k, cutPartition: "storage", opts: { at, seed: k, partition: "storage" } }, k, row);
+    else one(kind, { mode: "write", partition: "storage", k, opts: { at: 1, seed: k, partition: "storage" } }, k, row);
   process.stdout.write(JSON.stringify({ workload: w.name, phase: boot ? "boot" : "run", tears: allTears ? "all" : "default", storage_writes: total, stride, ...row }) + "\n");
   for (const key of Object.keys(sum) as (keyof typeof sum)[]) sum[key] += row[key];
 }

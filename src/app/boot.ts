@@ -45,7 +45,10 @@ export function bootDevice(makeArchive: () => Archive = () => new Archive(), opt
     const a = archive;
     try {
       archiver = new Archiver(service.memory, a);
-      archiver.resolveAtBoot(); // records a cut left both in NVS and in the archive leave NVS
+      // records a cut left both in NVS and in the archive leave NVS; what the
+      // archive could not answer stays in NVS and is named on the boot line
+      const settled = archiver.resolveAtBoot();
+      if (settled.errors?.length) note = `archive set aside in part (${settled.errors.join("; ")})`;
       archiver.attach();
       // archived first, or the append throws and the schedule is refused: never lost
       service.schedules.onEvict = (e) => void a.append("event", [e]);

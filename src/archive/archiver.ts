@@ -16,7 +16,7 @@ import { StoreError } from "../nvs/store";
 import type { Event } from "../memory/types";
 import { formatDate, toLocal } from "../time/local";
 import { VALID_AFTER_MS, now } from "../time/clock";
-import { Archive, type CompactReport } from "./archive";
+import { Archive, ArchiveError, type CompactReport } from "./archive";
 import { isoKey } from "./line";
 
 export const DAYS_HOT = 30; // facts and moments stay in NVS this long
@@ -40,6 +40,12 @@ export interface MoveReport {
   moment: number;
   event: number;
   compacted?: CompactReport;
+  errors?: string[]; // moves the archive could not take now: their records stayed in NVS
+}
+
+function note(r: MoveReport, what: string, e: unknown): void {
+  if (e instanceof Error && e.name === "PowerCut") throw e;
+  (r.errors ??= []).push(`${what}: ${e instanceof Error ? e.message : String(e)}`);
 }
 
 // The rolling NVS stores and their archive types.
@@ -77,36 +83,52 @@ export class Archiver {
 
   // Full rolling stores hand their oldest records to the archive. The records
   // leave NVS at the memory's next flush.
+  // An archive that cannot take them (full, a file set aside) refuses the
+  // new record with a clear error and changes nothing: the oldest stay.
   attach(): void {
     this.memory.overflow = (type, records) => {
-      this.archive.append(type === "facts" ? "fact" : "moment", records);
+      try {
+        this.archive.append(type === "facts" ? "fact" : "moment", records);
+      } catch (e) {
+        if (!(e instanceof ArchiveError)) throw e;
+        throw new ArchiveError(e.code, `${type} are full and the archive cannot take the oldest ${records.length} now (${e.message}); nothing was changed`);
+      }
     };
   }
 
   // At boot, after archive.check(): records that are both in NVS and in the
-  // archive (a move cut short) leave NVS.
+  // archive (a move cut short) leave NVS. Never throws for the archive: a
+  // file that cannot be read leaves its records in NVS (reported in `errors`).
   resolveAtBoot(): MoveReport {
     const m = this.memory;
     const r: MoveReport = { fact: 0, moment: 0, event: 0 };
     for (const [store, type] of ROLLING) {
-      const recs = store === "facts" ? m.facts() : m.moments();
-      if (!recs.length) continue;
-      const inArchive = this.archive.contains(type, recs);
-      const both = recs.filter((_x, i) => inArchive[i]);
-      if (both.length) {
-        r[type] = m.evict(store, both);
-        flushAtBoot(m, store);
+      try {
+        const recs = store === "facts" ? m.facts() : m.moments();
+        if (!recs.length) continue;
+        const inArchive = this.archive.contains(type, recs);
+        const both = recs.filter((_x, i) => inArchive[i]);
+        if (both.length) {
+          r[type] = m.evict(store, both);
+          flushAtBoot(m, store);
+        }
+      } catch (e) {
+        note(r, type, e);
       }
     }
-    const events = m.events();
-    if (events.length) {
-      const inArchive = this.archive.contains("event", events);
-      if (inArchive.some((x) => x)) {
-        const keep = events.filter((_e, i) => !inArchive[i]);
-        r.event = events.length - keep.length;
-        m.setEvents(keep);
-        flushAtBoot(m, "events");
+    try {
+      const events = m.events();
+      if (events.length) {
+        const inArchive = this.archive.contains("event", events);
+        if (inArchive.some((x) => x)) {
+          const keep = events.filter((_e, i) => !inArchive[i]);
+          r.event = events.length - keep.length;
+          m.setEvents(keep);
+          flushAtBoot(m, "events");
+        }
       }
+    } catch (e) {
+      note(r, "event", e);
     }
     return r;
   }
@@ -121,7 +143,12 @@ export class Archiver {
     for (const [store, type] of ROLLING) {
       const old = (store === "facts" ? m.facts() : m.moments()).filter((x) => x.timestamp < cutoff);
       if (!old.length) continue;
-      this.archive.append(type, old);
+      try {
+        this.archive.append(type, old);
+      } catch (e) {
+        note(r, type, e); // they stay in NVS and go at a later run
+        continue;
+      }
       r[type] = m.evict(store, old);
       m.stores[store].flush();
     }
@@ -136,7 +163,12 @@ export class Archiver {
     const events = m.events();
     const past = events.filter((e) => this.isPastEvent(e, nowMs));
     if (past.length) {
-      this.archive.append("event", past);
+      try {
+        this.archive.append("event", past);
+      } catch (e) {
+        note(r, "event", e);
+        return r;
+      }
       m.setEvents(events.filter((e) => !past.some((p) => sameEvent(p, e))));
       m.stores.events.flush();
       r.event = past.length;
@@ -146,11 +178,18 @@ export class Archiver {
 
   // The early-morning run: daily moves, weekly moves on Sunday (local time),
   // then compaction if the archive is above its soft limit.
+  // The archive's failures are contained: what it cannot take stays in NVS
+  // and is named in `errors`.
   maintenance(nowMs = now()): MoveReport {
     const r = this.daily(nowMs);
-    if (toLocal(nowMs).weekday === 0) r.event = this.weekly(nowMs).event;
+    if (toLocal(nowMs).weekday === 0) {
+      const w = this.weekly(nowMs);
+      r.event = w.event;
+      if (w.errors) (r.errors ??= []).push(...w.errors);
+    }
     const c = this.archive.maintain();
     if (c && c.dropped) r.compacted = c;
+    if (c?.errors) (r.errors ??= []).push(...c.errors.map((x) => `compaction: ${x}`));
     return r;
   }
 }

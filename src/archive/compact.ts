@@ -17,7 +17,7 @@
 
 import { File } from "file";
 import { crc32 } from "../nvs/crc32";
-import { CHUNK, exists, remove, rename, readInto, writeAt, openWrite, rethrowFatal } from "./file";
+import { CHUNK, IndexDamage, exists, remove, rename, readInto, writeAt, openWrite, rethrowFatal } from "./file";
 import { SIG_BYTES } from "./fold";
 import { Buffers } from "./recall";
 import { ENTRY_BYTES, IDX_HEADER, SIG_HEADER, writeHeaders, blankBlock, decodeEntry, type BlockInfo } from "./sidecar";
@@ -37,14 +37,16 @@ export interface CompactReport {
   target: number;
   files: CompactFile[];
   dropped: number; // records dropped in all
+  errors?: string[]; // files whose compaction failed (left as they were, or finished at the next check)
 }
 
 // The newest blocks of each file that compaction always keeps (with the tail).
 export const KEEP_BLOCKS = 2;
 
-// Boot: finishes or undoes an interrupted compaction of one file.
-export function recover(t: TypeState, has: (path: string) => boolean = exists): string[] {
-  const done: string[] = [];
+// Boot: finishes or undoes an interrupted compaction of one file. A failed
+// delete or rename throws ArchiveError("io") and leaves the files for the
+// next try; `done` holds the steps that were made.
+export function recover(t: TypeState, has: (path: string) => boolean = exists, done: string[] = []): string[] {
   if (has(t.donePath)) {
     remove(t.path);
     rename(t.donePath, t.path);
@@ -187,7 +189,7 @@ function copyIndex(t: TypeState, bufs: Buffers, from: number, count: number, cut
       const dv = new DataView(buf.buffer, buf.byteOffset);
       for (let j = 0; j < k; j++) {
         const at = j * ENTRY_BYTES;
-        if (!decodeEntry(buf, at, e)) throw new Error(`archive index: entry ${from + i + j} damaged`);
+        if (!decodeEntry(buf, at, e)) throw new IndexDamage(`archive index: entry ${from + i + j} damaged`);
         dv.setUint32(at, e.offset - cut, true);
         dv.setUint32(at + 24, crc32(buf, at, at + 24), true);
       }

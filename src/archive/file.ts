@@ -12,6 +12,7 @@ import { NL } from "./line";
 export const CHUNK = 4096;
 
 export class ArchiveError extends Error {
+  emptied = 0; // bytes of the file the device emptied (the "wb+" fallback of a failed write open)
   constructor(readonly code: "full" | "invalid" | "io", message: string) {
     super(message);
     // defined, not assigned: on the device Error.prototype is frozen and assigning `name` throws
@@ -19,9 +20,23 @@ export class ArchiveError extends Error {
   }
 }
 
+// An index entry or signature that no longer checks out while the archive
+// runs (a bit flipped at rest after boot): the index is reloaded (and so
+// rebuilt) and the operation tried once more.
+export class IndexDamage extends Error {
+  constructor(message: string) {
+    super(message);
+    Object.defineProperty(this, "name", { value: "IndexDamage", configurable: true, writable: true });
+  }
+}
+
 // Power cuts (host simulator) must not be caught by archive code.
 export function rethrowFatal(e: unknown): void {
   if (e instanceof Error && e.name === "PowerCut") throw e;
+}
+
+export function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
 
 export function exists(path: string): boolean {
@@ -112,6 +127,40 @@ function failure(e: unknown, needed: number, what: string): ArchiveError {
   return new ArchiveError("io", `archive: ${what}: ${m}`);
 }
 
+// Opens a file that may already exist for appending at `expected`, its
+// length as the archive knows it. Moddable's `new File(path, true)` falls back
+// to fopen("wb+") when fopen("rb+") fails, and "wb+" empties an existing file:
+// so an existing file is first opened for reading (a file that cannot be read
+// now is never opened for writing), the write open follows at once, and a
+// length other than `expected` stops the write before anything is written.
+export function openAppend(path: string, expected: number): File {
+  if (expected > 0 || File.exists(path)) {
+    let r: File;
+    try {
+      r = new File(path);
+    } catch (e) {
+      rethrowFatal(e);
+      throw new ArchiveError("io", `archive: cannot read ${path} (${messageOf(e)}); not written`);
+    }
+    let len: number;
+    try {
+      len = r.length;
+    } finally {
+      r.close();
+    }
+    if (len !== expected) throw new ArchiveError("io", `archive: ${path} is ${len} bytes, ${expected} expected; not written`);
+  }
+  const f = openWrite(path);
+  if (f.length !== expected) {
+    const len = f.length;
+    f.close();
+    const err = new ArchiveError("io", `archive: ${path} is ${len} bytes after its write open, ${expected} expected; not written`);
+    if (len < expected) err.emptied = expected - len;
+    throw err;
+  }
+  return f;
+}
+
 export function openWrite(path: string): File {
   try {
     return new File(path, true);
@@ -172,18 +221,19 @@ export function scanForward(f: File, start: number, end: number, buf: Uint8Array
   return true;
 }
 
-// Scans f[0..end) backwards, newest line first. Returns false if stopped.
-export function scanBackward(f: File, end: number, buf: Uint8Array, on: OnSegment): boolean {
+// Scans f[start..end) backwards, newest line first. `start` must be a line
+// boundary. Returns false if stopped.
+export function scanBackward(f: File, end: number, buf: Uint8Array, on: OnSegment, start = 0): boolean {
   let skipLast = false; // the chunk's last segment continues a damaged run already passed on
-  while (end > 0) {
-    const s0 = Math.max(0, end - CHUNK);
+  while (end > start) {
+    const s0 = Math.max(start, end - CHUNK);
     const n = readInto(f, s0, end - s0, buf);
     let lineEnd = n; // exclusive, after the "\n"
     let consumed = false;
     for (;;) {
       const from = lineEnd - 2;
       const j = from >= 0 ? buf.lastIndexOf(NL, from) : -1;
-      if (j < 0 && s0 > 0) break; // this line starts before the chunk
+      if (j < 0 && s0 > start) break; // this line starts before the chunk
       const ls = j + 1;
       const hasNl = lineEnd > 0 && buf[lineEnd - 1] === NL;
       if (skipLast) skipLast = false;

@@ -50,6 +50,7 @@ export function startMaintenance(archiver: Archiver, opts: MaintenanceOptions = 
     if (run && t >= next - 60000) {
       try {
         const r = archiver.maintenance(t);
+        if (r.errors) trace(`archive: maintenance left in NVS what the archive could not take: ${r.errors.join("; ")}\n`);
         opts.onRun?.(r);
       } catch (e) {
         if (e instanceof Error && e.name === "PowerCut") throw e;

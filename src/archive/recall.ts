@@ -10,10 +10,11 @@
 // held and no remaining block can beat the oldest of them, reading stops.
 
 import { File } from "file";
+import { crc32 } from "../nvs/crc32";
 import { CHUNK, scanForward, scanBackward, readInto } from "./file";
 import { foldBytes, findBytes, containsFolded, sigProbe, sigHas, SIG_BYTES } from "./fold";
-import { lineKey, isoKey, parseLine, idAt, idEquals, MAX_LINE_BYTES, type ArchivedItem, type ArchiveType, type Encoded } from "./line";
-import { Sidecar, SIG_HEADER, type BlockInfo } from "./sidecar";
+import { lineKey, isoKey, parseLine, lineIdOk, idAt, idEquals, MAX_LINE_BYTES, NL, type ArchivedItem, type ArchiveType, type Encoded } from "./line";
+import { Sidecar, SIG_HEADER, ENTRY_BYTES, type BlockInfo } from "./sidecar";
 
 export interface Target {
   type: ArchiveType;
@@ -28,9 +29,50 @@ export interface RecallStats {
   blocksRead: number; // indexed blocks read
   candidates: number; // indexed blocks that could match
   bad: number; // lines that looked like records and did not parse
+  damaged: number; // lines whose id no longer matches their fields: damaged at rest, not served
+  damagedBlocks: number; // indexed blocks whose CRC failed: their records are served marked `damaged`
+  damagedSigs: number; // signatures that failed their check: the block was read anyway
 }
 
-export const blankStats = (): RecallStats => ({ linesTested: 0, linesParsed: 0, blocksRead: 0, candidates: 0, bad: 0 });
+export const blankStats = (): RecallStats => ({ linesTested: 0, linesParsed: 0, blocksRead: 0, candidates: 0, bad: 0, damaged: 0, damagedBlocks: 0, damagedSigs: 0 });
+
+// A line callback that can ask whether the line's block fails its CRC
+// (undefined: the line is in the unindexed tail, which has no CRC).
+type Damaged = (() => boolean) | undefined;
+type OnLine = (buf: Uint8Array, s: number, e: number, pos: number, damaged: Damaged) => boolean | void;
+
+// Reads the indexed block at [off, off + len) whole (len <= CHUNK) and passes
+// its lines on, in file order or backwards, with a check of the block against
+// its CRC, made once, the first time a line to be returned asks (most blocks a
+// keyword query reads return nothing). Returns false if stopped.
+export function readBlock(f: File, off: number, len: number, crc: number, buf: Uint8Array, st: RecallStats, on: OnLine, backward = false): boolean {
+  const n = readInto(f, off, len, buf);
+  let state = -1;
+  const damaged = (): boolean => {
+    if (state < 0) {
+      state = n !== len || crc32(buf, 0, n) !== crc ? 1 : 0;
+      if (state) st.damagedBlocks++;
+    }
+    return state === 1;
+  };
+  if (!backward) {
+    for (let s = 0; s < n; ) {
+      let i = buf.indexOf(NL, s);
+      if (i < 0 || i >= n) i = n;
+      if (on(buf, s, i, off + s, damaged) === false) return false;
+      s = i + 1;
+    }
+    return true;
+  }
+  let end = n > 0 && buf[n - 1] === NL ? n - 1 : n; // end of the current line, before its "\n"
+  while (end >= 0 && n > 0) {
+    const j = end > 0 ? buf.lastIndexOf(NL, end - 1) : -1;
+    if (on(buf, j + 1, end, off + j + 1, damaged) === false) return false;
+    if (j < 0) break;
+    end = j;
+  }
+  return true;
+}
 
 // Scratch memory of one Archive, reused by every query.
 export class Buffers {
@@ -97,8 +139,31 @@ export class TopK {
 type LineTest = (buf: Uint8Array, s: number, e: number, key: number) => boolean;
 type ItemTest = (item: ArchivedItem) => boolean;
 
+// The record of a line (its id not yet checked), or undefined (counted as bad).
+function parseCounted(t: Target, st: RecallStats, buf: Uint8Array, s: number, e: number): ArchivedItem | undefined {
+  st.linesParsed++;
+  const item = parseLine(buf, s, e, t.type, false);
+  if (!item) st.bad++;
+  return item;
+}
+
+// Checks a record about to be returned. In an indexed block that passes its
+// CRC every line is whole; in the unindexed tail (no CRC) or a block that
+// fails it, a line whose id no longer matches is counted as damaged and
+// dropped, and the other records of a failing block are marked `damaged`.
+function whole(t: Target, st: RecallStats, item: ArchivedItem, buf: Uint8Array, s: number, e: number, damaged: Damaged): boolean {
+  const blockBad = damaged !== undefined && damaged();
+  if (damaged !== undefined && !blockBad) return true;
+  if (!lineIdOk(item, t.type, buf, s, e)) {
+    st.damaged++;
+    return false;
+  }
+  if (blockBad) item.damaged = true;
+  return true;
+}
+
 // Offers one line to the results.
-function offer(t: Target, top: TopK, st: RecallStats, buf: Uint8Array, s: number, e: number, pos: number, lineTest: LineTest, itemTest: ItemTest): void {
+function offer(t: Target, top: TopK, st: RecallStats, buf: Uint8Array, s: number, e: number, pos: number, lineTest: LineTest, itemTest: ItemTest, damaged: Damaged): void {
   st.linesTested++;
   const key = lineKey(buf, s, e);
   if (key < 0) {
@@ -106,13 +171,8 @@ function offer(t: Target, top: TopK, st: RecallStats, buf: Uint8Array, s: number
     return;
   }
   if (!top.accepts(key, pos) || !lineTest(buf, s, e, key)) return;
-  st.linesParsed++;
-  const item = parseLine(buf, s, e, t.type);
-  if (!item) {
-    st.bad++;
-    return;
-  }
-  if (itemTest(item)) top.add(item, key, pos);
+  const item = parseCounted(t, st, buf, s, e);
+  if (item && itemTest(item) && whole(t, st, item, buf, s, e, damaged)) top.add(item, key, pos);
 }
 
 // Runs a query: the tail first, then the blocks the index allows, newest
@@ -126,16 +186,16 @@ function run(
   candidate: (e: BlockInfo) => boolean,
   lineTest: LineTest,
   itemTest: ItemTest,
-  later?: (i: number) => boolean,
+  later?: (i: number, sck: number) => boolean,
 ): ArchivedItem[] {
   if (t.validEnd === 0) return [];
   const f = new File(t.path);
   try {
     const buf = bufs.chunk;
-    const on = (b: Uint8Array, s: number, e: number, pos: number) => offer(t, top, st, b, s, e, pos, lineTest, itemTest);
-    // candidates from the index: entry, offset, length, max key
+    const on = (b: Uint8Array, s: number, e: number, pos: number, damaged: Damaged) => offer(t, top, st, b, s, e, pos, lineTest, itemTest, damaged);
+    // candidates from the index: entry, offset, length, max key, CRC, signature check
     const n = t.side.entries;
-    const ix = new Uint32Array(n), off = new Uint32Array(n), len = new Uint16Array(n), max = new Uint32Array(n);
+    const ix = new Uint32Array(n), off = new Uint32Array(n), len = new Uint16Array(n), max = new Uint32Array(n), crc = new Uint32Array(n), sck = new Uint16Array(n);
     let c = 0;
     t.side.forEach(buf, (i, e) => {
       if (e.records > 0 && candidate(e)) {
@@ -143,10 +203,12 @@ function run(
         off[c] = e.offset;
         len[c] = e.length;
         max[c] = e.max;
+        crc[c] = e.crc;
+        sck[c] = e.sck;
         c++;
       }
     });
-    scanForward(f, t.side.indexedEnd, t.validEnd, buf, on);
+    scanForward(f, t.side.indexedEnd, t.validEnd, buf, (b, s, e, pos) => on(b, s, e, pos, undefined));
     // newest first: a file in time order just reads backwards
     const order = new Uint32Array(c);
     let sorted = true;
@@ -158,10 +220,10 @@ function run(
     for (let k = 0; k < c; k++) {
       const i = order[k];
       if (top.full && max[i] < top.worstKey) break;
-      if (later && !later(ix[i])) continue;
+      if (later && !later(ix[i], sck[i])) continue;
       st.candidates++;
       st.blocksRead++;
-      scanForward(f, off[i], off[i] + len[i], buf, on);
+      readBlock(f, off[i], len[i], crc[i], buf, st, on);
     }
   } finally {
     f.close();
@@ -241,39 +303,66 @@ export function recallKeyword(t: Target, bufs: Buffers, st: RecallStats, folded:
         return findBytes(scratch, 0, n, folded) >= 0;
       },
       (item) => containsFolded(item.content, folded) || (typeof item.topic === "string" && containsFolded(item.topic, folded)),
-      sigs && ((i) => sigHas(bufs.sigs, sigs.at(i), probe)),
+      sigs &&
+        ((i, sck) => {
+          const at = sigs.at(i);
+          // only a signature that rules its block out could hide a record
+          if (sigHas(bufs.sigs, at, probe)) return true;
+          if (t.side.sigTrusted(i, bufs.sigs, at, sck)) return false;
+          st.damagedSigs++; // damaged: read the block
+          return true;
+        }),
     );
   } finally {
     sigs?.close();
   }
 }
 
-// The last `limit` records of the file, read backwards; newest first.
+// The last `limit` records of the file, read backwards; newest first: the
+// unindexed tail, then the indexed blocks from the last, each checked against
+// its CRC.
 export function recallRecent(t: Target, bufs: Buffers, st: RecallStats, limit: number): ArchivedItem[] {
   if (t.validEnd === 0) return [];
   const top = new TopK(limit);
   const f = new File(t.path);
   let found = 0;
+  const take = (b: Uint8Array, s: number, e: number, pos: number, damaged: Damaged): boolean => {
+    st.linesTested++;
+    const key = lineKey(b, s, e);
+    if (key < 0) {
+      st.bad++;
+      return true;
+    }
+    const item = parseCounted(t, st, b, s, e);
+    if (!item || !whole(t, st, item, b, s, e, damaged)) return true;
+    const before = top.n;
+    // ranked by file position: the last archived win
+    top.add(item, pos, pos);
+    if (top.n > before) found++;
+    return found < limit;
+  };
   try {
-    scanBackward(f, t.validEnd, bufs.chunk, (b, s, e, pos) => {
-      st.linesTested++;
-      const key = lineKey(b, s, e);
-      if (key < 0) {
-        st.bad++;
-        return true;
+    let go = scanBackward(f, t.validEnd, bufs.chunk, (b, s, e, pos) => take(b, s, e, pos, undefined), t.side.indexedEnd);
+    // the index, a chunk of entries at a time, from the last entry down: a
+    // few first (a recent query rarely needs more), then more each time
+    const most = Math.floor(bufs.sigs.length / ENTRY_BYTES);
+    const off = new Uint32Array(most), len = new Uint16Array(most), crc = new Uint32Array(most);
+    let per = 4;
+    for (let hi = t.side.entries; go && hi > 0; per = Math.min(most, per * 4)) {
+      const lo = Math.max(0, hi - per);
+      let c = 0;
+      t.side.forEach(bufs.sigs, (_i, e) => {
+        off[c] = e.offset;
+        len[c] = e.length;
+        crc[c] = e.crc;
+        c++;
+      }, lo, hi);
+      for (let k = c - 1; go && k >= 0; k--) {
+        st.blocksRead++;
+        go = readBlock(f, off[k], len[k], crc[k], bufs.chunk, st, take, true);
       }
-      st.linesParsed++;
-      const item = parseLine(b, s, e, t.type);
-      if (!item) {
-        st.bad++;
-        return true;
-      }
-      const before = top.n;
-      // ranked by file position: the last archived win
-      top.add(item, pos, pos);
-      if (top.n > before) found++;
-      return found < limit;
-    });
+      hi = lo;
+    }
   } finally {
     f.close();
   }

@@ -12,11 +12,13 @@
 
 import { File } from "file";
 import { crc32 } from "../nvs/crc32";
-import { CHUNK, readInto, writeAt, openWrite, remove, fileLength } from "./file";
+import { ArchiveError, CHUNK, IndexDamage, readInto, writeAt, openWrite, remove, fileLength, messageOf, rethrowFatal } from "./file";
 import { SIG_BYTES, SIG_HASHES, sigAdd } from "./fold";
-import { NL, type ArchivedItem } from "./line";
+import { NL, parseLine, lineKey, type ArchiveType, type ArchivedItem } from "./line";
 
-export const IDX_VERSION = 1;
+// 2: entries carry a check of their signature (bytes 10-11); a version 1
+// index is rebuilt at boot.
+export const IDX_VERSION = 2;
 export const IDX_HEADER = 32;
 export const ENTRY_BYTES = 28;
 export const SIG_HEADER = 16;
@@ -35,6 +37,12 @@ export interface BlockInfo {
   min: number;
   max: number;
   crc: number;
+  sck: number; // low 16 bits of the CRC-32 of the block's signature
+}
+
+// The check of a signature kept in its index entry.
+export function sigCheck(sig: Uint8Array, off: number): number {
+  return crc32(sig, off, off + SIG_BYTES) & 0xffff;
 }
 
 function idxHeader(code: number, dropped: number, compactions: number): Uint8Array {
@@ -71,7 +79,7 @@ export function encodeEntry(e: BlockInfo, out: Uint8Array, at: number): void {
   v.setUint16(4, e.length, true);
   v.setUint16(6, Math.min(e.records, 0xffff), true);
   v.setUint16(8, Math.min(e.bad, 0xffff), true);
-  v.setUint16(10, 0, true);
+  v.setUint16(10, e.sck & 0xffff, true);
   v.setUint32(12, e.min >>> 0, true);
   v.setUint32(16, e.max >>> 0, true);
   v.setUint32(20, e.crc >>> 0, true);
@@ -87,13 +95,14 @@ export function decodeEntry(b: Uint8Array, at: number, e: BlockInfo, trusted = f
   e.length = b[at + 4] | (b[at + 5] << 8);
   e.records = b[at + 6] | (b[at + 7] << 8);
   e.bad = b[at + 8] | (b[at + 9] << 8);
+  e.sck = b[at + 10] | (b[at + 11] << 8);
   e.min = u32(12);
   e.max = u32(16);
   e.crc = u32(20);
   return true;
 }
 
-export const blankBlock = (): BlockInfo => ({ offset: 0, length: 0, records: 0, bad: 0, min: NO_KEY_MIN, max: 0, crc: 0 });
+export const blankBlock = (): BlockInfo => ({ offset: 0, length: 0, records: 0, bad: 0, min: NO_KEY_MIN, max: 0, crc: 0, sck: 0 });
 
 export class Sidecar {
   entries = 0; // valid entries
@@ -105,17 +114,36 @@ export class Sidecar {
   idxLength = 0;
   sigLength = 0;
   present = false; // the index files exist (an empty archive has none)
+  damaged = 0; // indexed blocks whose bytes no longer match their CRC, found at load
+  // Signatures found to match their check since the index was loaded, one bit
+  // per entry: each is checked once, the first time a query needs it.
+  private sigOk = new Uint8Array(0);
 
   constructor(
     readonly idxPath: string,
     readonly sigPath: string,
     readonly code: number,
+    readonly type: ArchiveType,
   ) {}
 
   // Reads and checks the index against the data file. Returns undefined when
-  // it is good, else why not (the caller rebuilds it).
+  // it is good, else why not (the caller rebuilds it). An index file that
+  // cannot be read is a reason to rebuild; a data file that cannot be read
+  // throws ArchiveError("io") (nothing may be rebuilt from it).
   load(data: File | undefined, validEnd: number, buf: Uint8Array, files?: Map<string, number>): string | undefined {
-    this.entries = this.indexedEnd = this.records = this.bad = 0;
+    this.entries = this.indexedEnd = this.records = this.bad = this.damaged = 0;
+    this.sigOk.fill(0);
+    try {
+      return this.check(data, validEnd, buf, files);
+    } catch (e) {
+      rethrowFatal(e);
+      if (e instanceof ArchiveError) throw e;
+      this.entries = this.indexedEnd = this.records = this.bad = this.damaged = 0;
+      return `index unreadable (${messageOf(e)})`;
+    }
+  }
+
+  private check(data: File | undefined, validEnd: number, buf: Uint8Array, files?: Map<string, number>): string | undefined {
     this.idxLength = files ? files.get(this.idxPath) ?? 0 : fileLength(this.idxPath);
     this.sigLength = files ? files.get(this.sigPath) ?? 0 : fileLength(this.sigPath);
     this.present = this.idxLength > 0 || this.sigLength > 0;
@@ -160,13 +188,26 @@ export class Sidecar {
         }
       }
       if (end > validEnd) return "ahead of the file";
+      let damaged = 0;
       if (n > 0) {
         if (!data) return "no data";
         for (const b of n > 1 ? [first, last] : [first]) {
-          readInto(data, b.offset, b.length, buf);
-          if (buf[b.length - 1] !== NL || crc32(buf, 0, b.length) !== b.crc) return `block at ${b.offset} changed`;
+          try {
+            readInto(data, b.offset, b.length, buf);
+          } catch (e) {
+            rethrowFatal(e);
+            throw new ArchiveError("io", `archive: cannot read ${this.type} data (${messageOf(e)})`);
+          }
+          if (buf[b.length - 1] === NL && crc32(buf, 0, b.length) === b.crc) continue;
+          // Another file's index (a compaction's swap cut), or this file's
+          // block with a damaged byte? Damage leaves the block's records, and
+          // so its keys, as they were: keep the index then, so that the
+          // block's CRC keeps telling its damage (a rebuild would bless it).
+          if (!sameRecords(buf, b, this.type)) return `block at ${b.offset} changed`;
+          damaged++;
         }
       }
+      this.damaged = damaged;
       this.entries = n;
       this.indexedEnd = end;
       this.records = records;
@@ -175,6 +216,28 @@ export class Sidecar {
     } finally {
       idx.close();
     }
+  }
+
+  // Does the signature of entry i (at sig[off..]) match its check? Remembered
+  // once it does.
+  sigTrusted(i: number, sig: Uint8Array, off: number, sck: number): boolean {
+    const byte = i >> 3, bit = 1 << (i & 7);
+    if (byte < this.sigOk.length && this.sigOk[byte] & bit) return true;
+    if (sigCheck(sig, off) !== sck) return false;
+    if (byte >= this.sigOk.length) {
+      const grown = new Uint8Array(Math.max(byte + 1, this.sigOk.length * 2, 16));
+      grown.set(this.sigOk);
+      this.sigOk = grown;
+    }
+    this.sigOk[byte] |= bit;
+    return true;
+  }
+
+  // Forgets the index (it could not be read or written): everything is tail.
+  reset(): void {
+    this.sigOk.fill(0);
+    this.entries = this.indexedEnd = this.records = this.bad = this.damaged = 0;
+    this.present = false;
   }
 
   // Starts an empty index (both files replaced).
@@ -192,14 +255,14 @@ export class Sidecar {
   write(entries: Uint8Array, sigs: Uint8Array, n: number, blocks: { end: number; records: number; bad: number }): void {
     if (n === 0) return;
     if (!this.present) this.create();
-    let f = openWrite(this.sigPath);
+    let f = openIndex(this.sigPath, SIG_HEADER + this.entries * SIG_BYTES);
     try {
       writeAt(f, sigs.subarray(0, n * SIG_BYTES), SIG_HEADER + this.entries * SIG_BYTES);
       this.sigLength = Math.max(this.sigLength, SIG_HEADER + (this.entries + n) * SIG_BYTES);
     } finally {
       f.close();
     }
-    f = openWrite(this.idxPath);
+    f = openIndex(this.idxPath, IDX_HEADER + this.entries * ENTRY_BYTES);
     try {
       writeAt(f, entries.subarray(0, n * ENTRY_BYTES), IDX_HEADER + this.entries * ENTRY_BYTES);
       this.idxLength = Math.max(this.idxLength, IDX_HEADER + (this.entries + n) * ENTRY_BYTES);
@@ -213,6 +276,7 @@ export class Sidecar {
   }
 
   // Calls fn for entries [from, to) in order, reading the index in chunks.
+  // An entry whose CRC fails (damaged after boot) throws IndexDamage.
   forEach(buf: Uint8Array, fn: (i: number, e: BlockInfo) => boolean | void, from = 0, to = this.entries): void {
     if (to <= from) return;
     const idx = new File(this.idxPath);
@@ -222,7 +286,7 @@ export class Sidecar {
         const k = Math.min(ENTRIES_PER_READ, to - i);
         readInto(idx, IDX_HEADER + i * ENTRY_BYTES, k * ENTRY_BYTES, buf);
         for (let j = 0; j < k; j++, i++) {
-          decodeEntry(buf, j * ENTRY_BYTES, e, true);
+          if (!decodeEntry(buf, j * ENTRY_BYTES, e)) throw new IndexDamage(`archive index: ${this.idxPath} entry ${i} damaged`);
           if (fn(i, e) === false) return;
         }
       }
@@ -245,6 +309,38 @@ export class Sidecar {
       f.close();
     }
   }
+}
+
+// Opens an index file to write at `at`: a file shorter than that (emptied by
+// the "wb+" fallback of a failed open) is not written; the caller's reload
+// rebuilds the index.
+function openIndex(path: string, at: number): File {
+  const f = openWrite(path);
+  if (f.length < at) {
+    const len = f.length;
+    f.close();
+    throw new ArchiveError("io", `archive: ${path} is ${len} bytes, at least ${at} expected`);
+  }
+  return f;
+}
+
+// Do the records of a block read into buf[0..b.length) have the keys and the
+// count its entry says?
+function sameRecords(buf: Uint8Array, b: BlockInfo, type: ArchiveType): boolean {
+  let s = 0, records = 0, min = NO_KEY_MIN, max = 0;
+  for (;;) {
+    const i = buf.indexOf(NL, s);
+    if (i < 0 || i >= b.length) break;
+    if (parseLine(buf, s, i, type)) {
+      const k = lineKey(buf, s, i);
+      records++;
+      if (k < min) min = k;
+      if (k > max) max = k;
+    }
+    s = i + 1;
+  }
+  // a damaged line no longer counts: one record fewer, or the same count
+  return records > 0 && (records === b.records || records + 1 === b.records) && min >= b.min && max <= b.max && (min === b.min || max === b.max);
 }
 
 export function writeHeaders(idxPath: string, sigPath: string, code: number, dropped: number, compactions: number): void {
@@ -275,6 +371,9 @@ export class BlockBuilder {
   private pendingEnd = 0;
   private pendingRecords = 0;
   private pendingBad = 0;
+  failed: unknown; // why the index could not be written (then it is not written further)
+  unindexedRecords = 0; // records of finished blocks that could not be indexed
+  unindexedBad = 0;
 
   constructor(
     readonly side: Sidecar,
@@ -304,6 +403,7 @@ export class BlockBuilder {
 
   private close(): void {
     const c = this.cur;
+    c.sck = sigCheck(this.sig, 0);
     encodeEntry(c, this.entries, this.pending * ENTRY_BYTES);
     this.sigs.set(this.sig, this.pending * SIG_BYTES);
     this.pending++;
@@ -317,10 +417,22 @@ export class BlockBuilder {
     if (this.pending === BATCH) this.flush();
   }
 
-  // Writes the finished blocks.
+  // Writes the finished blocks. An index write that fails (a full file
+  // system) stops the indexing, not the caller: the blocks stay part of the
+  // unindexed tail, which every query scans, and the next check indexes them.
   flush(): void {
     if (!this.pending) return;
-    this.side.write(this.entries, this.sigs, this.pending, { end: this.pendingEnd, records: this.pendingRecords, bad: this.pendingBad });
+    if (!this.failed)
+      try {
+        this.side.write(this.entries, this.sigs, this.pending, { end: this.pendingEnd, records: this.pendingRecords, bad: this.pendingBad });
+      } catch (e) {
+        rethrowFatal(e);
+        this.failed = e ?? "failed";
+      }
+    if (this.failed) {
+      this.unindexedRecords += this.pendingRecords;
+      this.unindexedBad += this.pendingBad;
+    }
     this.pending = this.pendingRecords = this.pendingBad = 0;
   }
 }

@@ -21,6 +21,13 @@ export interface TypeState {
   tailBad: number;
   rebuilt: string | undefined; // why the index was rebuilt at the last check
   recovered: string[]; // what boot did to finish or undo a compaction
+  // Why the file is set aside (it, or a compaction's file, could not be read,
+  // renamed or deleted): nothing is read from or written to it until a later
+  // check or operation finds it readable again. Nothing is deleted for it.
+  unreadable: string | undefined;
+  stale: boolean; // what is known of the file may be wrong (a read or index write failed): load again first
+  indexError: string | undefined; // why the index could not be (re)written: the unindexed part is scanned
+  emptied: number; // bytes the device's "wb+" fallback emptied while this archive ran (reported, never hidden)
 }
 
 export function typeState(root: string, type: ArchiveType): TypeState {
@@ -37,11 +44,15 @@ export function typeState(root: string, type: ArchiveType): TypeState {
     nsg: base + ".nsg",
     length: 0,
     validEnd: 0,
-    side: new Sidecar(idx, sig, TYPE_CODE[type]),
+    side: new Sidecar(idx, sig, TYPE_CODE[type], type),
     tailRecords: 0,
     tailBad: 0,
     rebuilt: undefined,
     recovered: [],
+    unreadable: undefined,
+    stale: false,
+    indexError: undefined,
+    emptied: 0,
   };
 }
 

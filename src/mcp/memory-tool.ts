@@ -463,11 +463,20 @@ export class MemoryTool implements Tool {
     for (const s of this.schedules.list({ completed: true })) if (has(s.content)) hits.push({ where: "schedule", text: `${s.content} at ${s.datetime}` });
     for (const e of m.events()) if (!e.schedule && !e.time && has(e.content)) hits.push({ where: "event", text: e.eventType === "todo" ? e.content : `${e.content} on ${e.date}` });
     const archived: Record<string, object[]> = {};
+    // an archive file that cannot be read now leaves the rest of the answer
+    // standing, marked partial (src/archive: the file is set aside, not lost)
+    let unreadable: Record<string, string> | undefined;
     if (this.archive)
       for (const t of RECALL_TYPES) {
-        const items = this.archive.recall(t, { keyword, limit });
-        if (items.length) archived[t] = items;
+        try {
+          const items = this.archive.recall(t, { keyword, limit });
+          if (items.length) archived[t] = items;
+        } catch (e) {
+          if (!(e instanceof Error) || e.name !== "ArchiveError") throw e;
+          (unreadable ??= {})[t] = e.message;
+        }
       }
+    if (unreadable) return out({ keyword, count: hits.length, items: hits.slice(0, limit), archived, partial: true, archive_unreadable: unreadable });
     return out({ keyword, count: hits.length, items: hits.slice(0, limit), archived });
   }
 }

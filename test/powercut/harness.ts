@@ -1,108 +1,418 @@
-// Exhaustive power-cut sweeps. A workload is a deterministic script against
-// device code on a fresh simulated device. The sweep first runs it once to
-// count its flash writes, then, for every write N (and every tear mode),
-// replays it with the power cut at write N, reboots from what is on flash and
-// asks the workload to check the result against what had been acknowledged.
-// No Node APIs: the same sweep runs in the XS lane.
+// Fault sweeps under the absolute oracle. A workload is a deterministic
+// script that drives a booted device the way the AI and the companion do
+// (test/powercut/device.ts). For each fault kind of the device
+// (host-sim/faults.ts) the sweep runs the workload with one fault of that
+// kind injected (at every write for power_cut, at every position for the
+// at-rest kinds, at the k-th operation for the operation kinds, at boot for
+// the boot kinds), reboots, boots the device as src/main.ts does and checks
+// it against the ledger (test/powercut/oracle.ts). No Node APIs: the same
+// sweep runs in the XS lane.
+import { SimDevice, PowerCut } from "../../host-sim/device";
+import { tearHalf, tearNone, tearSeeded, type Tear } from "../../host-sim/flash";
+import { FAULT_KINDS, type FaultKind, type FaultOptions } from "../../host-sim/faults";
+import { Ai, callTool, type BootOptions } from "./device";
+import { check, blankVerdict, type Verdict } from "./oracle";
+import type { Kind } from "./ledger";
 
-import { SimDevice } from "../../host-sim/device";
-import { PowerCut, tearHalf, tearNone, type Tear } from "../../host-sim/flash";
-
-export interface Verdict {
-  ackedLost: number; // acknowledged records missing
-  torn: number; // records that are neither the old nor the new version
-  duplicates: number; // records present twice
-}
-
-export interface Workload<Model> {
+export interface Workload {
   name: string;
-  start?: number; // initial wall time
-  // Runs the script. It calls ack(model) whenever something became durable
-  // (a flush or an archive move returned), and inflight(model) with what it is
-  // about to make durable.
-  script(dev: SimDevice, ack: (m: Model) => void, inflight: (m: Model) => void): void;
-  // After a reboot: boot device code and compare with the last acknowledged
-  // model and the model in flight at the cut. Throwing counts as a boot failure.
-  verify(dev: SimDevice, acked: Model | undefined, inflight: Model | undefined): Verdict;
+  start: number; // wall time at the first boot
+  boot?: BootOptions;
+  // files on flash before the first boot, loaded without writes; returns the
+  // records they hold (the ledger's background)
+  prefill?(dev: SimDevice): { kind: Kind; key: string; value: string; ts: number }[];
+  run(ai: Ai): void;
+  // After the fault, the reboot and the check: the device keeps being used
+  // (a torn line or a leftover of the fault must not hurt the next writes);
+  // then one more reboot and check.
+  after?(ai: Ai): void;
 }
 
-export interface SweepResult {
-  workload: string;
-  writes: number;
-  cut_points: number;
-  recovered: number;
-  acked_lost: number;
-  torn_records: number;
-  duplicates: number;
-  boot_failures: number;
-  failures: string[]; // the first few, for a human
+export { FAULT_KINDS, type FaultKind };
+
+// How a kind is injected.
+export type Plan =
+  | { mode: "none" }
+  | { mode: "cut"; n: number; tear: Tear; tearName: string }
+  | { mode: "rest"; opts: FaultOptions } // after the workload, before the reboot
+  | { mode: "op"; opts: FaultOptions } // before the first boot: fires at the at-th matching operation
+  | { mode: "write"; partition: string; k: number; opts: FaultOptions } // when the k-th write of `partition` reached flash
+  // before the reboot; after a power cut at write cutAt (of cutPartition only, if given)
+  | { mode: "boot"; opts: FaultOptions; cutAt?: number; cutPartition?: string };
+
+export interface CaseResult {
+  injected: boolean; // the fault was injected (for a cut: it happened)
+  notModelled: boolean;
+  bootFailed: boolean;
+  crashed: boolean; // an exception escaped the device's entry points during the workload
+  verdict: Verdict;
 }
 
-const TEARS: { name: string; tear: Tear }[] = [
-  { name: "half", tear: tearHalf },
-  { name: "none", tear: tearNone },
-];
+const isCut = (e: unknown) => e instanceof PowerCut || (e instanceof Error && e.name === "PowerCut");
+const msg = (e: unknown) => (e instanceof Error ? e.message : String(e));
+export const notModelledError = (e: unknown) => /not modelled/i.test(msg(e));
 
-export function sweep<M>(w: Workload<M>, opts: { maxCuts?: number; stride?: number } = {}): SweepResult {
-  const res: SweepResult = { workload: w.name, writes: 0, cut_points: 0, recovered: 0, acked_lost: 0, torn_records: 0, duplicates: 0, boot_failures: 0, failures: [] };
-  // a clean run counts the writes
-  {
-    const dev = new SimDevice({ now: w.start }).install();
-    const first = dev.flash.writes;
-    w.script(dev, () => {}, () => {});
-    res.writes = dev.flash.writes - first;
-  }
-  const stride = opts.stride ?? 1;
-  for (const t of TEARS) {
-    for (let n = 1; n <= res.writes; n += stride) {
-      if (opts.maxCuts !== undefined && res.cut_points >= opts.maxCuts) return res;
-      const dev = new SimDevice({ now: w.start }).install();
-      let acked: M | undefined, inflight: M | undefined;
-      dev.cutAfter(n, t.tear);
-      let cut = false;
-      try {
-        w.script(dev, (m) => (acked = m), (m) => (inflight = m));
-      } catch (e) {
-        if (!(e instanceof PowerCut)) throw e;
-        cut = true;
-      }
-      if (!cut) throw new Error(`${w.name}: write ${n} was not reached on replay: the script is not deterministic`);
-      res.cut_points++;
-      dev.flash.disarm();
-      dev.reboot();
-      try {
-        const v = w.verify(dev, acked, inflight);
-        res.acked_lost += v.ackedLost;
-        res.torn_records += v.torn;
-        res.duplicates += v.duplicates;
-        if (v.ackedLost + v.torn + v.duplicates === 0) res.recovered++;
-        else if (res.failures.length < 5) res.failures.push(`cut at write ${n} (tear ${t.name}): lost ${v.ackedLost}, torn ${v.torn}, duplicates ${v.duplicates}`);
-      } catch (e) {
-        res.boot_failures++;
-        if (res.failures.length < 5) res.failures.push(`cut at write ${n} (tear ${t.name}): boot failed: ${e instanceof Error ? e.message : String(e)}`);
-      }
+// Records the device showed through `read` before an archive-wiping fault:
+// what it did not show lived only in the archive.
+function archiveOnly(ai: Ai): Set<string> {
+  const out = new Set<string>();
+  const r = callTool(ai.service, { action: "read" });
+  const j = (r.json ?? {}) as Record<string, any>;
+  const facts = new Set<string>(j.facts ?? []);
+  const moments = new Set<string>((j.moments ?? []).map((m: any) => m.content));
+  const sched = new Set<string>((j.schedules ?? []).map((s: any) => s.content));
+  for (const e of ai.ledger.all()) {
+    if (e.kind === "fact" && !facts.has(e.key)) out.add("fact\u0000" + e.key);
+    if (e.kind === "moment" && !moments.has(e.key)) out.add("moment\u0000" + e.key);
+    if (e.kind === "schedule" && !sched.has(e.key)) {
+      // archived: search finds it among the archive's events, not among the schedules
+      const f = callTool(ai.service, { action: "search", keyword: e.key, limit: 50 });
+      const sj = (f.json ?? {}) as Record<string, any>;
+      const inNvs = (sj.items ?? []).some((h: any) => h.where === "schedule" && String(h.text).indexOf(e.key + " at ") === 0);
+      if (!inNvs && ((sj.archived ?? {}).event ?? []).some((it: any) => it.content === e.key)) out.add("schedule\u0000" + e.key);
     }
   }
+  return out;
+}
+
+// One run of a workload with one fault, the reboot, and the check.
+export function runCase(w: Workload, kind: FaultKind | "none", plan: Plan): CaseResult {
+  const res: CaseResult = { injected: false, notModelled: false, bootFailed: false, crashed: false, verdict: blankVerdict() };
+  const dev = new SimDevice({ now: w.start }).install();
+  const background = w.prefill ? w.prefill(dev) : [];
+  const inject = (opts: FaultOptions): boolean => {
+    try {
+      const what = dev.inject(kind as FaultKind, opts);
+      res.injected = !/: no file/.test(what); // nothing to damage
+      return true;
+    } catch (e) {
+      if (notModelledError(e)) {
+        res.notModelled = true;
+        return false;
+      }
+      throw e;
+    }
+  };
+  if (plan.mode === "cut") {
+    dev.inject("power_cut", { at: plan.n, seed: plan.n }); // seeds SPIFFS's tear
+    dev.cutAfter(plan.n, plan.tear);
+  }
+  const onWrite = (partition: string, k: number, fn: () => void) => {
+    let n = 0;
+    const prev = dev.flash.onChange;
+    dev.flash.onChange = (p) => {
+      prev?.(p);
+      if (p === partition && ++n === k) {
+        dev.flash.onChange = prev;
+        fn();
+      }
+    };
+  };
+  if (plan.mode === "boot" && plan.cutAt !== undefined) {
+    if (plan.cutPartition) onWrite(plan.cutPartition, plan.cutAt, () => dev.inject("power_cut", { at: 1, seed: plan.cutAt }));
+    else dev.cutAfter(plan.cutAt, tearHalf);
+  }
+  if (plan.mode === "op" && !inject(plan.opts)) return res;
+  let notModelledLate = false;
+  if (plan.mode === "write")
+    onWrite(plan.partition, plan.k, () => {
+      try {
+        dev.inject(kind as FaultKind, plan.opts);
+        res.injected = true;
+      } catch (e) {
+        if (!notModelledError(e)) throw e;
+        notModelledLate = true;
+      }
+    });
+  let ai: Ai | undefined;
+  let stopped = false;
+  try {
+    ai = new Ai(dev, w.boot);
+    for (const b of background) ai.ledger.background(b.kind, b.key, b.value, b.ts);
+    w.run(ai);
+  } catch (e) {
+    if (isCut(e)) stopped = true;
+    else {
+      res.crashed = true;
+      res.verdict.failures.push(`${ai ? "crash" : "first boot failed"}: ${msg(e)}`);
+    }
+  }
+  if (plan.mode === "cut") {
+    res.injected = stopped;
+    if (!stopped) throw new Error(`${w.name}: write ${plan.n} was not reached: the workload is not deterministic`);
+  }
+  dev.flash.onChange = undefined;
+  if (notModelledLate) {
+    res.notModelled = true;
+    return res;
+  }
+  if (plan.mode === "write" && !res.injected) return res; // the run had fewer writes
+  // the first boot itself was cut: nothing was acknowledged
+  let fresh = !ai;
+  if (!ai && !stopped) res.bootFailed = true;
+  let excused: Set<string> | undefined;
+  if (plan.mode === "rest" && !inject(plan.opts)) return res;
+  // a format at the reboot takes what lived only in the archive: ask the device what that was
+  if (kind === "mount_failure" && !stopped && ai && !res.crashed) excused = archiveOnly(ai);
+  if (plan.mode === "boot" && !inject(plan.opts)) return res;
+  dev.flash.disarm();
+  // power comes back; a cut inside NVS's own recovery (nvs_init_cut) means it comes back again
+  for (let tries = 0; ; tries++) {
+    try {
+      dev.reboot();
+      break;
+    } catch (e) {
+      if (!isCut(e) || tries > 3) {
+        res.bootFailed = true;
+        res.verdict.failures.push(`reboot failed: ${msg(e)}`);
+        return res;
+      }
+      dev.flash.powerOn();
+    }
+  }
+  let b;
+  try {
+    if (!ai || fresh) {
+      ai = new Ai(dev, w.boot);
+      for (const x of background) ai.ledger.background(x.kind, x.key, x.value, x.ts);
+      fresh = false;
+      b = ai.booted;
+    } else b = ai.boot();
+  } catch (e) {
+    res.bootFailed = true;
+    res.verdict.failures.push(`boot failed: ${msg(e)}`);
+    return res;
+  }
+  try {
+    check(ai, b, res.verdict, { excused });
+  } catch (e) {
+    res.verdict.wrongReplies++;
+    res.verdict.failures.push(`the check could not run: ${msg(e)}`);
+  }
+  if (!w.after || res.verdict.failures.length) return res;
+  // the device goes on: more of the same, a reboot, the check again
+  try {
+    w.after(ai);
+  } catch (e) {
+    res.crashed = true;
+    res.verdict.failures.push(`crash after the reboot: ${msg(e)}`);
+    return res;
+  }
+  dev.reboot();
+  try {
+    b = ai.boot();
+  } catch (e) {
+    res.bootFailed = true;
+    res.verdict.failures.push(`second boot failed: ${msg(e)}`);
+    return res;
+  }
+  const v2 = blankVerdict();
+  try {
+    check(ai, b, v2, { excused });
+  } catch (e) {
+    v2.wrongReplies++;
+    v2.failures.push(`the check could not run: ${msg(e)}`);
+  }
+  res.verdict.ackedLost += v2.ackedLost;
+  res.verdict.wrongReplies += v2.wrongReplies;
+  res.verdict.checked += v2.checked;
+  for (const f of v2.failures) res.verdict.failures.push("after more use: " + f);
+  if (res.injected && stillArmed(dev, kind, plan)) res.injected = false; // it never fired
   return res;
 }
 
-// Compares one collection of records (as JSON strings) with the acknowledged and
-// in-flight versions: equal to either is a full recovery.
-export function compare(actual: string[], acked: string[], inflight: string[]): Verdict {
-  const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-  if (same(actual, acked) || same(actual, inflight)) return { ackedLost: 0, torn: 0, duplicates: 0 };
-  const known = new Set([...acked, ...inflight]);
-  const have = new Set(actual);
-  let torn = 0, duplicates = 0, ackedLost = 0;
-  for (const r of actual) if (!known.has(r)) torn++;
-  const seen = new Set<string>();
-  for (const r of actual) {
-    if (seen.has(r) && acked.filter((x) => x === r).length < 2 && inflight.filter((x) => x === r).length < 2) duplicates++;
-    seen.add(r);
+// An operation fault that is still armed at the end never happened.
+function stillArmed(dev: SimDevice, kind: FaultKind | "none", plan: Plan): boolean {
+  if (kind === "none" || kind === "power_cut" || plan.mode === "rest") return false;
+  const onNvs = kind === "nvs_crc" || kind === "nvs_init_cut" || ((kind === "bit_flip" || kind === "full") && (("opts" in plan ? plan.opts.partition : undefined) ?? "nvs") === "nvs");
+  const m = (onNvs ? dev.nvs : dev.spiffs) as unknown as { isArmed?: (k: string) => boolean };
+  return typeof m.isArmed === "function" ? m.isArmed(kind) : false;
+}
+
+export interface KindResult {
+  kind: string;
+  injected: number;
+  acked_lost: number;
+  boot_failures: number;
+  wrong_replies: number;
+  crashes: number;
+  cases: number;
+  checked: number; // ledger records checked in all
+  not_modelled?: true;
+  not_modelled_cases?: number; // cases skipped because inject does not model them (one partition of a kind)
+  by_workload: Record<string, { cases: number; injected: number; acked_lost: number; boot_failures: number; wrong_replies: number; crashes: number }>;
+  failures: string[];
+}
+
+export interface SweepOptions {
+  stride?: number; // power_cut: every stride-th write
+  tears?: "rotate" | "half"; // power_cut: half, none and seeded in turn (default), or half only
+  seeds?: number; // at-rest kinds: positions per partition
+  ops?: number; // operation kinds: the first `ops` operations
+  maxCases?: number; // per workload and kind
+}
+
+// Writes a clean run makes (boot included): flash program operations, or,
+// for one partition, its programs and erases (as Flash.onChange reports them).
+export function countWrites(w: Workload, partition?: string): number {
+  const dev = new SimDevice({ now: w.start }).install();
+  if (w.prefill) w.prefill(dev);
+  const first = dev.flash.writes;
+  let n = 0;
+  if (partition) dev.flash.onChange = (p) => void (p === partition && n++);
+  const ai = new Ai(dev, w.boot);
+  w.run(ai);
+  dev.flash.onChange = undefined;
+  return partition ? n : dev.flash.writes - first;
+}
+
+// The cases of one kind for one workload.
+export function plans(kind: FaultKind | "none", w: Workload, o: SweepOptions): Plan[] {
+  const out: Plan[] = [];
+  const seeds = o.seeds ?? 24;
+  const ops = o.ops ?? 12;
+  const stride = o.stride ?? 1;
+  // positions spread over the whole image: seed i of n
+  const spread = (n: number, salt: number) => {
+    const l: number[] = [];
+    for (let i = 0; i < n; i++) l.push(i * 7919 + salt);
+    return l;
+  };
+  switch (kind) {
+    case "none":
+      out.push({ mode: "none" });
+      break;
+    case "power_cut": {
+      // each cut point gets one tear, in turn: a prefix (half), nothing, or a
+      // seeded choice of the written words anywhere inside the operation
+      const writes = countWrites(w);
+      let i = 0;
+      for (let n = 1; n <= writes; n += stride, i++) {
+        const t = o.tears === "half" ? 0 : i % 3;
+        out.push(t === 0 ? { mode: "cut", n, tear: tearHalf, tearName: "half" } : t === 1 ? { mode: "cut", n, tear: tearNone, tearName: "none" } : { mode: "cut", n, tear: tearSeeded(n, "word"), tearName: `seeded ${n}` });
+      }
+      break;
+    }
+    case "nvs_crc":
+      for (const s of spread(seeds, 1)) out.push({ mode: "rest", opts: { seed: s } });
+      break;
+    case "bit_flip":
+      for (const s of spread(seeds, 3)) out.push({ mode: "rest", opts: { seed: s, partition: "nvs" } });
+      for (const s of spread(seeds, 5)) out.push({ mode: "rest", opts: { seed: s, partition: "storage" } });
+      break;
+    case "full":
+      for (const partition of ["nvs", "storage"] as const) {
+        for (let at = 1; at <= 2; at++) out.push({ mode: "op", opts: { at, partition } });
+        for (const k of spreadWrites(w, partition, ops)) out.push({ mode: "write", partition, k, opts: { at: 1, seed: k, partition } });
+      }
+      break;
+    case "spiffs_not_finalized":
+      for (let s = 0; s < seeds; s++) out.push({ mode: "rest", opts: { seed: s, partition: "storage" } });
+      break;
+    case "nvs_init_cut": {
+      const writes = countWrites(w);
+      const step = Math.max(1, Math.floor(writes / seeds));
+      for (let n = 1; n <= writes; n += step) for (let at = 1; at <= 2; at++) out.push({ mode: "boot", cutAt: n, opts: { at } });
+      break;
+    }
+    case "mount_failure":
+      out.push({ mode: "boot", opts: {} });
+      break;
+    default:
+      // spiffs_read_error, rename_false, delete_false, open_limit: at the first
+      // operations of the first boot, then after storage writes spread over the run
+      for (let at = 1; at <= 3; at++) out.push({ mode: "op", opts: { at, seed: at, partition: "storage" } });
+      for (const k of spreadWrites(w, "storage", ops)) out.push({ mode: "write", partition: "storage", k, opts: { at: 1, seed: k, partition: "storage" } });
   }
-  // a record in both versions had to survive whichever won
-  for (const r of acked) if (inflight.includes(r) && !have.has(r)) ackedLost++;
-  // neither version whole: count the records of the acked version that are gone
-  if (!torn && !duplicates && !ackedLost) ackedLost = acked.filter((r) => !have.has(r)).length || 1;
-  return { ackedLost, torn, duplicates };
+  if (o.maxCases !== undefined && out.length > o.maxCases) {
+    // keep the cases spread over the whole range
+    const kept: Plan[] = [];
+    const step = out.length / o.maxCases;
+    for (let i = 0; i < o.maxCases; i++) kept.push(out[Math.floor(i * step)]);
+    return kept;
+  }
+  return out;
+}
+
+// `n` write positions of a partition spread over a clean run (1-based).
+function spreadWrites(w: Workload, partition: string, n: number): number[] {
+  const total = countWrites(w, partition);
+  const out: number[] = [];
+  if (!total) return out;
+  const step = total / n;
+  for (let i = 0; i < n; i++) {
+    const k = 1 + Math.floor(i * step);
+    if (out.indexOf(k) < 0 && k <= total) out.push(k);
+  }
+  return out;
+}
+
+// Whether SimDevice.inject models `kind` today.
+export function modelled(kind: FaultKind): boolean {
+  if (kind === "power_cut") return true;
+  for (const partition of ["nvs", "storage"] as const) {
+    const dev = new SimDevice();
+    try {
+      dev.inject(kind, { at: 1, seed: 1, partition });
+      return true;
+    } catch (e) {
+      if (!notModelledError(e)) return true; // it exists, it just refused these options
+    }
+  }
+  return false;
+}
+
+export function sweepKind(kind: FaultKind | "none", workloads: readonly Workload[], o: SweepOptions = {}): KindResult {
+  const r: KindResult = { kind, injected: 0, acked_lost: 0, boot_failures: 0, wrong_replies: 0, crashes: 0, cases: 0, checked: 0, by_workload: {}, failures: [] };
+  if (kind !== "none" && !modelled(kind)) {
+    r.not_modelled = true;
+    return r;
+  }
+  for (const w of workloads) {
+    const bw = (r.by_workload[w.name] = { cases: 0, injected: 0, acked_lost: 0, boot_failures: 0, wrong_replies: 0, crashes: 0 });
+    for (const p of plans(kind, w, o)) {
+      const c = runCase(w, kind, p);
+      if (c.notModelled) {
+        r.not_modelled = true;
+        r.not_modelled_cases = (r.not_modelled_cases ?? 0) + 1; // e.g. the NVS half of bit_flip
+        continue;
+      }
+      bw.cases++;
+      if (c.injected) bw.injected++;
+      bw.acked_lost += c.verdict.ackedLost;
+      bw.wrong_replies += c.verdict.wrongReplies;
+      if (c.bootFailed) bw.boot_failures++;
+      if (c.crashed) bw.crashes++;
+      r.checked += c.verdict.checked;
+      const bad = c.verdict.ackedLost + c.verdict.wrongReplies > 0 || c.bootFailed || c.crashed;
+      if (bad && r.failures.length < 8) r.failures.push(`${w.name} ${describe(p)}: ${c.verdict.failures.slice(0, 3).join("; ") || "boot failed"}`);
+    }
+    r.cases += bw.cases;
+    r.injected += bw.injected;
+    r.acked_lost += bw.acked_lost;
+    r.boot_failures += bw.boot_failures;
+    r.wrong_replies += bw.wrong_replies;
+    r.crashes += bw.crashes;
+  }
+  if (r.not_modelled && r.cases) delete r.not_modelled;
+  return r;
+}
+
+export function describe(p: Plan): string {
+  switch (p.mode) {
+    case "none":
+      return "(no fault)";
+    case "cut":
+      return `cut at write ${p.n} (tear ${p.tearName})`;
+    case "boot":
+      return `${p.cutAt !== undefined ? `cut at ${p.cutPartition ?? "flash"} write ${p.cutAt}, then ` : ""}at boot ${JSON.stringify(p.opts)}`;
+    case "write":
+      return `after ${p.partition} write ${p.k} ${JSON.stringify(p.opts)}`;
+    default:
+      return JSON.stringify(p.opts);
+  }
+}
+
+export function failed(r: KindResult): boolean {
+  return r.acked_lost + r.boot_failures + r.wrong_replies + r.crashes > 0;
 }

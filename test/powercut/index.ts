@@ -1,8 +1,9 @@
-// Every power-cut workload, swept by `npm run powercut` and (bounded) by the test lanes.
+// Every workload the fault sweeps run (npm run powercut, test/powercut.test.ts,
+// and bounded in both test lanes by test/scenarios/powercut.scn.ts).
 import type { Workload } from "./harness";
-import { nvsWorkload } from "./nvs.workload";
+import { toolWorkload } from "./tool.workload";
 import { scheduleWorkload } from "./schedule.workload";
 import { archiveWorkload } from "./archive.workload";
-import { pendingWorkload } from "./pending.workload";
+import { listenWorkload } from "./listen.workload";
 
-export const workloads: Workload<never>[] = [nvsWorkload as Workload<never>, scheduleWorkload as Workload<never>, archiveWorkload as Workload<never>, pendingWorkload as Workload<never>];
+export const workloads: Workload[] = [toolWorkload, scheduleWorkload, archiveWorkload, listenWorkload];

@@ -16,6 +16,7 @@ import { scenarios as mcpServer } from "./mcp-server.scn";
 import { scenarios as archive } from "./archive.scn";
 import { scenarios as archiveCompact } from "./archive-compact.scn";
 import { scenarios as archiver } from "./archiver.scn";
+import { scenarios as archiveFaults } from "./archive-faults.scn";
 import { scenarios as memoryTool } from "./memory-tool.scn";
 import { scenarios as listen } from "./listen.scn";
 import { scenarios as listenPending } from "./listen-pending.scn";
@@ -24,6 +25,7 @@ import { scenarios as sdkContract } from "./sdk-contract.scn";
 import { scenarios as spiffsFaults } from "./spiffs-faults.scn";
 import { scenarios as listenSpeech } from "./listen-speech.scn";
 import { scenarios as preload } from "./preload.scn";
+import { scenarios as recovery } from "./recovery.scn";
 import { scenarios as xiaozhi } from "./xiaozhi.scn";
 import { scenarios as memoryFork } from "./memory-fork.scn";
 
@@ -44,6 +46,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "archive", scenarios: archive },
   { file: "archive-compact", scenarios: archiveCompact },
   { file: "archiver", scenarios: archiver },
+  { file: "archive-faults", scenarios: archiveFaults },
   { file: "memory-tool", scenarios: memoryTool },
   { file: "listen", scenarios: listen },
   { file: "listen-pending", scenarios: listenPending },
@@ -52,6 +55,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "spiffs-faults", scenarios: spiffsFaults },
   { file: "listen-speech", scenarios: listenSpeech },
   { file: "preload", scenarios: preload },
+  { file: "recovery", scenarios: recovery },
   { file: "xiaozhi", scenarios: xiaozhi },
   { file: "memory-fork", scenarios: memoryFork },
 ];

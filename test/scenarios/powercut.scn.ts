@@ -1,17 +1,26 @@
-// A bounded power-cut sweep inside each lane (the full sweep: npm run powercut).
-import { sweep } from "../powercut/harness";
+// A bounded fault sweep under the absolute oracle inside each lane (the full
+// sweep: npm run powercut; every kind: test/powercut.test.ts).
+import { sweepKind } from "../powercut/harness";
 import { workloads } from "../powercut/index";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
 
-export const scenarios: Scenario[] = workloads.map((w) => ({
-  name: `${w.name}: every 21st cut point recovers`,
-  run() {
-    // NVS programs and erases are byte-level since nvs.bin: a flush is about 3
-    // times as many flash operations as before, so 21 keeps the XS lane's count
-    const r = sweep(w, { stride: 21 });
-    ok(r.cut_points > 20, `cut points ${r.cut_points}`);
-    deepEqual(r.failures, []);
-    equal(r.recovered, r.cut_points);
+export const scenarios: Scenario[] = [
+  {
+    name: "no fault: every acknowledged record is there after a reboot, nothing else",
+    run() {
+      const r = sweepKind("none", workloads);
+      deepEqual(r.failures, []);
+      ok(r.checked > 250, `checked ${r.checked}`);
+    },
   },
-}));
+  ...workloads.map((w) => ({
+    name: `${w.name}: power cuts at 8 writes spread over the workload lose nothing acknowledged`,
+    run() {
+      const r = sweepKind("power_cut", [w], { maxCases: 8, tears: "half" as const });
+      ok(r.cases === 8, `cases ${r.cases}`);
+      deepEqual(r.failures, []);
+      equal(r.acked_lost + r.boot_failures + r.wrong_replies + r.crashes, 0);
+    },
+  })),
+];

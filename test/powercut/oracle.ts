@@ -1,0 +1,307 @@
+// The absolute oracle. After a fault and a reboot, through the memory tool
+// only (`read`, `recall`, `search`, `status` when the tool has it):
+//
+//   acked_lost    a ledger record whose acknowledged value (or one of the
+//                 values attempted after it) is not what the device shows;
+//                 a deleted record that is back counts too (its delete was
+//                 acknowledged). A record of a prefilled archive may go only
+//                 oldest first (compaction); any other gap counts.
+//   wrong_replies a reply that serves damaged data as if whole: a successful
+//                 reply (isError false, no top-level `damaged` key) holding a
+//                 record whose value was never acknowledged nor attempted for
+//                 its kind, the same record twice (in one list, or both in NVS
+//                 memory and in the archive), a reminder delivered again after
+//                 the reboot although the user already got it, or a `read`
+//                 that is not JSON. A reply that carries `damaged` has said so.
+//   boot_failures boot (src/main.ts's sequence) threw.
+//
+// It never compares with another run.
+import { Ledger, type Entry, type Kind } from "./ledger";
+import { callTool, value, type Ai, type Booted, type Reply } from "./device";
+import { byteLength } from "../../src/text/utf8";
+import { parseLocal } from "../../src/time/local";
+import { DEFAULT_CLEANUP_DAYS } from "../../src/schedule/schedules";
+
+const CLEANUP_MS = DEFAULT_CLEANUP_DAYS * 86400000;
+
+export interface Verdict {
+  ackedLost: number;
+  wrongReplies: number;
+  checked: number; // ledger records checked
+  failures: string[]; // what went wrong, for a human (the first few)
+}
+
+export function blankVerdict(): Verdict {
+  return { ackedLost: 0, wrongReplies: 0, checked: 0, failures: [] };
+}
+
+const MAX_FAILURES = 6;
+function fail(v: Verdict, msg: string): void {
+  if (v.failures.length < MAX_FAILURES) v.failures.push(msg);
+}
+
+type Seen = Map<string, string[]>; // key -> values shown (more than one: shown twice)
+
+interface Observed {
+  hot: Map<Kind, Seen>; // from read (NVS memory)
+  archived: Map<Kind, Seen>; // from recall
+  schedules: { content: string; datetime: string }[]; // read's upcoming open schedules
+}
+
+function put(m: Map<Kind, Seen>, kind: Kind, key: string, val: string): void {
+  let s = m.get(kind);
+  if (!s) m.set(kind, (s = new Map()));
+  const l = s.get(key);
+  if (l) l.push(val);
+  else s.set(key, [val]);
+}
+
+const said = (r: Reply) => !!r.json && r.json.damaged !== undefined;
+
+// Options of one check.
+export interface CheckOptions {
+  // records the device may have lost without blame (mount_failure formats the
+  // archive): kind\u0000key
+  excused?: Set<string>;
+}
+
+// Checks the booted device against the ledger.
+export function check(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions = {}): void {
+  const L = ai.ledger;
+  const svc = b.service;
+  const obs: Observed = { hot: new Map(), archived: new Map(), schedules: [] };
+  const wrong = (r: Reply, what: string) => {
+    if (said(r)) return;
+    v.wrongReplies++;
+    fail(v, what);
+  };
+
+  // ---- read: the hot memory ------------------------------------------------------
+  const read = callTool(svc, { action: "read" });
+  let readOk = false;
+  if (!read.ok || !read.json) fail(v, `read failed: ${read.text.slice(0, 160)}`);
+  else {
+    readOk = true;
+    const j = read.json as Record<string, any>;
+    const p = j.profile ?? {};
+    for (const f of ["name", "age", "gender", "location", "birthday"]) if (p[f] !== undefined) put(obs.hot, "profile", f, String(p[f]));
+    for (const x of j.preferences?.likes ?? []) put(obs.hot, "like", x, x);
+    for (const x of j.preferences?.dislikes ?? []) put(obs.hot, "dislike", x, x);
+    for (const f of j.family ?? []) put(obs.hot, "family", f.name || f.relation, value.family(f.relation, f.name, f.closeness, f.memory ?? ""));
+    for (const x of j.facts ?? []) put(obs.hot, "fact", x, x);
+    for (const x of j.traits ?? []) {
+      const i = x.indexOf(": ");
+      put(obs.hot, "trait", i >= 0 ? x.slice(i + 2) : x, x);
+    }
+    for (const x of j.habits ?? []) put(obs.hot, "habit", x.slice(0, x.lastIndexOf(" (")), x);
+    for (const x of j.moments ?? []) put(obs.hot, "moment", x.content, value.moment(x.topic, x.content));
+    for (const x of j.goals ?? []) put(obs.hot, "goal", x.content, value.goal(x.content, x.priority));
+    for (const s of j.schedules ?? []) {
+      obs.schedules.push({ content: s.content, datetime: s.datetime });
+      if (!L.get("schedule", s.content) && !heardOf(ai, "schedule", s.content)) wrong(read, `read shows a schedule never written: ${JSON.stringify(s.content)}`);
+    }
+    if (j.truncated) fail(v, "read was truncated: the workload must stay within the read budget");
+    // what the device said was confirmed is stored by boot (Listener.recover)
+    for (const p of j.pending ?? [])
+      if (p.confirmed && p.type !== "schedule") {
+        v.ackedLost++;
+        fail(v, `a confirmed ${p.type} ${JSON.stringify(p.content)} is still pending after boot`);
+      }
+    // never written, or shown twice
+    obs.hot.forEach((seen, kind) =>
+      seen.forEach((vals, key) => {
+        for (const x of vals) if (!L.known(kind, x) && !heardOf(ai, kind, x)) wrong(read, `read shows a ${kind} never written: ${JSON.stringify(x)}`);
+        if (vals.length > 1) wrong(read, `read shows the ${kind} ${JSON.stringify(key)} ${vals.length} times`);
+      }),
+    );
+  }
+
+  // ---- status (when the tool has it): answers after any fault ---------------------------
+  const st = callTool(svc, { action: "status" });
+  if (!(!st.ok && /action must be one of/.test(st.text)) && (!st.ok || !st.json)) {
+    v.wrongReplies++;
+    fail(v, `status failed: ${st.text.slice(0, 160)}`);
+  }
+
+  // ---- recall: the archive, newest first -----------------------------------------------
+  for (const type of ["fact", "moment", "event"] as const) {
+    const r = callTool(svc, { action: "recall", type, limit: 50 });
+    if (!r.ok || !r.json) {
+      fail(v, `recall ${type} failed: ${r.text.slice(0, 160)}`);
+      continue;
+    }
+    const items = (r.json.items ?? []) as Record<string, any>[];
+    const ids = new Set<string>();
+    for (const it of items) {
+      if (ids.has(it.id)) wrong(r, `recall ${type} shows id ${it.id} twice`);
+      ids.add(it.id);
+      if (type === "event") {
+        if (!L.get("schedule", String(it.content)) && !heardOf(ai, "schedule", String(it.content))) wrong(r, `recall shows an event never written: ${JSON.stringify(it.content)}`);
+        // an archived event must have left the events store (resolveAtBoot)
+        const f = callTool(svc, { action: "search", keyword: keywordOf(String(it.content)), limit: 50 });
+        const hits = ((f.json ?? {}) as Record<string, any>).items ?? [];
+        if (hits.some((h: any) => h.where === "schedule" && h.text === `${it.content} at ${it.date} ${it.time}`)) wrong(r, `the event ${JSON.stringify(it.content)} is both in memory and in the archive`);
+        continue;
+      }
+      const kind: Kind = type;
+      const val = type === "fact" ? it.content : value.moment(it.topic ?? "", it.content);
+      if (!L.known(kind, val) && !heardOf(ai, kind, val)) wrong(r, `recall shows a ${type} never written: ${JSON.stringify(val)}`);
+      if (obs.hot.get(kind)?.has(it.content)) wrong(r, `the ${type} ${JSON.stringify(it.content)} is both in memory and in the archive`);
+      put(obs.archived, kind, it.content, val);
+    }
+  }
+
+  // ---- every ledger record -----------------------------------------------------------------
+  const nowMs = ai.dev.clock.now;
+  const bg = new Map<Kind, { ts: number; present: boolean; key: string }[]>();
+  for (const e of L.all()) {
+    if (e.acked === undefined) continue;
+    v.checked++;
+    if (e.kind === "schedule") {
+      checkSchedule(svc, e, obs, nowMs, v, readOk, opts.excused?.has("schedule\u0000" + e.key) ?? false);
+      continue;
+    }
+    let shown = lookup(obs, e);
+    if (shown === undefined && (e.kind === "fact" || e.kind === "moment")) shown = searchFor(svc, e, v);
+    if (e.background !== undefined) {
+      let l = bg.get(e.kind);
+      if (!l) bg.set(e.kind, (l = []));
+      l.push({ ts: e.background, present: shown !== undefined, key: e.key });
+      continue;
+    }
+    const allowed = [e.acked].concat(e.maybe);
+    const got = shown === undefined ? null : shown;
+    if (allowed.indexOf(got) >= 0) continue;
+    if (!readOk && e.kind !== "fact" && e.kind !== "moment") {
+      v.ackedLost++;
+      continue;
+    }
+    if (opts.excused?.has(e.kind + "\u0000" + e.key) && got === null) continue;
+    v.ackedLost++;
+    fail(v, `${e.kind} ${JSON.stringify(e.key)}: acknowledged ${JSON.stringify(e.acked)}${e.maybe.length ? ` (or ${JSON.stringify(e.maybe)})` : ""}, the device shows ${JSON.stringify(got)}`);
+  }
+  // a prefilled archive loses its oldest records first, or none; compaction
+  // always keeps the newest blocks, so it never empties a file unless newer
+  // records took their place
+  bg.forEach((list, kind) => {
+    const newer = obs.archived.get(kind);
+    let newerShown = false;
+    newer?.forEach((_v, key) => {
+      const e = L.get(kind, key);
+      if (e && e.background === undefined) newerShown = true;
+    });
+    if (!newerShown && list.length && !list.some((x) => x.present) && !opts.excused?.has(kind + "\u0000" + list[list.length - 1].key)) {
+      v.ackedLost += list.length;
+      fail(v, `every archived ${kind} of the prefilled archive is gone, and nothing newer took their place`);
+    }
+    list.sort((x, y) => x.ts - y.ts);
+    let newestPresent = -1;
+    for (let i = 0; i < list.length; i++) if (list[i].present) newestPresent = i;
+    let firstPresent = list.length;
+    for (let i = list.length - 1; i >= 0; i--) if (list[i].present) firstPresent = i;
+    for (let i = firstPresent; i < newestPresent; i++)
+      if (!list[i].present && !opts.excused?.has(kind + "\u0000" + list[i].key)) {
+        v.ackedLost++;
+        fail(v, `archived ${kind} ${JSON.stringify(list[i].key)} is gone although older ones are still there`);
+      }
+  });
+
+  // ---- reminders: at most once ------------------------------------------------------------
+  for (const r of b.reminded)
+    if (countOf(ai.delivered, r) > 1) {
+      v.wrongReplies++;
+      fail(v, `reminder ${r} delivered again after the reboot`);
+    }
+}
+
+function countOf(l: string[], x: string): number {
+  let n = 0;
+  for (const y of l) if (y === x) n++;
+  return n;
+}
+
+// Listened memories: the listener's own reply (what it heard) is their universe.
+function heardOf(ai: Ai, kind: Kind, val: string): boolean {
+  if (!ai.heard.length) return false;
+  const core = kind === "family" ? val.split("|")[1] || val.split("|")[0] : kind === "moment" ? val.split("|")[1] : val;
+  for (const h of ai.heard) if (h === core || (core && h.indexOf(core) >= 0) || (h && core.indexOf(h) >= 0)) return true;
+  return false;
+}
+
+function lookup(obs: Observed, e: Entry): string | undefined {
+  const hot = obs.hot.get(e.kind)?.get(e.key);
+  if (hot) return hot[0];
+  const arc = obs.archived.get(e.kind)?.get(e.key);
+  if (arc) return arc[0];
+  return undefined;
+}
+
+// A keyword for search: the record's key, or its first characters.
+function keywordOf(key: string): string {
+  if (byteLength(key) <= 60) return key;
+  let k = "";
+  for (const ch of key) {
+    if (byteLength(k + ch) > 60) break;
+    k += ch;
+  }
+  return k;
+}
+
+function searchFor(svc: Booted["service"], e: Entry, v: Verdict): string | undefined {
+  const r = callTool(svc, { action: "search", keyword: keywordOf(e.key), limit: 50 });
+  if (!r.ok || !r.json) {
+    fail(v, `search failed: ${r.text.slice(0, 120)}`);
+    return undefined;
+  }
+  const j = r.json as Record<string, any>;
+  for (const h of j.items ?? []) {
+    if (e.kind === "fact" && h.where === "fact" && h.text === e.key) return h.text;
+    if (e.kind === "moment" && h.where === "moment" && String(h.text).endsWith(": " + e.key)) return value.moment(String(h.text).slice(0, String(h.text).length - e.key.length - 2), e.key);
+  }
+  const arc = (j.archived ?? {})[e.kind] ?? [];
+  for (const it of arc) if (it.content === e.key) return e.kind === "fact" ? it.content : value.moment(it.topic ?? "", it.content);
+  return undefined;
+}
+
+// Schedules: a series ("open") has exactly one open occurrence among the
+// upcoming ones; a one-off "open@dt" is upcoming, or, once past, still found
+// by search (or archived); "done@dt" is no longer open; null is gone.
+function checkSchedule(svc: Booted["service"], e: Entry, obs: Observed, nowMs: number, v: Verdict, readOk: boolean, excused: boolean): void {
+  const mine = obs.schedules.filter((s) => s.content === e.key);
+  let searched: { hits: string[]; archived: boolean } | undefined;
+  const search = () => {
+    if (searched) return searched;
+    const r = callTool(svc, { action: "search", keyword: keywordOf(e.key), limit: 50 });
+    const j = (r.json ?? {}) as Record<string, any>;
+    const hits: string[] = [];
+    for (const h of j.items ?? []) if (h.where === "schedule") hits.push(String(h.text));
+    const archived = ((j.archived ?? {}).event ?? []).some((it: any) => it.content === e.key);
+    return (searched = { hits, archived });
+  };
+  const holds = (s: string | null): boolean => {
+    if (s === null) return mine.length === 0 && !search().hits.some((h) => h.indexOf(e.key + " at ") === 0);
+    // a series whose open occurrence is not upcoming (it moves on only when
+    // the next one enters the reminder window) is found by search
+    if (s === "open") return mine.length === 1 || (mine.length === 0 && search().hits.some((h) => h.indexOf(e.key + " at ") === 0));
+    const dt = s.slice(s.indexOf("@") + 1);
+    const at = parseLocal(dt) ?? 0;
+    // a one-off more than 30 days past may be cleaned up (Schedules.cleanup)
+    const kept = () => excused || at < nowMs - CLEANUP_MS || search().hits.indexOf(`${e.key} at ${dt}`) >= 0 || search().archived;
+    if (s.indexOf("done@") === 0) return !mine.some((x) => x.datetime === dt) && kept();
+    if (at >= nowMs - 3600000 + 60000) return mine.some((x) => x.datetime === dt);
+    if (at >= nowMs - 3600000 - 60000) return true; // at the edge of read's window
+    return kept();
+  };
+  if (mine.length > 1 && e.acked === "open") {
+    v.wrongReplies++;
+    fail(v, `schedule ${JSON.stringify(e.key)} is open ${mine.length} times`);
+    return;
+  }
+  const allowed = [e.acked as string | null].concat(e.maybe);
+  for (const s of allowed) if (holds(s)) return;
+  v.ackedLost++;
+  if (!readOk) return;
+  fail(v, `schedule ${JSON.stringify(e.key)}: acknowledged ${JSON.stringify(e.acked)}${e.maybe.length ? ` (or ${JSON.stringify(e.maybe)})` : ""}, open: ${JSON.stringify(mine.map((x) => x.datetime))}`);
+}
+
+export type { Ledger };
