@@ -188,7 +188,7 @@ describe("MCP client: the official SDK over stdio against npm start", function (
       assert.deepEqual(doc.habits, ["睡前读书 (daily)"]);
       assert.deepEqual(doc.goals, [{ content: "学会游泳", progress: 0, priority: 4 }]);
       const schedules = doc.schedules.map((s: { content: string; datetime: string }) => `${s.content} ${s.datetime}`);
-      assert.deepEqual(schedules, ["英语课 2026-02-06 16:30", "钢琴课 2026-02-13 16:00"]);
+      assert.deepEqual(schedules, ["钢琴课 2026-02-13 16:00", "英语课 2026-02-06 16:30"], "by priority (4, 3), then time");
       // and it keeps working: a write after the restart, then the search sees it
       assert.equal((await ok(r2, { action: "write", type: "like", content: "画画" })).result, "added");
       assert.equal((await ok(r2, { action: "search", keyword: "画画" })).count, 1);

@@ -5,12 +5,14 @@
 //
 //   npm start -- [--data DIR] [--now 2026-02-05T13:00] [--speed 60] [--exit]
 //   npm start -- --dialog FILE|-   feed a conversation instead of MCP (host-sim/node/dialog.ts)
+//   npm start -- --xiaozhi         speak the xiaozhi server's messages on stdio (host-sim/node/xiaozhi.ts)
 
 import path from "node:path";
 import { SimDevice } from "../device.js";
 import { persist } from "./persist.js";
 import { stdioTransport } from "./stdio.js";
 import { runDialog } from "./dialog.js";
+import { runXiaozhi } from "./xiaozhi.js";
 import "../trace.js";
 
 interface Options {
@@ -19,15 +21,16 @@ interface Options {
   speed: number;
   exit: boolean;
   dialog?: string;
+  xiaozhi: boolean;
 }
 
 function usage(message: string): never {
-  process.stderr.write(`petmem: ${message}\nusage: npm start -- [--data DIR] [--now YYYY-MM-DDTHH:MM] [--speed N] [--exit] [--dialog FILE|-]\n`);
+  process.stderr.write(`petmem: ${message}\nusage: npm start -- [--data DIR] [--now YYYY-MM-DDTHH:MM] [--speed N] [--exit] [--dialog FILE|-] [--xiaozhi]\n`);
   process.exit(2);
 }
 
 function parse(argv: string[]): Options {
-  const o: Options = { data: ".petmem", speed: 1, exit: false };
+  const o: Options = { data: ".petmem", speed: 1, exit: false, xiaozhi: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => argv[++i] ?? usage(`${a} needs a value`);
@@ -43,6 +46,7 @@ function parse(argv: string[]): Options {
       if (!(o.speed > 0 && o.speed <= 100000)) usage("--speed must be a number from 0 to 100000");
     } else if (a === "--exit") o.exit = true;
     else if (a === "--dialog") o.dialog = value();
+    else if (a === "--xiaozhi") o.xiaozhi = true;
     else if (a === "--help" || a === "-h") usage("help");
     else usage(`unknown option ${a}`);
   }
@@ -89,15 +93,26 @@ async function main(): Promise<void> {
     process.exit(0);
   };
   tick();
+  process.on("SIGINT", end);
+  process.on("SIGTERM", end);
+  if (o.xiaozhi) {
+    runXiaozhi(service, end);
+    if (process.stdin.isTTY)
+      process.stderr.write(
+        'petmem: a xiaozhi device on stdin/stdout (one server message a line), e.g.\n' +
+          '{"type":"mcp","payload":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory","arguments":{"action":"read"}}}}\n' +
+          '{"type":"stt","text":"我叫小明"}\n' +
+          "Ctrl-D ends the session (and the conversation); see README.\n",
+      );
+    return;
+  }
   service.connect(stdioTransport(end));
   if (process.stdin.isTTY)
     process.stderr.write(
       'petmem: serving MCP on stdin/stdout (one JSON-RPC message a line), e.g.\n' +
         '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory","arguments":{"action":"read"}}}\n' +
-        "Ctrl-D or Ctrl-C to stop; see README for --dialog, --now and --speed.\n",
+        "Ctrl-D or Ctrl-C to stop; see README for --dialog, --xiaozhi, --now and --speed.\n",
     );
-  process.on("SIGINT", end);
-  process.on("SIGTERM", end);
 }
 
 main().catch((e) => {

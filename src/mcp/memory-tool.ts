@@ -13,9 +13,10 @@ import { parseLocal, formatDate, formatDateTime } from "../time/local";
 import { now } from "../time/clock";
 import { ToolError, quote, type Tool } from "./server";
 import { PendingQueue } from "../listen/pending";
+import { coerce, expand, readType, byPriority, writeEvent, writeGoal, deleteEvent, completeEvent, eraseAll, whatAllIs, READ_TYPES } from "./fork";
 
 export const ACTIONS = ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop", "status"] as const;
-export const TYPES = ["name", "age", "gender", "location", "birthday", "like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "schedule"] as const;
+export const TYPES = ["name", "age", "gender", "location", "birthday", "like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "event", "schedule"] as const;
 export const RECALL_TYPES = ["fact", "moment", "event"] as const;
 export type RecallType = (typeof RECALL_TYPES)[number];
 type Type = (typeof TYPES)[number];
@@ -40,17 +41,18 @@ export interface ArchiveAccess {
 const ARGS = [
   "action", "type", "content", "relation", "name", "closeness", "memory", "member_type", "topic", "emotion", "intensity",
   "importance", "category", "priority", "frequency", "datetime", "repeat", "duration", "keyword", "start_date", "end_date", "limit", "force",
+  "progress",
 ];
 
 export const DESCRIPTION = [
-  "Long-term memory of the user, kept on this device.",
-  "Call action=read at the start of every conversation: it returns the user's profile, likes and dislikes, family, facts, traits, habits, moments, goals, the next schedules, events without a time (birthdays and anniversaries as MM-DD every year, dated plans, todos), total_coins_spent and the relationship stage with the speaking style to use.",
-  "Call action=write whenever the user tells you something worth remembering (type: name, age, gender, location, birthday, like, dislike, family, fact, trait, habit, moment, goal, schedule). Schedules take datetime 'YYYY-MM-DD HH:MM' (local time), optional repeat (none, daily, weekly, monthly), priority 1-5 and duration in minutes; a conflicting schedule is refused with suggested free times unless force=true.",
-  "Call action=complete_schedule with content when the user has done a scheduled thing; a repeating schedule then gets its next occurrence.",
-  "Call action=delete with type and content when something is wrong or the user asks to forget it.",
-  "The device also listens to the conversation and keeps what it hears in a pending queue (read shows it as `pending`, action=pending lists it): an item is stored by itself when heard twice or said explicitly. Call action=confirm with its content (and type if several match) to store it now, or action=drop to discard it; a write of your own settles the pending item it covers.",
-  "When the user asks 'do you remember…' (你还记得…吗) or about the past, call action=recall with type fact, moment or event and a keyword, or start_date/end_date (YYYY-MM-DD), or neither for the most recent; limit defaults to 10. action=search with keyword looks through everything, current and archived.",
-  "A reply starting with 'error: not saved' means nothing was stored: tell the user, and try again later. action=status reports storage use, records per type, boot count and the last repair. If read has a `notice`, tell the owner what it says.",
+  "Long-term memory of the user, on this device. A reply 'error: …' says what to fix and what to send instead; 'error: not saved': nothing was stored, tell the user and try again later.",
+  "Call action=read at the start of every conversation: it gives profile, likes, dislikes, family, facts, traits, habits, moments, goals, events without a time (birthdays every year, dated plans, todos), the top 8 schedules (by priority, then time), relationship stage and style to speak in, pending (heard, not yet stored). With type: all of that type in detail.",
+  "action=write: store what the user tells you, at once (no need to say it twice). schedule: datetime 'YYYY-MM-DD HH:MM', repeat, priority, duration; a conflict is refused with free times unless force=true. event (birthday, anniversary): datetime 'MM-DD' every year or 'YYYY-MM-DD' once, category = its kind. goal: progress 0-100, 100 completes it. Short forms in content: family 'relation:name[:memory]', trait 'category:content', habit 'content:frequency', event 'MM-DD:kind:content', goal 'content:priority', moment 'topic:content[:importance]'.",
+  "action=complete_schedule: content of a schedule done (a repeating one moves to its next time) or of a dated event.",
+  "action=delete: type and content. type=all erases all memory of the user: first without force to see what goes, then force=true once the user agrees.",
+  "The device also hears the conversation: what the user says twice or clearly is stored at its end. action=pending lists it; confirm or drop settles an item (content, type if several match); your own write settles it too.",
+  "'Do you remember…' (你还记得…吗): action=search with keyword, through current memory and the archive. A past period (上个月, 去年): action=recall with type fact, moment or event and start_date/end_date, or a keyword; neither gives the latest.",
+  "action=status: storage use, records per type, boots, the last repair. If read has a `notice`, tell the owner what it says.",
 ].join("\n");
 
 // A new object at each call, never a module constant: on the device this module
@@ -60,29 +62,30 @@ export function inputSchema(): Record<string, unknown> {
   return {
     type: "object",
     properties: {
-      action: { type: "string", enum: [...ACTIONS], description: "what to do" },
-      type: { type: "string", enum: [...TYPES, "event"], description: "memory type (recall: fact, moment or event)" },
-      content: { type: "string", description: "the thing to remember, delete or complete" },
-      relation: { type: "string", description: "family: relation, e.g. 妈妈" },
-      name: { type: "string", description: "family: the member's name" },
-      closeness: { type: "integer", minimum: 1, maximum: 5, description: "family: 1-5" },
-      memory: { type: "string", description: "family: a shared memory" },
-      member_type: { type: "string", enum: [...MEMBER_TYPES] },
-      topic: { type: "string", description: "moment: its topic" },
-      emotion: { type: "string", enum: [...EMOTIONS], description: "moment: the feeling" },
-      intensity: { type: "integer", minimum: 0, maximum: 5 },
-      importance: { type: "integer", minimum: 1, maximum: 5, description: "moment: 1-5" },
-      category: { type: "string", description: "trait category, or goal category: " + GOAL_CATEGORIES.join(", ") },
-      priority: { type: "integer", minimum: 1, maximum: 5, description: "schedule or goal: 1-5" },
+      action: { type: "string", enum: [...ACTIONS], description: "what to do, see above" },
+      type: { type: "string", enum: [...TYPES], description: "write, delete: what it is; read: only this type; recall: fact, moment or event; delete also takes all" },
+      content: { type: "string", description: "what to store, delete, complete, confirm or drop; search: words to find" },
+      relation: { type: "string", description: "family: e.g. 妈妈" },
+      name: { type: "string", description: "family: the person's or pet's name" },
+      closeness: { type: "integer", minimum: 1, maximum: 5, description: "family: how close" },
+      memory: { type: "string", description: "family: a memory shared with them" },
+      member_type: { type: "string", enum: [...MEMBER_TYPES], description: "family: kind of member" },
+      topic: { type: "string", description: "moment: what it was about" },
+      emotion: { type: "string", enum: [...EMOTIONS], description: "moment: how the user felt" },
+      intensity: { type: "integer", minimum: 0, maximum: 5, description: "moment: how strongly" },
+      importance: { type: "integer", minimum: 1, maximum: 5, description: "moment: how much it matters" },
+      category: { type: "string", description: "trait: personality, appearance, ability, other; goal: " + GOAL_CATEGORIES.join(", ") + "; event: its kind, e.g. birthday" },
+      priority: { type: "integer", minimum: 1, maximum: 5, description: "schedule or goal: 5 is the most important" },
       frequency: { type: "string", description: "habit: daily, weekly, occasionally…" },
-      datetime: { type: "string", description: "schedule: YYYY-MM-DD HH:MM, local time" },
-      repeat: { type: "string", enum: ["none", "daily", "weekly", "monthly"] },
+      datetime: { type: "string", description: "schedule: 'YYYY-MM-DD HH:MM' local time; event: 'MM-DD' or 'YYYY-MM-DD'" },
+      repeat: { type: "string", enum: ["none", "daily", "weekly", "monthly"], description: "schedule: how it repeats" },
       duration: { type: "integer", minimum: 1, maximum: 1440, description: "schedule: minutes, default 60" },
-      keyword: { type: "string", description: "recall or search: words to look for" },
-      start_date: { type: "string", description: "recall: YYYY-MM-DD" },
-      end_date: { type: "string", description: "recall: YYYY-MM-DD" },
-      limit: { type: "integer", minimum: 1, maximum: 50, description: "recall: default 10" },
-      force: { type: "boolean", description: "schedule (write or confirm): add even if it conflicts" },
+      progress: { type: "integer", minimum: 0, maximum: 100, description: "goal: percent done" },
+      keyword: { type: "string", description: "search or recall: words to look for" },
+      start_date: { type: "string", description: "recall: from YYYY-MM-DD" },
+      end_date: { type: "string", description: "recall: to YYYY-MM-DD" },
+      limit: { type: "integer", minimum: 1, maximum: 50, description: "recall or search: how many, default 10" },
+      force: { type: "boolean", description: "write or confirm a schedule despite a conflict; delete type=all" },
     },
     required: ["action"],
   };
@@ -116,7 +119,8 @@ export class MemoryTool implements Tool {
     this.pending = new PendingQueue(memory, schedules);
   }
 
-  call(args: Record<string, unknown>): string {
+  call(input: Record<string, unknown>): string {
+    const args = coerce(input); // "4" → 4 where only an integer makes sense (src/mcp/fork.ts)
     for (const k of Object.keys(args)) if (!ARGS.includes(k)) throw new ToolError(`unknown argument '${quote(k, 32)}'; accepted: ${ARGS.join(", ")}`);
     let action: (typeof ACTIONS)[number];
     try {
@@ -127,7 +131,7 @@ export class MemoryTool implements Tool {
     try {
       switch (action) {
         case "read":
-          return this.changing(() => this.read(), true);
+          return args.type === undefined || args.type === "" ? this.changing(() => this.read(), true) : out(readType(this.memory, this.schedules, oneOf(args.type, "type", READ_TYPES)));
         case "write":
           return this.changing(() => this.write(args));
         case "delete":
@@ -148,7 +152,7 @@ export class MemoryTool implements Tool {
           return this.search(args);
       }
     } catch (e) {
-      if (e instanceof MemoryError) throw new ToolError(e.message);
+      if (e instanceof MemoryError) throw new ToolError(e.code === "not_found" ? `${e.message}; action=read with type=${typeof args.type === "string" && args.type ? args.type : "schedule"} lists what is stored` : e.message);
       throw e;
     }
   }
@@ -183,8 +187,9 @@ export class MemoryTool implements Tool {
 
   // ---- write ----------------------------------------------------------------------
 
-  private write(a: Record<string, unknown>): string {
-    const type = this.type(a);
+  private write(input: Record<string, unknown>): string {
+    const type = this.type(input);
+    const a = expand(type, input); // the fork's compact forms in content
     let r: Result;
     switch (type) {
       case "name":
@@ -214,8 +219,9 @@ export class MemoryTool implements Tool {
         r = this.memory.addMoment({ topic: a.topic, content: a.content, emotion: a.emotion, intensity: a.intensity, importance: a.importance });
         break;
       case "goal":
-        r = this.memory.addGoal({ content: a.content, category: a.category, priority: a.priority });
-        break;
+        return out({ ...writeGoal(this.memory, a), type });
+      case "event":
+        return out({ ...writeEvent(this.memory, a), type });
       default:
         return this.writeSchedule(a);
     }
@@ -278,7 +284,9 @@ export class MemoryTool implements Tool {
   // ---- delete, complete ----------------------------------------------------------------
 
   private delete(a: Record<string, unknown>): string {
+    if (a.type === "all") return this.deleteAll(a);
     const type = this.type(a);
+    if (type === "event") return out({ result: deleteEvent(this.memory, a.content) ? "deleted" : "not_found", type });
     let r: Result;
     if ((PROFILE_FIELDS as readonly string[]).includes(type)) r = this.memory.clearProfile(type as ProfileField, a.content);
     else
@@ -311,8 +319,27 @@ export class MemoryTool implements Tool {
     return out({ result: r.action === "NOOP" ? "not_found" : RESULT[r.action], type });
   }
 
+  // The fork erases everything at once; here it takes force=true, and without
+  // it says what would go.
+  private deleteAll(a: Record<string, unknown>): string {
+    if (a.force !== undefined && typeof a.force !== "boolean") throw new ToolError("force must be true or false");
+    if (a.force !== true)
+      return out({ result: "needs_force", type: "all", would_delete: whatAllIs(this.memory), keeps: "relationship, coins, archive", hint: "erases all memory of the user: ask the user, then call again with force=true" });
+    const counts = eraseAll(this.memory);
+    return out({ result: "deleted", type: "all", deleted: counts });
+  }
+
   private complete(a: Record<string, unknown>): string {
-    const o = this.schedules.complete(a.content);
+    let o: ReturnType<Schedules["complete"]>;
+    try {
+      o = this.schedules.complete(a.content);
+    } catch (e) {
+      // not a schedule: perhaps a plain event (no time of day)
+      if (!(e instanceof MemoryError) || e.code !== "not_found") throw e;
+      const ev = completeEvent(this.memory, a.content);
+      if (!ev) throw e;
+      return out({ result: "completed", event: ev });
+    }
     const reply: Record<string, unknown> = { result: "completed", schedule: o.completed };
     if (o.next) reply.next = o.next;
     return out(reply);
@@ -330,12 +357,8 @@ export class MemoryTool implements Tool {
     if (p.location) profile.location = p.location;
     if (p.birthday) profile.birthday = p.birthday;
     const rel = m.relationship();
-    // the next schedules: from an hour ago (just begun) on, earliest first
-    const from = now() - 3600000;
-    const upcoming: ScheduleView[] = this.schedules
-      .list()
-      .filter((s) => (parseLocal(s.datetime) ?? 0) >= from)
-      .slice(0, UPCOMING_IN_READ);
+    // the next schedules (from an hour ago, just begun, on) by priority then time, as the fork
+    const upcoming: ScheduleView[] = byPriority(this.schedules, UPCOMING_IN_READ);
     const doc: Record<string, unknown> = {
       profile,
       preferences: m.preferences(),

@@ -20,6 +20,15 @@ export const MAX_DEPTH = 32; // open arrays/objects at once; an MCP message need
 export const MAX_ITEMS = 512; // "[", "{" and "," outside strings
 export const PAGE_BYTES = 8000; // a tools/list page, as the xiaozhi device pages it
 
+// How replies are shaped for the client at the other end. "mcp" follows the MCP
+// spec (stdio to SDK clients): a tool error is a result with isError true.
+// "xiaozhi" is what the xiaozhi server reads (src/link/xiaozhi.ts): it drops the
+// text of an isError result, so a tool error is a result with isError false and
+// text starting "error:"; initialize without a version we speak answers the
+// firmware's 2024-11-05.
+export type ReplyMode = "mcp" | "xiaozhi";
+export const XIAOZHI_PROTOCOL_VERSION = "2024-11-05";
+
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
@@ -128,6 +137,7 @@ export class McpServer {
   protocolVersion = PROTOCOL_VERSIONS[0];
   // called after every tools/call, so the device can flush after a quiet period
   onActivity: (() => void) | undefined;
+  private mode: ReplyMode = "mcp"; // of the message being handled
 
   constructor(readonly info: ServerInfo) {}
 
@@ -139,7 +149,8 @@ export class McpServer {
   // One message in, the reply out (undefined: no reply is due). Accepts a
   // JSON-RPC message or batch, or the xiaozhi envelope
   // {"session_id", "type": "mcp", "payload": <JSON-RPC>}, answered in kind.
-  handle(message: string): string | undefined {
+  handle(message: string, mode: ReplyMode = "mcp"): string | undefined {
+    this.mode = mode;
     if (typeof message !== "string") return JSON.stringify(error(null, INVALID_REQUEST, "message must be a string"));
     // `length` first: it costs nothing and spares encoding a huge message
     if (message.length > MAX_MESSAGE_BYTES) return JSON.stringify(error(null, INVALID_REQUEST, `message larger than ${MAX_MESSAGE_BYTES} bytes`));
@@ -162,6 +173,13 @@ export class McpServer {
     }
     const out = this.dispatch(parsed);
     return out === undefined ? undefined : JSON.stringify(out);
+  }
+
+  // An already parsed JSON-RPC message (a link's envelope payload), its reply
+  // object out (undefined: none is due).
+  handlePayload(payload: unknown, mode: ReplyMode = "mcp"): unknown {
+    this.mode = mode;
+    return this.dispatch(payload);
   }
 
   private dispatch(msg: unknown): unknown {
@@ -221,8 +239,10 @@ export class McpServer {
   private initialize(id: Id, params: Json): Json {
     const asked = params.protocolVersion;
     if (asked !== undefined && typeof asked !== "string") return error(id, INVALID_PARAMS, "invalid params: protocolVersion must be a string");
-    // the client's version if we speak it, else our newest (the client decides)
-    this.protocolVersion = typeof asked === "string" && PROTOCOL_VERSIONS.includes(asked) ? asked : PROTOCOL_VERSIONS[PROTOCOL_VERSIONS.length - 1];
+    // the client's version if we speak it, else our newest (the client decides);
+    // the xiaozhi firmware always answers 2024-11-05
+    const fallback = this.mode === "xiaozhi" ? XIAOZHI_PROTOCOL_VERSION : PROTOCOL_VERSIONS[PROTOCOL_VERSIONS.length - 1];
+    this.protocolVersion = typeof asked === "string" && PROTOCOL_VERSIONS.includes(asked) ? asked : fallback;
     return reply(id, {
       protocolVersion: this.protocolVersion,
       capabilities: { tools: {} },
@@ -234,7 +254,8 @@ export class McpServer {
   // index of the next tool.
   private list(id: Id, params: Json): Json {
     let start = 0;
-    if (params.cursor !== undefined) {
+    if (params.cursor !== undefined && params.cursor !== "") {
+      // "" is the first page, as on the xiaozhi firmware
       const c = params.cursor;
       if (typeof c !== "string" || !/^\d{1,4}$/.test(c) || Number(c) >= this.tools.length)
         return error(id, INVALID_PARAMS, "invalid params: unknown cursor");
@@ -271,7 +292,8 @@ export class McpServer {
     } catch (e) {
       if (e instanceof Error && e.name === "PowerCut") throw e;
       const msg = e instanceof Error ? e.message : String(e);
-      result = { content: [{ type: "text", text: `error: ${msg}` }], isError: true };
+      // xiaozhi: the server gives the model only the text of a result without isError
+      result = { content: [{ type: "text", text: `error: ${msg}` }], isError: this.mode !== "xiaozhi" };
     }
     this.onActivity?.();
     return reply(id, result);

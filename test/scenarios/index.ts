@@ -26,6 +26,8 @@ import { scenarios as spiffsFaults } from "./spiffs-faults.scn";
 import { scenarios as listenSpeech } from "./listen-speech.scn";
 import { scenarios as preload } from "./preload.scn";
 import { scenarios as recovery } from "./recovery.scn";
+import { scenarios as xiaozhi } from "./xiaozhi.scn";
+import { scenarios as memoryFork } from "./memory-fork.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -54,4 +56,6 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "listen-speech", scenarios: listenSpeech },
   { file: "preload", scenarios: preload },
   { file: "recovery", scenarios: recovery },
+  { file: "xiaozhi", scenarios: xiaozhi },
+  { file: "memory-fork", scenarios: memoryFork },
 ];
