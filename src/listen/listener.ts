@@ -138,8 +138,18 @@ export class Listener {
     this.disarm();
     this.window.clear();
     this.prior = undefined;
-    const formed = this.pending.writeConfirmed(Math.floor(now() / 1000));
-    const written = this.flushFn();
+    // The batch is committed as a tool call is: if a store cannot be written,
+    // it and every later one (the pending queue is last) go back to the mark,
+    // so nothing heard is shown as memory that flash does not hold, and the
+    // items stay confirmed in the queue for the next end or boot.
+    const mark = this.memory.mark();
+    let formed = this.pending.writeConfirmed(Math.floor(now() / 1000));
+    const c = this.memory.commit(mark);
+    if (c.error !== undefined) {
+      trace(`petmem: conversation batch not saved (${c.error}); kept pending\n`);
+      formed = [];
+    }
+    const written = c.saved.length + this.flushFn();
     for (const f of formed) this.onMemory?.(f);
     this.onEnd?.(reason, formed);
     return { formed, written };
