@@ -4,6 +4,7 @@
 // instead of throwing, five open files at most, and space, power loss and faults
 // from the SPIFFS model (host-sim/spiffs.ts).
 
+import { arg, toStr } from "./xs-args.js";
 import { SimDevice } from "./device.js";
 import { Spiffs, SpiffsError } from "./spiffs.js";
 import config from "./mc/config.js";
@@ -14,17 +15,6 @@ const dec = new TextDecoder();
 // SPIFFS_OBJ_NAME_LEN: the rename buffer is char toPath[MAX_FILENAME_LENGTH + 1]
 const MAX_FILENAME_LENGTH = 32;
 
-// xsArg(n) on a call with fewer arguments (XS is built with mxBoundsCheck)
-function arg(args: IArguments, n: number): unknown {
-  if (args.length <= n) throw new SyntaxError(`C: xsArg(${n}): invalid index`);
-  return args[n];
-}
-
-// xsmcToString: a Symbol throws TypeError, an object goes through ToPrimitive
-function toStr(v: unknown): string {
-  if (typeof v === "symbol") throw new TypeError("cannot coerce symbol to string");
-  return `${v as string}`;
-}
 
 // xsmcToStringBuffer: toStr, then the bytes and a NUL must fit `size`
 function toBuffer(v: unknown, size: number): string {

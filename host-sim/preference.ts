@@ -3,6 +3,7 @@
 // C code's order of argument conversions and its errors, and set = erase the
 // key, then write it (whatever NVS then refuses, the old value is gone).
 
+import { arg, toStr } from "./xs-args.js";
 import { SimDevice } from "./device.js";
 import { NvsError } from "./nvs.js";
 
@@ -13,17 +14,6 @@ export const MAX_VALUE_BYTES = 4000;
 
 const enc = new TextEncoder();
 
-// xsArg(n) on a call with fewer arguments (XS is built with mxBoundsCheck)
-function arg(args: IArguments, n: number): unknown {
-  if (args.length <= n) throw new SyntaxError(`C: xsArg(${n}): invalid index`);
-  return args[n];
-}
-
-// xsmcToString: a Symbol throws TypeError, an object goes through ToPrimitive
-function toStr(v: unknown): string {
-  if (typeof v === "symbol") throw new TypeError("cannot coerce symbol to string");
-  return `${v as string}`;
-}
 
 // xsmcToStringBuffer(v, buf, 64): toStr, then the bytes and a NUL must fit 64 bytes
 function toBuffer(v: unknown): string {

@@ -3,7 +3,7 @@
 // file descriptors of Moddable's mount, torn writes on power loss and the faults
 // of host-sim/faults.ts. File bytes live in RAM; host-sim/node persists them.
 
-import { Flash } from "./flash.js";
+import { Flash, prng } from "./flash.js";
 import { FaultArm, type FaultOptions, type SpiffsFault } from "./faults.js";
 
 export const BLOCK_BYTES = 4096;
@@ -63,17 +63,6 @@ export type TearMode = "unchanged" | "prefix" | "holes" | "not_finalized";
 export const TEAR_MODES: readonly TearMode[] = ["unchanged", "prefix", "holes"];
 export const ALL_TEAR_MODES: readonly TearMode[] = ["unchanged", "prefix", "holes", "not_finalized"];
 
-// A small seeded generator (mulberry32): reproducible sweeps.
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export class Spiffs {
   readonly files = new Map<string, Uint8Array>(); // name (with leading "/") -> content
@@ -109,7 +98,7 @@ export class Spiffs {
       case "bit_flip": {
         const names = this.sortedNames().filter((n) => this.length(n) > 0);
         if (!names.length) return "bit_flip: no file with data";
-        const r = rng(seed);
+        const r = prng(seed);
         const name = names[Math.floor(r() * names.length)];
         const len = this.length(name);
         const at = Math.floor(r() * len);
@@ -293,7 +282,7 @@ export class Spiffs {
     for (let p = (Math.floor(offset / DATA_PER_PAGE) + 1) * DATA_PER_PAGE; p < offset + data.length; p += DATA_PER_PAGE) cuts.push(p - offset);
     cuts.push(data.length);
     const pages = cuts.length - 1;
-    const r = rng((this.tearSeed ?? 0) * 7919 + this.flash.writes);
+    const r = prng((this.tearSeed ?? 0) * 7919 + this.flash.writes);
     const modes = this.tearModes.length ? this.tearModes : TEAR_MODES;
     const mode = kept <= 0 ? "unchanged" : modes[Math.floor(r() * modes.length)];
     // pages that reached flash: as many as `kept` bytes cover
