@@ -328,19 +328,28 @@ function openIndex(path: string, at: number): File {
 // count its entry says?
 function sameRecords(buf: Uint8Array, b: BlockInfo, type: ArchiveType): boolean {
   let s = 0, records = 0, min = NO_KEY_MIN, max = 0;
+  const sig = new Uint8Array(SIG_BYTES);
   for (;;) {
     const i = buf.indexOf(NL, s);
     if (i < 0 || i >= b.length) break;
-    if (parseLine(buf, s, i, type)) {
+    const rec = parseLine(buf, s, i, type);
+    if (rec) {
       const k = lineKey(buf, s, i);
       records++;
       if (k < min) min = k;
       if (k > max) max = k;
+      if (rec.topic) sigAdd(sig, 0, rec.topic);
+      sigAdd(sig, 0, rec.content);
     }
     s = i + 1;
   }
-  // a damaged line no longer counts: one record fewer, or the same count
-  return records > 0 && (records === b.records || records + 1 === b.records) && min >= b.min && max <= b.max && (min === b.min || max === b.max);
+  if (!(records > 0 && min >= b.min && max <= b.max && (min === b.min || max === b.max))) return false;
+  // Damage costs the line it hits (one record fewer), or flips a byte the
+  // record's id does not cover: its words, and so its signature, are as they
+  // were. Whole records with other words were written behind the index's back
+  // (another file's index after a cut swap): not damage, rebuild.
+  if (records + 1 === b.records) return true;
+  return records === b.records && sigCheck(sig, 0) === b.sck;
 }
 
 export function writeHeaders(idxPath: string, sigPath: string, code: number, dropped: number, compactions: number): void {
