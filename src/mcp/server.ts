@@ -293,7 +293,9 @@ export class McpServer {
       if (e instanceof Error && e.name === "PowerCut") throw e;
       const msg = e instanceof Error ? e.message : String(e);
       // xiaozhi: the server gives the model only the text of a result without isError
-      result = { content: [{ type: "text", text: `error: ${msg}` }], isError: this.mode !== "xiaozhi" };
+      // and, there, the text is all the model has: it also says what to call next
+      const next = this.mode === "xiaozhi" && !/action=|instead|again|try /.test(msg) ? `; correct it and call ${name} again (action=read shows what is stored)` : "";
+      result = { content: [{ type: "text", text: `error: ${msg}${next}` }], isError: this.mode !== "xiaozhi" };
     }
     this.onActivity?.();
     return reply(id, result);

@@ -57,6 +57,7 @@ export const scenarios: Scenario[] = [
       equal(r.result.isError, false);
       ok(r.result.content[0].text.startsWith("error: "), r.result.content[0].text);
       ok(r.result.content[0].text.indexOf("age") >= 0, "says what is wrong");
+      ok(r.result.content[0].text.indexOf("call memory again") >= 0, "and what to call instead");
       const plain = JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "memory", arguments: { action: "write", type: "age", content: "八岁" } } }))!);
       equal(plain.result.isError, true, "MCP over stdio: the spec's isError");
       equal(call({ action: "write", type: "age", content: "8" }).result.isError, false);
