@@ -13,6 +13,7 @@
 // device. Every program and erase goes through the flash chip (host-sim/flash.ts),
 // which counts it and can tear it. docs/FORMAT.md §2.5 has the layout.
 
+import { CRC32_TABLE } from "../src/nvs/crc32.js";
 import { Flash, prng, type Tear } from "./flash.js";
 import type { FaultOptions, NvsFault } from "./faults.js";
 
@@ -99,15 +100,8 @@ export interface NvsValue {
 
 // ---- bytes ---------------------------------------------------------------------
 
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
+// the table of src/nvs/crc32.ts: ESP-IDF's CRC is the same CRC-32
+const CRC_TABLE = CRC32_TABLE;
 
 // esp_rom_crc32_le(crc, buf, len): zlib's crc32 seeded with `crc`. NVS always
 // starts from 0xFFFFFFFF (so it equals Python's zlib.crc32(data, 0xFFFFFFFF)).

@@ -13,10 +13,10 @@ function makeTable(): Uint32Array {
 
 // Made at load: when the module is preloaded (manifest.json) the table is built
 // at build time and lives in flash, not in the device's RAM.
-const TABLE = makeTable();
+export const CRC32_TABLE = makeTable();
 
 export function crc32(bytes: Uint8Array, start = 0, end = bytes.length, seed = 0): number {
-  const t = TABLE;
+  const t = CRC32_TABLE;
   let c = ~seed >>> 0;
   for (let i = start; i < end; i++) c = t[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
   return ~c >>> 0;
