@@ -11,7 +11,7 @@
 // nvs_storage.cpp, nvs_types.cpp, nvs_item_hash_list.cpp) function by function,
 // so that what a power cut or a flipped bit does here is what it does on the
 // device. Every program and erase goes through the flash chip (host-sim/flash.ts),
-// which counts it and can tear it. docs/FORMAT.md §2.5 has the layout.
+// which counts it and can tear it. docs/FORMAT.md §2.7 has the layout.
 
 import { CRC32_TABLE } from "../src/nvs/crc32.js";
 import { Flash, prng, type Tear } from "./flash.js";

@@ -3,7 +3,7 @@
 //   DIR/nvs.bin         the NVS partition, byte for byte (48 KB, ESP-IDF's format):
 //                       `esptool.py read_flash 0x9000 0xC000 nvs.bin` from a real pet
 //                       runs here, and `esptool.py write_flash 0x9000 nvs.bin` puts
-//                       this one on a pet (docs/FORMAT.md §2.5)
+//                       this one on a pet (docs/FORMAT.md §2.7)
 //   DIR/storage/NAME    one host file per SPIFFS object, NAME percent-encoded
 // Every program or erase is written through to the host file before the device
 // sees it complete. A folder from before nvs.bin (DIR/nvs.json, the old page
