@@ -30,7 +30,7 @@
 //   a dated reminder without a time, or a reminder with no date at all (todo).
 //
 // Device: every table is plain frozen data built at the top level (preloadable),
-// no module state changes after load, no Unicode property escapes, no Intl.
+// no module state changes after load, no Unicode property escapes, no locale API.
 // Code points outside the BMP (emoji) are handled with codePointAt, so the
 // same indexes hold on the device (by code point) and on Node (UTF-16 units).
 

@@ -160,25 +160,24 @@ export class ReminderService {
         repeat: v.repeat,
         duration: v.duration,
       };
-      try {
-        this.sink.remind(r);
-      } catch (e) {
-        if (e instanceof Error && e.name === "PowerCut") throw e;
-        this.lastError = e;
-      }
-      out.push(r);
+      this.deliver(r, out);
     }
     for (const d of all.due) {
       const e = events[d.index];
       const r: Reminder = { content: e.content, datetime: `${d.date} 00:00`, priority: e.priority, tier: tierOf(e.priority), missed: false, minutes: Math.round((fromLocalDate(d.date) - at) / 60000), repeat: "none", duration: 1440, allDay: true, day: d.day, eventType: e.eventType };
-      try {
-        this.sink.remind(r);
-      } catch (e) {
-        if (e instanceof Error && e.name === "PowerCut") throw e;
-        this.lastError = e;
-      }
-      out.push(r);
+      this.deliver(r, out);
     }
     return out;
+  }
+
+  // A sink that fails (the speaker is busy) costs that reminder, never the check.
+  private deliver(r: Reminder, out: Reminder[]): void {
+    try {
+      this.sink.remind(r);
+    } catch (e) {
+      if (e instanceof Error && e.name === "PowerCut") throw e;
+      this.lastError = e;
+    }
+    out.push(r);
   }
 }
