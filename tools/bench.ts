@@ -1,136 +1,68 @@
-// npm run bench: the deep archive against the seed's full scan (issue 4 §7).
+// npm run bench: three years of a pet's archive on the real storage partition
+// (issue 12 items 1 and 5). Pipeline: tools/bench/run.ts; data: tools/bench/data.ts.
 //
-// Builds about three years of archived facts, moments and events (> 3 MB of
-// JSONL, mostly Chinese) on a simulated 16 MB storage partition through the
-// real append path, then runs four recalls on the facts file, our way and the
-// seed's way (tools/bench/queries.ts), counting flash reads and timing them on
-// Node and inside XS (the XS lane's device-like xsnap worker, driven by
-// test/xs/xsnap.ts). One JSON line per scenario:
-//   {"bench", "archive_bytes", "bytes_read", "read_calls", "lines_parsed",
-//    "results", "match_bytes", "node_ms", "xs_ms", "baseline": {…}, …}
-// Exits 1 if a target is missed or the two ways (or the two engines) disagree.
-import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import "../host-sim/trace";
-import { setTraceSink } from "../host-sim/trace-sink";
-import { SimDevice } from "../host-sim/device";
-import { Archive } from "../src/archive/archive";
-import { build } from "./bench/data";
-import { QUERIES, measure, baseline, oursCounted, type Measured } from "./bench/queries";
-import type { XsOptions } from "./bench/xs-entry";
-import { ensureWorker, cacheRoot } from "../test/xs/build-worker";
-import { Xsnap } from "../test/xs/xsnap";
-import { bundleForXs } from "../test/xs/bundle";
+// The partition: the `storage` entry of partitions/esp32s3-16mb.csv, read at
+// run time (3 MB today), simulated by host-sim's SPIFFS (usable to 75%).
+//
+// The rate model (seed 000 §12.9 estimates 4,000 facts and 2,000 moments a
+// year of archive; it gives no number for events):
+//   facts    8-14 a day, uniform: 11.0 a day, about 4,000 a year; a fact is one
+//            sentence, sometimes with a tail, about 20-40 characters, mostly Chinese;
+//   moments  4-7 a day, uniform: 5.5 a day, about 2,000 a year; a topic and
+//            about 30-60 characters;
+//   events   2 a week (our assumption: the seed gives no rate), content within
+//            the NVS field's 64 bytes.
+// The archiver's batches: facts 5 at a time, moments 3 at a time, as soon as
+// that many wait (what is left waits for the next day), the week's events in
+// one batch on its last day, all through the real path, Archive.append. The
+// clock advances day by day from 2023-03-01 (local); after each day's appends
+// the device's idle maintenance runs: archive.step(now) until it returns
+// undefined, every step measured.
+//
+// At ages 12, 24 and 36 months the SPIFFS files are snapshotted; on each a
+// fresh Archive boots and four recalls on facts are measured on Node and
+// inside XS (the XS lane's xsnap worker): recent (limit 10), month (the
+// calendar month six months before that age, limit 1000), rare (a word in one
+// fact of the first month), absent (a word in none). Bytes and read calls are
+// the simulated SPIFFS's read counters; results are compared with a full scan
+// of what was appended. One JSON line per scenario and age:
+//   {"scenario","archive_months","bytes_read","read_calls","results","node_ms","xs_ms",
+//    "lines_parsed","expected","match_bytes","query","target","bound","pass",…}
+// then one line for the whole run:
+//   {"retention_months","moments_verbatim_months","partition_bytes","used_percent",
+//    "append_bytes_read_max","write_amplification","twin_write_factor",
+//    "longest_step_ms_device","boot_ms_device","boot_opens",…}
+// Device time = bytes read / 0.45 MB/s + bytes written / 0.035 MB/s + 0.1 ms per
+// read call (PLATFORM.md §1, the slow end, MB = 10^6 bytes); SPIFFS garbage
+// collection and open()'s walk of the file system are not modelled (opens are
+// counted). write_amplification = storage bytes written (data and SPIFFS
+// metadata programs) except to the open segment's twin (*.twn), over the bytes
+// of record lines appended; twin_write_factor = bytes written to *.twn over them.
+//
+// Exits 1 if a target is missed, a result differs from the full scan, or Node
+// and XS disagree. Options: --months N (default 36; ages every 12 months and N),
+// --no-xs, --min-ms N (timing per query and engine, default 200).
+import { runBench } from "./bench/run";
 
-setTraceSink(() => {});
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repoRoot = path.resolve(here, "..");
-const STORAGE = 16 * 1024 * 1024;
-const NOW = Date.UTC(2026, 2, 1, 2, 0);
-const BUDGET = Math.floor(STORAGE * 0.4);
-
+const args = process.argv.slice(2);
+const opt = (name: string) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const months = Number(opt("--months") ?? 36);
+if (!Number.isInteger(months) || months < 1) throw new Error("--months: a whole number of months");
+const ages: number[] = [];
+for (let m = 12; m < months; m += 12) ages.push(m);
+ages.push(months);
 const t0 = Date.now();
-const dev = new SimDevice({ now: NOW, storageBytes: STORAGE }).install();
-const archive = new Archive(undefined, { budget: BUDGET });
-archive.check();
-const built = build(archive);
-const report = archive.check();
-const archiveBytes = report.fact.bytes + report.moment.bytes + report.event.bytes;
-process.stderr.write(`bench: built ${built.facts} facts, ${built.moments} moments, ${built.events} events: ${archiveBytes} bytes of JSONL in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
-
-// ---- Node --------------------------------------------------------------------------
-const node = new Map<string, { ours: Measured; baseline: Measured }>();
-for (const q of QUERIES) {
-  const ours = measure(dev, oursCounted(archive, q), () => performance.now(), 300);
-  const base = measure(dev, () => baseline(q), () => performance.now(), 300);
-  node.set(q.bench, { ours, baseline: base });
-}
-
-// ---- XS ------------------------------------------------------------------------------
-async function runXs(): Promise<Map<string, { ours: Measured; baseline: Measured }>> {
-  const bin = await ensureWorker();
-  const out = path.join(cacheRoot(), `bench-${process.pid}.js`);
-  await bundleForXs(path.join(here, "bench/xs-entry.ts"), out);
-  const names = dev.spiffs.list().map((e) => e.name);
-  const results = new Map<string, { ours: Measured; baseline: Measured }>();
-  const enc = new TextEncoder(), dec = new TextDecoder();
-  let done = false;
-  const worker = new Xsnap({
-    bin,
-    onCommand(bytes) {
-      const msg = JSON.parse(dec.decode(bytes));
-      if (msg.t === "list") return enc.encode(JSON.stringify(names));
-      if (msg.t === "file") return dev.spiffs.content(msg.name);
-      if (msg.t === "check" && msg.report.fact.records !== report.fact.records) throw new Error("XS sees another archive");
-      if (msg.t === "result") results.set(msg.bench, { ours: msg.ours, baseline: msg.baseline });
-      if (msg.t === "done") done = true;
-      return new Uint8Array(0);
-    },
-  });
-  try {
-    await worker.script(out);
-    const opts: XsOptions = { storageBytes: STORAGE, now: NOW, budget: BUDGET, minMs: 300 };
-    await worker.evaluate(`__bench.main(${JSON.stringify(opts)})`);
-    if (!done) throw new Error("the XS run did not finish");
-  } finally {
-    await worker.close();
-    fs.rmSync(out, { force: true });
-  }
-  return results;
-}
-
-const xs = await runXs();
-
-// ---- report ------------------------------------------------------------------------
-let failed = 0;
-const fileBytes = report.fact.bytes;
-const counts = (m: Measured) => ({ bytes_read: m.bytes_read, read_calls: m.read_calls, lines_parsed: m.lines_parsed, results: m.results });
-for (const q of QUERIES) {
-  const n = node.get(q.bench)!, x = xs.get(q.bench);
-  const problems: string[] = [];
-  if (!x) problems.push("no XS result");
-  else {
-    if (JSON.stringify(counts(x.ours)) !== JSON.stringify(counts(n.ours)) || x.ours.ids.join() !== n.ours.ids.join()) problems.push("XS and Node disagree");
-    if (JSON.stringify(counts(x.baseline)) !== JSON.stringify(counts(n.baseline))) problems.push("XS and Node disagree on the baseline");
-  }
-  if (n.ours.ids.join() !== n.baseline.ids.join()) problems.push("results differ from the seed's scan");
-  let target: string, pass: boolean;
-  if (q.bench === "archive.recent") {
-    target = "bytes_read <= 16384";
-    pass = n.ours.bytes_read <= 16384;
-  } else if (q.bench === "archive.time_range_month") {
-    target = "bytes_read <= match_bytes + 32768";
-    pass = n.ours.bytes_read <= n.ours.match_bytes + 32768;
-  } else if (q.bench === "archive.keyword_rare") {
-    target = "found in <= 10 records and bytes_read <= 30% of the file";
-    pass = archive.recallByKeyword(q.type, q.keyword!, 1000).length <= 10 && n.ours.bytes_read <= 0.3 * fileBytes;
-  } else {
-    target = "none";
-    pass = true;
-  }
-  if (!pass) problems.push(`target missed: ${target}`);
-  failed += problems.length;
-  const line = {
-    bench: q.bench,
-    archive_bytes: archiveBytes,
-    bytes_read: n.ours.bytes_read,
-    read_calls: n.ours.read_calls,
-    lines_parsed: n.ours.lines_parsed,
-    results: n.ours.results,
-    match_bytes: n.ours.match_bytes,
-    node_ms: n.ours.ms,
-    xs_ms: x ? x.ours.ms : null,
-    baseline: { ...counts(n.baseline), node_ms: n.baseline.ms, xs_ms: x ? x.baseline.ms : null },
-    type: q.type,
-    query: q.keyword !== undefined ? { keyword: q.keyword, limit: q.limit } : q.start ? { start: q.start, end: q.end, limit: q.limit } : { limit: q.limit },
-    file_bytes: fileBytes,
-    read_percent: Math.round((n.ours.bytes_read / fileBytes) * 1000) / 10,
-    target,
-    pass: problems.length === 0,
-    ...(problems.length ? { problems } : {}),
-  };
-  process.stdout.write(JSON.stringify(line) + "\n");
-}
-process.stderr.write(`bench: ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
-process.exit(failed ? 1 : 0);
+const { lines, problems } = await runBench({
+  months,
+  ages,
+  xs: !args.includes("--no-xs"),
+  minMs: Number(opt("--min-ms") ?? 200),
+  progress: (s) => process.stderr.write(s + "\n"),
+});
+for (const l of lines) process.stdout.write(JSON.stringify(l) + "\n");
+for (const p of problems) process.stderr.write(`bench: ${p}\n`);
+process.stderr.write(`bench: ${problems.length ? "FAILED" : "passed"} in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+process.exit(problems.length ? 1 : 0);

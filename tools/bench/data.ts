@@ -1,18 +1,29 @@
-// Three years of a pet's archived memory, mostly Chinese, generated
-// deterministically: facts (about 8 a day), moments (about 3.5 a day) and
-// events (about 1.6 a day), appended the way the archiver moves them (facts 5
-// at a time, moments 3, events in a weekly batch). Pure TS: no Node APIs.
+// A pet's archived memory, mostly Chinese, generated deterministically one day
+// at a time (tools/bench.ts states the rate model). Pure TS: no Node APIs.
+//
+//   facts    8-14 a day (uniform, mean 11.0: about 4,000 a year, seed 000 §12.9),
+//            one sentence, sometimes with a tail: about 20-40 characters;
+//   moments  4-7 a day (uniform, mean 5.5: about 2,000 a year, seed 000 §12.9),
+//            a topic and about 30-60 characters;
+//   events   2 a week (the seed gives no rate), content cut to the NVS field (64 bytes).
+//
+// One fact in the whole run holds RARE (in the first month, so it is old at
+// every age); no record ever holds ABSENT.
 import type { Event, Fact, Moment } from "../../src/memory/types";
 import { EMOTIONS } from "../../src/memory/types";
-import type { Archive } from "../../src/archive/archive";
 import { fromLocal, formatDate } from "../../src/time/local";
-import { rng } from "../../test/powercut/rng";
+import { prng } from "../../host-sim/flash";
 
-export const START = fromLocal(2023, 3, 1, 7, 0); // to 2026-02-28
-export const DAYS = 1096;
-export const RARE = "萤火虫"; // in exactly RARE_COUNT facts
-export const RARE_COUNT = 7;
-export const COMMON = "北京";
+export const START = fromLocal(2023, 3, 1); // local midnight; the run's first day
+export const SEED = 20230301;
+export const FACTS_PER_DAY = [8, 14] as const; // inclusive range, uniform
+export const MOMENTS_PER_DAY = [4, 7] as const;
+export const EVENTS_PER_WEEK = 2;
+export const RARE = "萤火虫"; // in exactly one fact
+export const RARE_DAY = 9; // 2023-03-10
+export const ABSENT = "北极熊"; // in no record
+export const FACT_CHARS = 40;
+export const MOMENT_CHARS = 60;
 
 const PEOPLE = ["妈妈", "爸爸", "奶奶", "爷爷", "外婆", "姐姐", "弟弟", "同学小明", "好朋友乐乐", "王老师", "邻居阿姨", "表哥", "同桌小红", "教练", "小狗豆豆"];
 const PLACES = ["北京", "上海", "杭州", "成都", "公园", "学校", "动物园", "图书馆", "游乐场", "海边", "山上", "博物馆", "超市", "游泳馆", "电影院", "外婆家", "广州", "西安", "青岛", "科技馆"];
@@ -41,6 +52,10 @@ function pick<T>(r: () => number, a: readonly T[]): T {
   return a[Math.floor(r() * a.length)];
 }
 
+function between(r: () => number, range: readonly [number, number]): number {
+  return range[0] + Math.floor(r() * (range[1] - range[0] + 1));
+}
+
 function sentence(r: () => number): string {
   switch (Math.floor(r() * 6)) {
     case 0:
@@ -58,79 +73,90 @@ function sentence(r: () => number): string {
   }
 }
 
-function text(r: () => number, maxBytes: number): string {
-  let s = sentence(r) + "，" + pick(r, TAILS);
-  if (r() < 0.5) s += "。" + sentence(r);
-  // contents are cut to their NVS field size, as in the memory
-  while (new TextEncoderLike().length(s) > maxBytes) s = s.slice(0, -1);
-  return s;
+// at most `max` characters (code points)
+function cut(s: string, max: number): string {
+  let out = "";
+  let n = 0;
+  for (const ch of s) {
+    if (n++ === max) break;
+    out += ch;
+  }
+  return out;
 }
 
 // byte length without depending on a global TextEncoder
-class TextEncoderLike {
-  length(s: string): number {
-    let n = 0;
-    for (const ch of s) {
-      const c = ch.codePointAt(0)!;
-      n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-    }
-    return n;
+function utf8Length(s: string): number {
+  let n = 0;
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
   }
+  return n;
 }
 
-export interface Built {
-  facts: number;
-  moments: number;
-  events: number;
+function factText(r: () => number): string {
+  let s = sentence(r);
+  if (r() < 0.8) s += "，" + pick(r, TAILS);
+  return cut(s, FACT_CHARS);
 }
 
-// Fills the archive. Returns how many records of each type went in.
-export function build(archive: Archive, days = DAYS): Built {
-  const r = rng(20230301);
-  const out: Built = { facts: 0, moments: 0, events: 0 };
-  let facts: Fact[] = [];
-  let moments: Moment[] = [];
-  let events: Event[] = [];
-  let rare = 0;
-  const rareEvery = Math.floor((days * 8) / RARE_COUNT);
-  for (let d = 0; d < days; d++) {
-    const day0 = START + d * 86400000;
-    const nf = 6 + Math.floor(r() * 7);
-    for (let i = 0; i < nf; i++) {
-      const ts = Math.floor(day0 / 1000) + Math.floor(((i + r()) * 14 * 3600) / nf);
-      let content = text(r, 128);
-      if (rare < RARE_COUNT && out.facts + facts.length === rare * rareEvery + 11) {
-        content = `主人${pick(r, WHEN)}在草地上看到了${RARE}，一闪一闪的`;
-        rare++;
+function momentText(r: () => number): string {
+  let s = sentence(r) + "，" + pick(r, TAILS);
+  if (r() < 0.5) s += "。" + sentence(r);
+  return cut(s, MOMENT_CHARS);
+}
+
+function eventText(r: () => number): string {
+  let s = sentence(r);
+  while (utf8Length(s) > 64) s = cut(s, Math.max(0, [...s].length - 1)); // the NVS field
+  return s;
+}
+
+export interface Day {
+  day: number; // from START
+  start: number; // local midnight, ms
+  facts: Fact[];
+  moments: Moment[];
+  events: Event[]; // the events of the week, on its last day (the archiver's weekly move)
+}
+
+// The run, one day at a time: days(n) yields days 0 … n-1.
+export class Life {
+  private r = prng(SEED);
+  private week: Event[] = [];
+
+  *days(n: number): Generator<Day> {
+    const r = this.r;
+    for (let d = 0; d < n; d++) {
+      const start = START + d * 86400000;
+      const s0 = Math.floor(start / 1000);
+      const day: Day = { day: d, start, facts: [], moments: [], events: [] };
+      const nf = between(r, FACTS_PER_DAY);
+      for (let i = 0; i < nf; i++) {
+        // 07:00 to 21:00 local, strictly increasing
+        const ts = s0 + 7 * 3600 + Math.floor(((i + r()) * 14 * 3600) / nf);
+        let content = factText(r);
+        if (d === RARE_DAY && i === 2) content = `主人${pick(r, WHEN)}在草地上看到了${RARE}，一闪一闪的`;
+        day.facts.push({ timestamp: ts, content });
       }
-      facts.push({ timestamp: ts, content });
-      if (facts.length === 5) {
-        out.facts += archive.append("fact", facts).appended;
-        facts = [];
-      }
-    }
-    const nm = 3 + Math.floor(r() * 2.4);
-    for (let i = 0; i < nm; i++) {
-      moments.push({
-        timestamp: Math.floor(day0 / 1000) + 9 * 3600 + i * 3000,
-        topic: pick(r, TOPICS),
-        content: text(r, 128),
-        emotion: pick(r, EMOTIONS),
-        intensity: 1 + Math.floor(r() * 5),
-        importance: 1 + Math.floor(r() * 5),
-      });
-      if (moments.length === 3) {
-        out.moments += archive.append("moment", moments).appended;
-        moments = [];
-      }
-    }
-    if (r() < 0.3) {
-      for (let i = 0; i < 1 + Math.floor(r() * 13); i++)
-        events.push({
-          date: formatDate(day0 - Math.floor(r() * 6) * 86400000),
+      const nm = between(r, MOMENTS_PER_DAY);
+      for (let i = 0; i < nm; i++)
+        day.moments.push({
+          timestamp: s0 + 8 * 3600 + Math.floor(((i + r()) * 13 * 3600) / nm),
+          topic: pick(r, TOPICS),
+          content: momentText(r),
+          emotion: pick(r, EMOTIONS),
+          intensity: 1 + Math.floor(r() * 5),
+          importance: 1 + Math.floor(r() * 5),
+        });
+      const weekday = d % 7;
+      // two events a week, on days 1 and 4 of it
+      if (weekday === 1 || weekday === 4)
+        this.week.push({
+          date: formatDate(start + 12 * 3600000),
           time: r() < 0.5 ? "" : `${10 + Math.floor(r() * 10)}:${r() < 0.5 ? "00" : "30"}`,
           eventType: pick(r, EVENT_TYPES),
-          content: text(r, 64),
+          content: eventText(r),
           reminded: 0,
           emotion: pick(r, EMOTIONS),
           intensity: Math.floor(r() * 6),
@@ -142,11 +168,18 @@ export function build(archive: Archive, days = DAYS): Built {
           repeatInterval: 1,
           duration: 60,
         });
-    }
-    if (d % 7 === 6 && events.length) {
-      out.events += archive.append("event", events).appended;
-      events = [];
+      if (weekday === 6) {
+        day.events = this.week;
+        this.week = [];
+      }
+      yield day;
     }
   }
-  return out;
+}
+
+// Characters (code points) of a string.
+export function chars(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
 }

@@ -1,145 +1,94 @@
-// The benchmark's four recalls, each run our way (src/archive) and the seed's
-// way, and measured the same way on Node and inside XS. Pure TS: no Node APIs.
-//
-// The seed's way (seed 000 §12.8): stream the whole file line by line through
-// a 1 KB buffer (fgets on a buffered FILE), JSON.parse every line, keep what
-// matches. To return the same newest-first results it cannot stop early (its
-// early stop returns the oldest matches), so it reads everything.
-import { File } from "file";
-import config from "mc/config";
+// The bench's four recalls on facts at one archive age, their targets, and how
+// one is measured: the same code on Node and inside XS (tools/bench/xs-entry.ts).
+// Pure TS: no Node APIs.
 import type { SimDevice } from "../../host-sim/device";
-import type { Archive } from "../../src/archive/archive";
-import { FILE_BASE, isoKey, type ArchivedItem, type ArchiveType } from "../../src/archive/line";
-import { foldString, containsFolded } from "../../src/archive/fold";
-import { TopK } from "../../src/archive/recall";
-import { boundKey } from "../../src/archive/archive";
-import { encode, decode } from "../../src/text/utf8";
-import { RARE, COMMON } from "./data";
+import { Archive } from "../../src/archive/archive";
+import type { ArchivedItem } from "../../src/archive/line";
+import { daysInMonth, toLocal } from "../../src/time/local";
+import { RARE, ABSENT, START } from "./data";
+
+export type Scenario = "recent" | "month" | "rare" | "absent";
 
 export interface QuerySpec {
-  bench: string;
-  type: ArchiveType;
-  limit: number;
+  scenario: Scenario;
   keyword?: string;
-  start?: string;
+  start?: string; // YYYY-MM-DD, local
   end?: string;
+  limit: number;
 }
 
-export const QUERIES: QuerySpec[] = [
-  { bench: "archive.recent", type: "fact", limit: 10 },
-  { bench: "archive.time_range_month", type: "fact", limit: 1000, start: "2024-06-01", end: "2024-06-30" },
-  { bench: "archive.keyword_rare", type: "fact", limit: 10, keyword: RARE },
-  { bench: "archive.keyword_common", type: "fact", limit: 10, keyword: COMMON },
-];
+const pad = (n: number) => (n < 10 ? "0" : "") + n;
 
-export function ours(a: Archive, q: QuerySpec): ArchivedItem[] {
-  if (q.keyword) return a.recallByKeyword(q.type, q.keyword, q.limit);
-  if (q.start || q.end) return a.recallByTimeRange(q.type, q.start, q.end, q.limit);
-  return a.recallRecent(q.type, q.limit);
+// The calendar month `index` months after START's (0: START's own month).
+export function monthOf(index: number): { year: number; month: number; start: string; end: string; key: string } {
+  const s = toLocal(START);
+  const m0 = s.year * 12 + (s.month - 1) + index;
+  const year = Math.floor(m0 / 12), month = (m0 % 12) + 1;
+  const key = `${year}-${pad(month)}`;
+  return { year, month, key, start: `${key}-01`, end: `${key}-${pad(daysInMonth(year, month))}` };
 }
 
-export interface Counted {
-  items: ArchivedItem[];
-  linesParsed: number;
+// The four recalls at an age of `months`: the month one is the calendar month
+// that starts six months before that age (clamped to the first month).
+export function queriesAt(months: number): QuerySpec[] {
+  const m = monthOf(Math.max(0, months - 6));
+  return [
+    { scenario: "recent", limit: 10 },
+    { scenario: "month", start: m.start, end: m.end, limit: 1000 },
+    { scenario: "rare", keyword: RARE, limit: 10 },
+    { scenario: "absent", keyword: ABSENT, limit: 10 },
+  ];
 }
 
-// The seed's full scan.
-export function baseline(q: QuerySpec): Counted {
-  const path = config.file.root + FILE_BASE[q.type] + ".jsonl";
-  const f = new File(path);
-  const folded = q.keyword ? foldString(q.keyword) : undefined;
-  const lo = boundKey(q.start, "start", false), hi = boundKey(q.end, "end", true);
-  const top = new TopK(q.limit);
-  const recent: { item: ArchivedItem; pos: number }[] = [];
-  let parsed = 0;
-  try {
-    const len = f.length;
-    let pos = 0;
-    let carry = new Uint8Array(0); // the start of a line that continues in the next buffer
-    let lineStart = 0;
-    while (pos < len) {
-      f.position = pos;
-      const chunk = new Uint8Array(f.read(ArrayBuffer, Math.min(1024, len - pos)) as ArrayBuffer);
-      pos += chunk.length;
-      // fgets: whole lines out of the buffer
-      let s = 0;
-      for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, s)) {
-        let bytes = chunk.subarray(s, i);
-        if (carry.length) {
-          const joined = new Uint8Array(carry.length + bytes.length);
-          joined.set(carry);
-          joined.set(bytes, carry.length);
-          bytes = joined;
-          carry = new Uint8Array(0);
-        }
-        const at = lineStart;
-        lineStart = pos - chunk.length + i + 1;
-        s = i + 1;
-        parsed++;
-        let item: ArchivedItem;
-        try {
-          item = JSON.parse(decode(bytes)) as ArchivedItem;
-        } catch {
-          continue;
-        }
-        const key = isoKey(item.timestamp);
-        if (folded) {
-          if (containsFolded(item.content, folded) || (item.topic !== undefined && containsFolded(item.topic, folded))) top.add(item, key, at);
-        } else if (q.start || q.end) {
-          if (key >= lo && key <= hi) top.add(item, key, at);
-        } else {
-          recent.push({ item, pos: at });
-          if (recent.length > q.limit) recent.shift();
-        }
-      }
-      if (s < chunk.length) {
-        const rest = new Uint8Array(carry.length + chunk.length - s);
-        rest.set(carry);
-        rest.set(chunk.subarray(s), carry.length);
-        carry = rest;
-      }
-    }
-  } finally {
-    f.close();
+export const KB = 1024;
+// The targets of issue 12 §5, as a bound on bytes read given the bytes of the matching lines.
+export function target(s: Scenario): { text: string; bound: (matchBytes: number) => number } {
+  switch (s) {
+    case "recent":
+      return { text: "bytes_read <= 16 KB", bound: () => 16 * KB };
+    case "month":
+      return { text: "bytes_read <= match_bytes + 32 KB", bound: (m) => m + 32 * KB };
+    case "rare":
+      return { text: "bytes_read <= 64 KB + 4 KB", bound: () => 68 * KB };
+    default:
+      return { text: "bytes_read <= 64 KB", bound: () => 64 * KB };
   }
-  if (!folded && !q.start && !q.end) {
-    recent.sort((a, b) => isoKey(b.item.timestamp) - isoKey(a.item.timestamp) || b.pos - a.pos);
-    return { items: recent.map((x) => x.item), linesParsed: parsed };
-  }
-  return { items: top.result(), linesParsed: parsed };
+}
+
+export function recallOf(a: Archive, q: QuerySpec): ArchivedItem[] {
+  return a.recall("fact", { keyword: q.keyword, start: q.start, end: q.end, limit: q.limit });
 }
 
 export interface Measured {
   bytes_read: number;
   read_calls: number;
-  lines_parsed: number;
+  lines_parsed: number | null;
   results: number;
-  match_bytes: number;
   ms: number;
   ids: string[];
 }
 
-// Counts one run (flash traffic on the storage partition), then times repeated
-// runs for at least `minMs` (at least 3, at most 500 runs): ms per run.
-export function measure(dev: SimDevice, run: () => Counted, now: () => number, minMs = 300): Measured {
+// Counts one run (flash traffic on the storage partition, as the simulated
+// SPIFFS reads it), then times repeated runs for at least `minMs` (at least 3,
+// at most 500 runs): ms per run.
+export function measure(dev: SimDevice, a: Archive, q: QuerySpec, now: () => number, minMs: number): Measured {
   dev.flash.resetTraffic();
-  const first = run();
+  const first = recallOf(a, q);
   const t = dev.flash.partition("storage");
+  const stats = (a as unknown as { lastRecall?: { linesParsed?: number } }).lastRecall;
   const m: Measured = {
     bytes_read: t.bytesRead,
     read_calls: t.readCalls,
-    lines_parsed: first.linesParsed,
-    results: first.items.length,
-    match_bytes: 0,
+    lines_parsed: stats && typeof stats.linesParsed === "number" ? stats.linesParsed : null,
+    results: first.length,
     ms: 0,
-    ids: first.items.map((x) => x.id),
+    ids: first.map((x) => x.id),
   };
-  for (const x of first.items) m.match_bytes += encode(JSON.stringify(x)).length + 1;
   let reps = 0;
   const t0 = now();
   let el = 0;
   while (reps < 3 || (el < minMs && reps < 500)) {
-    run();
+    recallOf(a, q);
     reps++;
     el = now() - t0;
   }
@@ -147,9 +96,10 @@ export function measure(dev: SimDevice, run: () => Counted, now: () => number, m
   return m;
 }
 
-export function oursCounted(a: Archive, q: QuerySpec): () => Counted {
-  return () => {
-    const items = ours(a, q);
-    return { items, linesParsed: a.lastRecall.linesParsed };
-  };
+// The archive on a partition of `partitionBytes`, booted (check()).
+export function bootArchive(root: string | undefined, partitionBytes: number): Archive {
+  // bridge until archive v2 (partitionBytes) is on main
+  const a = new Archive(root, { partitionBytes } as unknown as ConstructorParameters<typeof Archive>[1]);
+  a.check();
+  return a;
 }

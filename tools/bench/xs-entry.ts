@@ -1,13 +1,13 @@
-// The benchmark inside XS (bundled and run by tools/bench.ts through the XS
-// lane's xsnap driver): the archive files come from the Node side through
-// issueCommand, are loaded into a simulated device here, and the same
-// queries are counted and timed with XS's own clock.
+// The bench's recalls inside XS (bundled and run by tools/bench/run.ts through
+// the XS lane's xsnap driver): for each snapshot of the archive (one per age),
+// its files come from the Node side through issueCommand, are loaded into a
+// fresh simulated device here, the archive boots on them, and the same queries
+// are counted and timed with XS's own clock.
 import "../../host-sim/trace.js";
 import { setTraceSink } from "../../host-sim/trace-sink.js";
 import config from "mc/config";
 import { SimDevice } from "../../host-sim/device";
-import { Archive } from "../../src/archive/archive";
-import { QUERIES, measure, baseline, oursCounted } from "./queries";
+import { bootArchive, measure, type QuerySpec } from "./queries";
 
 declare function issueCommand(bytes: ArrayBuffer): ArrayBuffer;
 
@@ -22,24 +22,25 @@ function ask(msg: object): ArrayBuffer {
 
 setTraceSink(() => {});
 
+export interface XsSnapshot {
+  months: number;
+  now: number;
+  queries: QuerySpec[];
+}
+
 export interface XsOptions {
   storageBytes: number;
-  now: number;
-  budget: number;
   minMs: number;
+  snapshots: XsSnapshot[];
 }
 
 function main(o: XsOptions): void {
-  const dev = new SimDevice({ storageBytes: o.storageBytes, now: o.now }).install();
-  const names = JSON.parse(dec.decode(ask({ t: "list" }))) as string[];
-  for (const name of names) dev.spiffs.load(name, new Uint8Array(ask({ t: "file", name })));
-  const a = new Archive(config.file.root, { budget: o.budget });
-  const report = a.check();
-  ask({ t: "check", report });
-  for (const q of QUERIES) {
-    const ours = measure(dev, oursCounted(a, q), () => Date.now(), o.minMs);
-    const base = measure(dev, () => baseline(q), () => Date.now(), 0);
-    ask({ t: "result", bench: q.bench, ours, baseline: base });
+  for (const s of o.snapshots) {
+    const dev = new SimDevice({ storageBytes: o.storageBytes, now: s.now }).install();
+    const names = JSON.parse(dec.decode(ask({ t: "list", months: s.months }))) as string[];
+    for (const name of names) dev.spiffs.load(name, new Uint8Array(ask({ t: "file", months: s.months, name })));
+    const a = bootArchive(config.file.root, o.storageBytes);
+    for (const q of s.queries) ask({ t: "result", months: s.months, scenario: q.scenario, m: measure(dev, a, q, () => Date.now(), o.minMs) });
   }
   ask({ t: "done" });
 }

@@ -1,0 +1,490 @@
+// The bench's pipeline (Node side), shared by tools/bench.ts (36 months) and
+// test/bench.test.ts (a 2-month miniature). See tools/bench.ts for what it
+// measures and the rate and device-speed models.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import "../../host-sim/trace";
+import { setTraceSink } from "../../host-sim/trace-sink";
+import { SimDevice } from "../../host-sim/device";
+import type { Traffic } from "../../host-sim/flash";
+import type { Archive } from "../../src/archive/archive";
+import { recordId, type ArchiveType, type ArchiveRecord } from "../../src/archive/line";
+import { encodeRecord } from "../../src/archive/line";
+import { formatIso, fromLocal, toLocal } from "../../src/time/local";
+import { Life, START, RARE, ABSENT, chars } from "./data";
+import { queriesAt, monthOf, target, measure, recallOf, bootArchive, type Measured, type QuerySpec, type Scenario } from "./queries";
+import type { XsOptions } from "./xs-entry";
+import { ensureWorker, cacheRoot } from "../../test/xs/build-worker";
+import { Xsnap } from "../../test/xs/xsnap";
+import { bundleForXs } from "../../test/xs/bundle";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repoRoot = path.resolve(here, "../..");
+export const PARTITIONS = path.join(repoRoot, "partitions/esp32s3-16mb.csv");
+
+// Device flash speed (docs/PLATFORM.md §1, the slow end; 1 MB = 10^6 bytes).
+export const DEVICE = { readBytesPerMs: 450, writeBytesPerMs: 35, msPerReadCall: 0.1 };
+export function deviceMs(t: { bytesRead: number; readCalls: number; bytesWritten: number }): number {
+  return t.bytesRead / DEVICE.readBytesPerMs + t.bytesWritten / DEVICE.writeBytesPerMs + t.readCalls * DEVICE.msPerReadCall;
+}
+
+// The size of the `storage` partition in a partition table (CSV).
+export function storageBytes(csvPath = PARTITIONS): number {
+  for (const raw of fs.readFileSync(csvPath, "utf8").split("\n")) {
+    const line = raw.replace(/#.*/, "").trim();
+    if (!line) continue;
+    const cols = line.split(",").map((c) => c.trim());
+    if (cols[0] !== "storage") continue;
+    const size = cols[4];
+    const m = /^(0x[0-9a-f]+|\d+)([km])?$/i.exec(size);
+    if (!m) throw new Error(`${csvPath}: storage size ${size} not understood`);
+    const n = Number(m[1]) * (m[2] ? (m[2].toLowerCase() === "k" ? 1024 : 1024 * 1024) : 1);
+    return n;
+  }
+  throw new Error(`${csvPath}: no storage partition`);
+}
+
+// ---- per file name traffic -----------------------------------------------------------
+
+export interface NameTraffic {
+  bytesRead: number;
+  readCalls: number;
+  bytesWritten: number;
+  opens: number;
+}
+
+// Attributes the storage partition's traffic to file names by wrapping the
+// simulated SPIFFS's methods on this one instance (nothing else changes).
+export class PerName {
+  readonly byName = new Map<string, NameTraffic>();
+  constructor(readonly dev: SimDevice) {
+    const sp = dev.spiffs as unknown as Record<string, (...a: unknown[]) => unknown>;
+    const t = () => dev.flash.partition("storage");
+    for (const method of ["open", "create", "read", "write", "remove", "rename"]) {
+      const orig = sp[method].bind(dev.spiffs);
+      sp[method] = (...a: unknown[]) => {
+        const b = { ...t() };
+        try {
+          return orig(...a);
+        } finally {
+          const after = t();
+          const name = String(method === "rename" ? a[1] : a[0]);
+          const n = this.get(name);
+          n.bytesRead += after.bytesRead - b.bytesRead;
+          n.readCalls += after.readCalls - b.readCalls;
+          n.bytesWritten += after.bytesWritten - b.bytesWritten;
+          if (method === "open") n.opens++;
+        }
+      };
+    }
+  }
+  get(name: string): NameTraffic {
+    let n = this.byName.get(name);
+    if (!n) this.byName.set(name, (n = { bytesRead: 0, readCalls: 0, bytesWritten: 0, opens: 0 }));
+    return n;
+  }
+  reset(): void {
+    this.byName.clear();
+  }
+  // totals by kind of file: the extension, or the name for files without one
+  byKind(): Record<string, NameTraffic> {
+    const out: Record<string, NameTraffic> = {};
+    for (const [name, n] of this.byName) {
+      const dot = name.lastIndexOf(".");
+      const kind = dot > 0 ? name.slice(dot + 1) : name.replace(/^\//, "");
+      const k = (out[kind] ??= { bytesRead: 0, readCalls: 0, bytesWritten: 0, opens: 0 });
+      k.bytesRead += n.bytesRead;
+      k.readCalls += n.readCalls;
+      k.bytesWritten += n.bytesWritten;
+      k.opens += n.opens;
+    }
+    return out;
+  }
+}
+
+// ---- the oracle ------------------------------------------------------------------------
+
+interface Told {
+  t: number; // unix s
+  iso: string; // local
+  content: string;
+  topic?: string;
+  id: string;
+}
+
+// What was appended, newest last; a full scan answers each query.
+class Oracle {
+  readonly told: Record<ArchiveType, Told[]> = { fact: [], moment: [], event: [] };
+  readonly retired = new Set<string>(); // type + id
+  lineBytes: Record<ArchiveType, number> = { fact: 0, moment: 0, event: 0 };
+  add(type: ArchiveType, r: ArchiveRecord): void {
+    const ts = type === "event" ? 0 : (r as { timestamp: number }).timestamp;
+    this.told[type].push({ t: ts, iso: type === "event" ? "" : formatIso(ts * 1000), content: (r as { content: string }).content, topic: (r as { topic?: string }).topic, id: recordId(type, r) });
+  }
+  // fact recalls only (facts are never retired; a retired one is taken out, and the run fails)
+  answer(q: QuerySpec, upTo: number): Told[] {
+    const all = this.told.fact.slice(0, upTo).filter((x) => !this.retired.has("fact" + x.id));
+    let hits: Told[];
+    if (q.keyword) hits = all.filter((x) => x.content.toLowerCase().includes(q.keyword!.toLowerCase()));
+    else if (q.start || q.end) {
+      const lo = q.start ? q.start + "T00:00:00" : "", hi = q.end ? q.end + "T23:59:59" : "~";
+      hits = all.filter((x) => x.iso >= lo && x.iso <= hi);
+    } else hits = all;
+    // newest first (timestamps are distinct: the generator spreads a day's facts)
+    return hits.slice().sort((a, b) => b.t - a.t).slice(0, q.limit);
+  }
+}
+
+// ---- the run ---------------------------------------------------------------------------
+
+export interface BenchOptions {
+  months: number; // the run's length
+  ages: number[]; // archive ages (months) at which the recalls are measured; the last is `months`
+  xs: boolean; // also in XS
+  minMs: number; // timing: per query and engine, at least this long
+  progress?: (line: string) => void;
+}
+
+export interface Snapshot {
+  months: number;
+  now: number;
+  files: Map<string, Uint8Array>;
+  facts: number; // facts appended by then
+}
+
+export interface BenchResult {
+  lines: Record<string, unknown>[]; // the JSON lines, scenario lines first
+  problems: string[];
+}
+
+// Local midnight `months` calendar months after START.
+export function monthsAfterStart(months: number): number {
+  const s = toLocal(START);
+  return fromLocal(s.year, s.month + months, s.day);
+}
+
+type StepFn = (now?: number) => unknown;
+
+export async function runBench(o: BenchOptions): Promise<BenchResult> {
+  setTraceSink(() => {});
+  const say = o.progress ?? (() => {});
+  const t0 = Date.now();
+  const problems: string[] = [];
+  const partitionBytes = storageBytes();
+  const dev = new SimDevice({ now: START, storageBytes: partitionBytes }).install();
+  const names = new PerName(dev);
+  const archive = bootArchive(undefined, partitionBytes);
+  // bridge until archive v2 (step) is on main
+  const step = typeof (archive as unknown as { step?: StepFn }).step === "function" ? ((archive as unknown as { step: StepFn }).step.bind(archive) as StepFn) : undefined;
+  if (!step) problems.push("the archive has no step(): maintenance not run (archive v1)");
+
+  const oracle = new Oracle();
+  const storage = () => dev.flash.partition("storage");
+  const delta = (b: Traffic) => {
+    const a = storage();
+    return { bytesRead: a.bytesRead - b.bytesRead, readCalls: a.readCalls - b.readCalls, bytesWritten: a.bytesWritten - b.bytesWritten };
+  };
+  let usedMax = 0;
+  const sampleUse = () => {
+    const p = dev.spiffs.usedPages() / dev.spiffs.totalPages;
+    if (p > usedMax) usedMax = p;
+  };
+  let appendReadMax = 0, appendMsMax = 0, appends = 0, lineBytes = 0;
+  let steps = 0, longestStep = 0, longestStepAt = "", stepMsTotal = 0;
+  const stepKinds: Record<string, number> = {};
+  const append = (type: ArchiveType, batch: ArchiveRecord[]) => {
+    const b = { ...storage() };
+    let res: { appended: number; skipped: number; bytes: number };
+    try {
+      res = archive.append(type, batch);
+    } catch (e) {
+      problems.push(`append of ${batch.length} ${type}s at ${formatIso(dev.clock.now)} failed: ${(e as Error).message}`);
+      return;
+    }
+    const d = delta(b);
+    appends++;
+    if (d.bytesRead > appendReadMax) appendReadMax = d.bytesRead;
+    appendMsMax = Math.max(appendMsMax, deviceMs(d));
+    if (res.appended !== batch.length) problems.push(`append of ${batch.length} ${type}s at ${formatIso(dev.clock.now)}: ${res.appended} appended, ${res.skipped} skipped`);
+    lineBytes += res.bytes;
+    for (const r of batch) {
+      oracle.add(type, r);
+      oracle.lineBytes[type] += encodeRecord(type, r).line.length;
+    }
+    sampleUse();
+  };
+
+  const endAt = monthsAfterStart(o.months);
+  const days = Math.round((endAt - START) / 86400000);
+  const ageEnds = o.ages.map((m) => ({ months: m, at: monthsAfterStart(m) }));
+  const snapshots: Snapshot[] = [];
+  const pending: Record<ArchiveType, ArchiveRecord[]> = { fact: [], moment: [], event: [] };
+  const BATCH = { fact: 5, moment: 3 } as const;
+  let month = 0;
+  for (const day of new Life().days(days)) {
+    const now = day.start + 22 * 3600000; // after the day's last record
+    dev.clock.now = now;
+    for (const f of day.facts) {
+      pending.fact.push(f);
+      if (pending.fact.length === BATCH.fact) append("fact", pending.fact.splice(0));
+    }
+    for (const m of day.moments) {
+      pending.moment.push(m);
+      if (pending.moment.length === BATCH.moment) append("moment", pending.moment.splice(0));
+    }
+    if (day.events.length) append("event", day.events);
+    // idle maintenance: step until there is nothing to do
+    if (step)
+      for (let n = 0; ; n++) {
+        if (n > 10000) {
+          problems.push(`step() still busy after 10,000 steps on ${formatIso(now)}`);
+          break;
+        }
+        const b = { ...storage() };
+        const rep = step(now) as Record<string, unknown> | undefined;
+        const ms = deviceMs(delta(b));
+        sampleUse();
+        if (rep === undefined) break;
+        steps++;
+        stepMsTotal += ms;
+        const kind = String(rep.kind ?? rep.op ?? rep.action ?? "step");
+        stepKinds[kind] = (stepKinds[kind] ?? 0) + 1;
+        if (ms > longestStep) {
+          longestStep = ms;
+          longestStepAt = `${kind} on ${formatIso(now).slice(0, 10)}`;
+        }
+        noteRetired(rep, oracle, problems);
+      }
+    const next = day.start + 86400000;
+    for (const a of ageEnds)
+      if (a.at === next) {
+        const files = new Map<string, Uint8Array>();
+        for (const e of dev.spiffs.list()) files.set(e.name, dev.spiffs.content(e.name));
+        snapshots.push({ months: a.months, now, files, facts: oracle.told.fact.length });
+      }
+    if (next >= monthsAfterStart(month + 1)) {
+      month++;
+      const st = dev.spiffs.stats();
+      say(`bench: month ${month}/${o.months}: ${oracle.told.fact.length} facts, ${oracle.told.moment.length} moments, ${oracle.told.event.length} events; SPIFFS ${st.percent}% used, ${st.files} files; ${steps} steps; ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    }
+  }
+  const buildS = (Date.now() - t0) / 1000;
+  const built = storage();
+  const kinds = names.byKind();
+  const twinWritten = kinds.twn?.bytesWritten ?? 0;
+
+  // ---- recall at each age: Node ----
+  const node = new Map<string, Measured>();
+  const key = (months: number, s: Scenario) => `${months}/${s}`;
+  for (const s of snapshots) {
+    const { dev: d, archive: a } = boot(s, partitionBytes);
+    for (const q of queriesAt(s.months)) node.set(key(s.months, q.scenario), measure(d, a, q, () => performance.now(), o.minMs));
+  }
+  say(`bench: recalls measured on Node; ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+
+  // ---- the same inside XS ----
+  let xs: Map<string, Measured> | undefined;
+  if (o.xs) {
+    try {
+      xs = await runXs(snapshots, partitionBytes, o.minMs);
+      say(`bench: recalls measured in XS; ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    } catch (e) {
+      problems.push(`XS run failed: ${(e as Error).message}`);
+    }
+  }
+
+  // ---- scenario lines ----
+  const lines: Record<string, unknown>[] = [];
+  for (const s of snapshots)
+    for (const q of queriesAt(s.months)) {
+      const n = node.get(key(s.months, q.scenario))!;
+      const x = xs?.get(key(s.months, q.scenario));
+      const mine: string[] = [];
+      const expected = oracle.answer(q, s.facts);
+      const matchBytes = expected.reduce((sum, e) => sum + encodedFact(e), 0);
+      if (n.ids.join() !== expected.map((e) => e.id).join()) mine.push(`results differ from the full scan (${n.results} vs ${expected.length})`);
+      if (q.scenario === "rare" && expected.length !== 1) mine.push(`${RARE} occurs ${expected.length} times, not once`);
+      if (q.scenario === "absent" && expected.length !== 0) mine.push(`${ABSENT} occurs`);
+      if (o.xs) {
+        if (!x) mine.push("no XS result");
+        else if (x.ids.join() !== n.ids.join() || x.bytes_read !== n.bytes_read || x.read_calls !== n.read_calls || x.lines_parsed !== n.lines_parsed) mine.push("XS and Node disagree");
+      }
+      const t = target(q.scenario);
+      const bound = t.bound(matchBytes);
+      if (n.bytes_read > bound) mine.push(`target missed: ${t.text}`);
+      for (const p of mine) problems.push(`${q.scenario} at ${s.months} months: ${p}`);
+      lines.push({
+        scenario: q.scenario,
+        archive_months: s.months,
+        bytes_read: n.bytes_read,
+        read_calls: n.read_calls,
+        results: n.results,
+        node_ms: n.ms,
+        xs_ms: x ? x.ms : null,
+        lines_parsed: n.lines_parsed,
+        expected: expected.length,
+        match_bytes: matchBytes,
+        query: q.keyword !== undefined ? { keyword: q.keyword, limit: q.limit } : q.start ? { start: q.start, end: q.end, limit: q.limit } : { limit: q.limit },
+        target: t.text,
+        bound,
+        pass: mine.length === 0,
+        ...(mine.length ? { problems: mine } : {}),
+      });
+    }
+
+  // ---- the whole run ----
+  const last = snapshots.find((s) => s.months === o.months);
+  const summary: Record<string, unknown> = {};
+  let retention = 0, verbatim = 0, digested = 0;
+  let bootMs = 0, bootOpens = 0, bootRead = { bytesRead: 0, readCalls: 0, bytesWritten: 0 };
+  if (last) {
+    // boot: a fresh Archive on the last image
+    const d = loadDevice(last, partitionBytes);
+    const per = new PerName(d);
+    d.flash.resetTraffic();
+    bootArchive(undefined, partitionBytes);
+    const t = d.flash.partition("storage");
+    bootRead = { bytesRead: t.bytesRead, readCalls: t.readCalls, bytesWritten: t.bytesWritten };
+    bootMs = deviceMs(bootRead);
+    for (const n of per.byName.values()) bootOpens += n.opens;
+    // what is still held, month by month from the newest
+    const { archive: a } = boot(last, partitionBytes);
+    let factsWhole = true, momentsWhole = true;
+    for (let m = o.months - 1; m >= 0; m--) {
+      const mo = monthOf(m);
+      const range = { start: mo.start, end: mo.end, limit: 1000 };
+      const inMonth = (x: Told) => x.iso.slice(0, 7) === mo.key;
+      const f = a.recall("fact", range).filter((x) => !(x as { digest?: boolean }).digest);
+      const fWant = oracle.told.fact.filter(inMonth);
+      if (factsWhole && sameIds(f.map((x) => x.id), fWant.map((x) => x.id))) retention++;
+      else factsWhole = false;
+      const items = a.recall("moment", range);
+      const mv = items.filter((x) => !(x as { digest?: boolean }).digest);
+      const mWant = oracle.told.moment.filter(inMonth);
+      if (momentsWhole && sameIds(mv.map((x) => x.id), mWant.map((x) => x.id))) verbatim++;
+      else {
+        momentsWhole = false;
+        if (items.some((x) => (x as { digest?: boolean }).digest)) digested++;
+      }
+    }
+    if (retention !== o.months) problems.push(`facts: only the last ${retention} of ${o.months} months are fully held`);
+  } else problems.push("no snapshot at the end of the run");
+
+  const writtenAll = built.bytesWritten;
+  const wa = lineBytes ? (writtenAll - twinWritten) / lineBytes : 0;
+  const r2 = (x: number) => Math.round(x * 100) / 100;
+  Object.assign(summary, {
+    retention_months: retention,
+    moments_verbatim_months: verbatim,
+    moments_digested_months: digested,
+    partition_bytes: partitionBytes,
+    used_percent: r2(usedMax * 100),
+    used_percent_end: last ? r2(dev.spiffs.stats().percent) : null,
+    append_bytes_read_max: appendReadMax,
+    append_ms_device_max: r2(appendMsMax),
+    write_amplification: r2(wa),
+    twin_write_factor: r2(lineBytes ? twinWritten / lineBytes : 0),
+    longest_step_ms_device: r2(longestStep),
+    longest_step: longestStepAt,
+    boot_ms_device: r2(bootMs),
+    boot_opens: bootOpens,
+    boot_bytes_read: bootRead.bytesRead,
+    boot_read_calls: bootRead.readCalls,
+    boot_bytes_written: bootRead.bytesWritten,
+    months: o.months,
+    records: { fact: oracle.told.fact.length, moment: oracle.told.moment.length, event: oracle.told.event.length },
+    record_chars_mean: { fact: r2(meanChars(oracle.told.fact)), moment: r2(meanChars(oracle.told.moment)) },
+    line_bytes: lineBytes,
+    appends,
+    steps,
+    step_ms_device_total: Math.round(stepMsTotal),
+    step_kinds: stepKinds,
+    bytes_written: writtenAll,
+    written_by_kind: Object.fromEntries(Object.entries(kinds).map(([k, v]) => [k, v.bytesWritten])),
+    device_model: "SPIFFS read 0.45 MB/s, write 0.035 MB/s, 0.1 ms per read call (PLATFORM.md §1, slow end; MB = 10^6 B)",
+    build_s: r2(buildS),
+  });
+  const check = (ok: boolean, what: string) => {
+    if (!ok) problems.push(`target missed: ${what}`);
+  };
+  check(usedMax <= 0.75, "used_percent <= 75");
+  check(appendReadMax <= 4096, "append_bytes_read_max <= 4096");
+  check(wa <= 1.2, "write_amplification <= 1.2");
+  check(longestStep <= 500, "longest_step_ms_device <= 500");
+  check(bootMs <= 500, "boot_ms_device <= 500");
+  summary.pass = problems.length === 0;
+  if (problems.length) summary.problems = problems;
+  lines.push(summary);
+  return { lines, problems };
+}
+
+function sameIds(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  const s = new Set(a);
+  return b.every((x) => s.has(x));
+}
+
+function meanChars(xs: Told[]): number {
+  let n = 0;
+  for (const x of xs) n += chars(x.content);
+  return xs.length ? n / xs.length : 0;
+}
+
+function encodedFact(t: Told): number {
+  return encodeRecord("fact", { timestamp: t.t, content: t.content }).line.length;
+}
+
+// A StepReport that says records left the device: take them out of the oracle.
+// Facts must never leave.
+function noteRetired(rep: Record<string, unknown>, oracle: Oracle, problems: string[]): void {
+  const r = rep.retired as { type?: string; ids?: string[]; records?: number } | undefined;
+  if (!r || typeof r !== "object") return;
+  const type = String(r.type ?? rep.type ?? "");
+  if (type === "fact") problems.push(`step retired facts: ${JSON.stringify(rep)}`);
+  if (Array.isArray(r.ids)) for (const id of r.ids) oracle.retired.add(type + id);
+}
+
+function loadDevice(s: Snapshot, partitionBytes: number): SimDevice {
+  const d = new SimDevice({ now: s.now, storageBytes: partitionBytes }).install();
+  for (const [name, bytes] of s.files) d.spiffs.load(name, bytes.slice());
+  return d;
+}
+
+function boot(s: Snapshot, partitionBytes: number): { dev: SimDevice; archive: Archive } {
+  const dev = loadDevice(s, partitionBytes);
+  return { dev, archive: bootArchive(undefined, partitionBytes) };
+}
+
+async function runXs(snapshots: Snapshot[], partitionBytes: number, minMs: number): Promise<Map<string, Measured>> {
+  const bin = await ensureWorker({ quiet: true });
+  const out = path.join(cacheRoot(), `bench-${process.pid}.js`);
+  await bundleForXs(path.join(here, "xs-entry.ts"), out);
+  const results = new Map<string, Measured>();
+  const enc = new TextEncoder(), dec = new TextDecoder();
+  const byMonths = new Map(snapshots.map((s) => [s.months, s]));
+  let done = false;
+  const worker = new Xsnap({
+    bin,
+    onCommand(bytes) {
+      const msg = JSON.parse(dec.decode(bytes));
+      if (msg.t === "list") return enc.encode(JSON.stringify([...byMonths.get(msg.months)!.files.keys()]));
+      if (msg.t === "file") return byMonths.get(msg.months)!.files.get(msg.name)!.slice();
+      if (msg.t === "result") results.set(`${msg.months}/${msg.scenario}`, msg.m);
+      if (msg.t === "done") done = true;
+      return new Uint8Array(0);
+    },
+  });
+  try {
+    await worker.script(out);
+    const opts: XsOptions = { storageBytes: partitionBytes, minMs, snapshots: snapshots.map((s) => ({ months: s.months, now: s.now, queries: queriesAt(s.months) })) };
+    await worker.evaluate(`__bench.main(${JSON.stringify(opts)})`);
+    if (!done) throw new Error("the XS run did not finish");
+  } finally {
+    await worker.close();
+    fs.rmSync(out, { force: true });
+  }
+  return results;
+}
+
+export { recallOf };
