@@ -80,8 +80,7 @@ describe("bench (npm run bench, two months)", function () {
     assert.ok(rec.fact > 600 && rec.moment > 300 && rec.event === 16, JSON.stringify(rec));
   });
 
-  it("meets every target of issue 12 (archive v2)", function () {
-    if (r.problems.some((p) => /no step\(\)/.test(p))) this.skip(); // bridge until archive v2 is on main
+  it("meets every target of issue 12", () => {
     assert.deepEqual(r.problems, []);
   });
 });

@@ -62,7 +62,7 @@ export function recallOf(a: Archive, q: QuerySpec): ArchivedItem[] {
 export interface Measured {
   bytes_read: number;
   read_calls: number;
-  lines_parsed: number | null;
+  lines_parsed: number;
   results: number;
   ms: number;
   ids: string[];
@@ -75,11 +75,10 @@ export function measure(dev: SimDevice, a: Archive, q: QuerySpec, now: () => num
   dev.flash.resetTraffic();
   const first = recallOf(a, q);
   const t = dev.flash.partition("storage");
-  const stats = (a as unknown as { lastRecall?: { linesParsed?: number } }).lastRecall;
   const m: Measured = {
     bytes_read: t.bytesRead,
     read_calls: t.readCalls,
-    lines_parsed: stats && typeof stats.linesParsed === "number" ? stats.linesParsed : null,
+    lines_parsed: a.lastRecall.linesParsed,
     results: first.length,
     ms: 0,
     ids: first.map((x) => x.id),
@@ -98,8 +97,7 @@ export function measure(dev: SimDevice, a: Archive, q: QuerySpec, now: () => num
 
 // The archive on a partition of `partitionBytes`, booted (check()).
 export function bootArchive(root: string | undefined, partitionBytes: number): Archive {
-  // bridge until archive v2 (partitionBytes) is on main
-  const a = new Archive(root, { partitionBytes } as unknown as ConstructorParameters<typeof Archive>[1]);
+  const a = new Archive(root, { partitionBytes });
   a.check();
   return a;
 }

@@ -8,9 +8,9 @@ import "../../host-sim/trace";
 import { setTraceSink } from "../../host-sim/trace-sink";
 import { SimDevice } from "../../host-sim/device";
 import type { Traffic } from "../../host-sim/flash";
-import type { Archive } from "../../src/archive/archive";
+import type { Archive, AppendResult } from "../../src/archive/archive";
 import { recordId, type ArchiveType, type ArchiveRecord } from "../../src/archive/line";
-import { encodeRecord } from "../../src/archive/line";
+import { encodeRecord } from "../../src/archive/codec";
 import { formatIso, fromLocal, toLocal } from "../../src/time/local";
 import { Life, START, RARE, ABSENT, chars } from "./data";
 import { queriesAt, monthOf, target, measure, recallOf, bootArchive, type Measured, type QuerySpec, type Scenario } from "./queries";
@@ -58,16 +58,20 @@ export interface NameTraffic {
 // simulated SPIFFS's methods on this one instance (nothing else changes).
 export class PerName {
   readonly byName = new Map<string, NameTraffic>();
+  private depth = 0;
   constructor(readonly dev: SimDevice) {
     const sp = dev.spiffs as unknown as Record<string, (...a: unknown[]) => unknown>;
     const t = () => dev.flash.partition("storage");
     for (const method of ["open", "create", "read", "write", "remove", "rename"]) {
       const orig = sp[method].bind(dev.spiffs);
       sp[method] = (...a: unknown[]) => {
+        if (this.depth) return orig(...a); // open() creating a file: counted once, by the outer call
         const b = { ...t() };
+        this.depth++;
         try {
           return orig(...a);
         } finally {
+          this.depth--;
           const after = t();
           const name = String(method === "rename" ? a[1] : a[0]);
           const n = this.get(name);
@@ -92,7 +96,7 @@ export class PerName {
     const out: Record<string, NameTraffic> = {};
     for (const [name, n] of this.byName) {
       const dot = name.lastIndexOf(".");
-      const kind = dot > 0 ? name.slice(dot + 1) : name.replace(/^\//, "");
+      const kind = name.startsWith("/tomb.") ? "tomb" : dot > 0 ? name.slice(dot + 1) : name.replace(/^\//, "");
       const k = (out[kind] ??= { bytesRead: 0, readCalls: 0, bytesWritten: 0, opens: 0 });
       k.bytesRead += n.bytesRead;
       k.readCalls += n.readCalls;
@@ -116,15 +120,14 @@ interface Told {
 // What was appended, newest last; a full scan answers each query.
 class Oracle {
   readonly told: Record<ArchiveType, Told[]> = { fact: [], moment: [], event: [] };
-  readonly retired = new Set<string>(); // type + id
   lineBytes: Record<ArchiveType, number> = { fact: 0, moment: 0, event: 0 };
   add(type: ArchiveType, r: ArchiveRecord): void {
     const ts = type === "event" ? 0 : (r as { timestamp: number }).timestamp;
     this.told[type].push({ t: ts, iso: type === "event" ? "" : formatIso(ts * 1000), content: (r as { content: string }).content, topic: (r as { topic?: string }).topic, id: recordId(type, r) });
   }
-  // fact recalls only (facts are never retired; a retired one is taken out, and the run fails)
+  // fact recalls only: facts are never retired (a step that retires one fails the run)
   answer(q: QuerySpec, upTo: number): Told[] {
-    const all = this.told.fact.slice(0, upTo).filter((x) => !this.retired.has("fact" + x.id));
+    const all = this.told.fact.slice(0, upTo);
     let hits: Told[];
     if (q.keyword) hits = all.filter((x) => x.content.toLowerCase().includes(q.keyword!.toLowerCase()));
     else if (q.start || q.end) {
@@ -164,8 +167,6 @@ export function monthsAfterStart(months: number): number {
   return fromLocal(s.year, s.month + months, s.day);
 }
 
-type StepFn = (now?: number) => unknown;
-
 export async function runBench(o: BenchOptions): Promise<BenchResult> {
   setTraceSink(() => {});
   const say = o.progress ?? (() => {});
@@ -175,9 +176,6 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const dev = new SimDevice({ now: START, storageBytes: partitionBytes }).install();
   const names = new PerName(dev);
   const archive = bootArchive(undefined, partitionBytes);
-  // bridge until archive v2 (step) is on main
-  const step = typeof (archive as unknown as { step?: StepFn }).step === "function" ? ((archive as unknown as { step: StepFn }).step.bind(archive) as StepFn) : undefined;
-  if (!step) problems.push("the archive has no step(): maintenance not run (archive v1)");
 
   const oracle = new Oracle();
   const storage = () => dev.flash.partition("storage");
@@ -191,11 +189,12 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     if (p > usedMax) usedMax = p;
   };
   let appendReadMax = 0, appendMsMax = 0, appends = 0, lineBytes = 0;
+  let retiredOnAppend = 0;
   let steps = 0, longestStep = 0, longestStepAt = "", stepMsTotal = 0;
   const stepKinds: Record<string, number> = {};
   const append = (type: ArchiveType, batch: ArchiveRecord[]) => {
     const b = { ...storage() };
-    let res: { appended: number; skipped: number; bytes: number };
+    let res: AppendResult;
     try {
       res = archive.append(type, batch);
     } catch (e) {
@@ -208,6 +207,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     appendMsMax = Math.max(appendMsMax, deviceMs(d));
     if (res.appended !== batch.length) problems.push(`append of ${batch.length} ${type}s at ${formatIso(dev.clock.now)}: ${res.appended} appended, ${res.skipped} skipped`);
     lineBytes += res.bytes;
+    if (res.retired) retiredOnAppend += res.retired;
     for (const r of batch) {
       oracle.add(type, r);
       oracle.lineBytes[type] += encodeRecord(type, r).line.length;
@@ -235,27 +235,28 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     }
     if (day.events.length) append("event", day.events);
     // idle maintenance: step until there is nothing to do
-    if (step)
-      for (let n = 0; ; n++) {
-        if (n > 10000) {
-          problems.push(`step() still busy after 10,000 steps on ${formatIso(now)}`);
-          break;
-        }
-        const b = { ...storage() };
-        const rep = step(now) as Record<string, unknown> | undefined;
-        const ms = deviceMs(delta(b));
-        sampleUse();
-        if (rep === undefined) break;
-        steps++;
-        stepMsTotal += ms;
-        const kind = String(rep.kind ?? rep.op ?? rep.action ?? "step");
-        stepKinds[kind] = (stepKinds[kind] ?? 0) + 1;
-        if (ms > longestStep) {
-          longestStep = ms;
-          longestStepAt = `${kind} on ${formatIso(now).slice(0, 10)}`;
-        }
-        noteRetired(rep, oracle, problems);
+    for (let n = 0; ; n++) {
+      if (n > 10000) {
+        problems.push(`step() still busy after 10,000 steps on ${formatIso(now)}`);
+        break;
       }
+      const b = { ...storage() };
+      const rep = archive.step(now);
+      const ms = deviceMs(delta(b));
+      sampleUse();
+      if (rep === undefined) break;
+      steps++;
+      stepMsTotal += ms;
+      // "seal fact 12" -> "seal fact"
+      const kind = rep.did.split(" ").filter((w) => !/^[0-9a-z]?\d+$/.test(w)).slice(0, 2).join(" ");
+      stepKinds[kind] = (stepKinds[kind] ?? 0) + 1;
+      if (/^failed/.test(rep.did)) problems.push(`step on ${formatIso(now).slice(0, 10)}: ${rep.did}`);
+      if (/fact/.test(rep.did) && /retire/.test(rep.did)) problems.push(`step retired facts: ${rep.did}`);
+      if (ms > longestStep) {
+        longestStep = ms;
+        longestStepAt = `${rep.did} on ${formatIso(now).slice(0, 10)}`;
+      }
+    }
     const next = day.start + 86400000;
     for (const a of ageEnds)
       if (a.at === next) {
@@ -337,7 +338,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const last = snapshots.find((s) => s.months === o.months);
   const summary: Record<string, unknown> = {};
   let retention = 0, verbatim = 0, digested = 0;
-  let bootMs = 0, bootOpens = 0, bootRead = { bytesRead: 0, readCalls: 0, bytesWritten: 0 };
+  let bootMs = 0, bootOpens = 0, bootByKind: Record<string, NameTraffic> = {}, bootRead = { bytesRead: 0, readCalls: 0, bytesWritten: 0 };
   if (last) {
     // boot: a fresh Archive on the last image
     const d = loadDevice(last, partitionBytes);
@@ -348,6 +349,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     bootRead = { bytesRead: t.bytesRead, readCalls: t.readCalls, bytesWritten: t.bytesWritten };
     bootMs = deviceMs(bootRead);
     for (const n of per.byName.values()) bootOpens += n.opens;
+    bootByKind = per.byKind();
     // what is still held, month by month from the newest
     const { archive: a } = boot(last, partitionBytes);
     let factsWhole = true, momentsWhole = true;
@@ -392,12 +394,15 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     boot_bytes_read: bootRead.bytesRead,
     boot_read_calls: bootRead.readCalls,
     boot_bytes_written: bootRead.bytesWritten,
+    boot_by_kind: Object.fromEntries(Object.entries(bootByKind).map(([k, v]) => [k, { opens: v.opens, bytes_read: v.bytesRead, read_calls: v.readCalls }])),
     months: o.months,
     records: { fact: oracle.told.fact.length, moment: oracle.told.moment.length, event: oracle.told.event.length },
     record_chars_mean: { fact: r2(meanChars(oracle.told.fact)), moment: r2(meanChars(oracle.told.moment)) },
     line_bytes: lineBytes,
     appends,
     steps,
+    segments_retired: (stepKinds.retire ?? 0) + retiredOnAppend,
+    segments_retired_on_append: retiredOnAppend,
     step_ms_device_total: Math.round(stepMsTotal),
     step_kinds: stepKinds,
     bytes_written: writtenAll,
@@ -433,16 +438,6 @@ function meanChars(xs: Told[]): number {
 
 function encodedFact(t: Told): number {
   return encodeRecord("fact", { timestamp: t.t, content: t.content }).line.length;
-}
-
-// A StepReport that says records left the device: take them out of the oracle.
-// Facts must never leave.
-function noteRetired(rep: Record<string, unknown>, oracle: Oracle, problems: string[]): void {
-  const r = rep.retired as { type?: string; ids?: string[]; records?: number } | undefined;
-  if (!r || typeof r !== "object") return;
-  const type = String(r.type ?? rep.type ?? "");
-  if (type === "fact") problems.push(`step retired facts: ${JSON.stringify(rep)}`);
-  if (Array.isArray(r.ids)) for (const id of r.ids) oracle.retired.add(type + id);
 }
 
 function loadDevice(s: Snapshot, partitionBytes: number): SimDevice {
