@@ -24,6 +24,7 @@ import { encodeRecord, encodeDigest, STREAMS, STREAM_CODE, type Line, type Strea
 import { ArchiveStream, Buffers, scanRange, validEndOf } from "./stream";
 import { recent, search, digests, blankStats, TopK, type Query, type RecallStats } from "./query";
 import { Tombstones } from "./tomb";
+import { Migration } from "./migrate";
 import { DigestBuilder } from "./digest";
 import { lineKind, KIND_RECORD, readSide } from "./segment";
 import { parseRecord, lineT } from "./codec";
@@ -115,6 +116,7 @@ export class Archive {
   readonly tombs: Tombstones;
   private bufs = new Buffers();
   private checked = false;
+  private migration: Migration;
   private fallbackTotal: number;
 
   constructor(
@@ -128,6 +130,7 @@ export class Archive {
       digest: new ArchiveStream(root, "digest", this.bufs),
     };
     this.tombs = new Tombstones(root);
+    this.migration = new Migration(root, this.streams);
     this.fallbackTotal = opts.partitionBytes ?? STORAGE_PARTITION_BYTES;
   }
 
@@ -139,6 +142,11 @@ export class Archive {
   check(): CheckReport {
     const files = new Map<string, number>();
     listing(this.root)?.forEach((len, path) => files.set(path.slice(this.root.length), len));
+    try {
+      this.migration.detect(files);
+    } catch (e) {
+      rethrowFatal(e);
+    }
     for (const s of STREAMS) {
       try {
         this.streams[s].load(files);
@@ -147,6 +155,7 @@ export class Archive {
         this.streams[s].unreadable.push(messageOf(e));
       }
     }
+    this.migration.floor();
     try {
       this.tombs.load(this.bufs.side);
     } catch (e) {
@@ -170,7 +179,9 @@ export class Archive {
       return r;
     };
     const { used, total } = this.space();
-    return { fact: one(this.streams.fact), moment: one(this.streams.moment), event: one(this.streams.event), digest: one(this.streams.digest), forgotten: this.tombs.size, used, total };
+    const r: CheckReport = { fact: one(this.streams.fact), moment: one(this.streams.moment), event: one(this.streams.event), digest: one(this.streams.digest), forgotten: this.tombs.size, used, total };
+    if (this.migration.active) r.migrating = true;
+    return r;
   }
 
   private ensure(): void {
@@ -332,6 +343,8 @@ export class Archive {
       }
       const { used, total } = this.space();
       if (used > total * RETIRE_AT && this.retireOne()) return { did: "retire" };
+      const m = this.migration.step();
+      if (m) return { did: m };
       for (const s of STREAMS) {
         const st = this.streams[s];
         const live = (seq: number) => st.segs.has(seq);
