@@ -71,9 +71,11 @@ export interface Measured {
 // Counts one run (flash traffic on the storage partition, as the simulated
 // SPIFFS reads it), then times repeated runs for at least `minMs` (at least 3,
 // at most 500 runs): ms per run.
-export function measure(dev: SimDevice, a: Archive, q: QuerySpec, now: () => number, minMs: number): Measured {
+// `onFirst` is told right after the counted run.
+export function measure(dev: SimDevice, a: Archive, q: QuerySpec, now: () => number, minMs: number, onFirst?: () => void): Measured {
   dev.flash.resetTraffic();
   const first = recallOf(a, q);
+  onFirst?.();
   const t = dev.flash.partition("storage");
   const m: Measured = {
     bytes_read: t.bytesRead,

@@ -276,10 +276,22 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
 
   // ---- recall at each age: Node ----
   const node = new Map<string, Measured>();
+  const detail = new Map<string, Record<string, unknown>>(); // what the counted run read, by kind of file
   const key = (months: number, s: Scenario) => `${months}/${s}`;
   for (const s of snapshots) {
     const { dev: d, archive: a } = boot(s, partitionBytes);
-    for (const q of queriesAt(s.months)) node.set(key(s.months, q.scenario), measure(d, a, q, () => performance.now(), o.minMs));
+    const per = new PerName(d);
+    for (const q of queriesAt(s.months)) {
+      per.reset();
+      const onFirst = () => {
+        const by = per.byKind();
+        detail.set(key(s.months, q.scenario), {
+          read_by_kind: Object.fromEntries(Object.entries(by).filter(([, v]) => v.opens || v.bytesRead).map(([k, v]) => [k, { opens: v.opens, bytes_read: v.bytesRead, read_calls: v.readCalls }])),
+          recall_stats: { ...a.lastRecall },
+        });
+      };
+      node.set(key(s.months, q.scenario), measure(d, a, q, () => performance.now(), o.minMs, onFirst));
+    }
   }
   say(`bench: recalls measured on Node; ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
@@ -330,6 +342,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         bound,
         pass: mine.length === 0,
         ...(mine.length ? { problems: mine } : {}),
+        ...detail.get(key(s.months, q.scenario)),
       });
     }
 
