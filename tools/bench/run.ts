@@ -379,7 +379,9 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       if (momentsWhole && sameIds(mv.map((x) => x.id), mWant.map((x) => x.id))) verbatim++;
       else {
         momentsWhole = false;
+        // what left the flash is folded into digests first (issue 12 §4)
         if (items.some((x) => (x as { digest?: boolean }).digest)) digested++;
+        else if (mv.length < mWant.length) problems.push(`moments of ${mo.key}: ${mWant.length - mv.length} left the flash with no digest of the month`);
       }
     }
     if (retention !== o.months) problems.push(`facts: only the last ${retention} of ${o.months} months are fully held`);
