@@ -51,7 +51,8 @@ export interface NameTraffic {
   bytesRead: number;
   readCalls: number;
   bytesWritten: number;
-  opens: number;
+  opens: number; // SPIFFS_open calls, those that fail included (each walks the file system on the device)
+  missing: number; // opens of a file that does not exist
 }
 
 // Attributes the storage partition's traffic to file names by wrapping the
@@ -69,8 +70,12 @@ export class PerName {
         if (this.depth) return orig(...a); // open() creating a file: counted once, by the outer call
         const b = { ...t() };
         this.depth++;
+        let threw = false;
         try {
           return orig(...a);
+        } catch (e) {
+          threw = true;
+          throw e;
         } finally {
           this.depth--;
           const after = t();
@@ -80,6 +85,7 @@ export class PerName {
           n.readCalls += after.readCalls - b.readCalls;
           n.bytesWritten += after.bytesWritten - b.bytesWritten;
           if (method === "open") n.opens++;
+          if (method === "open" && threw && !dev.spiffs.exists(name)) n.missing++;
           if (after.bytesWritten !== b.bytesWritten) this.onWrite?.();
         }
       };
@@ -87,7 +93,7 @@ export class PerName {
   }
   get(name: string): NameTraffic {
     let n = this.byName.get(name);
-    if (!n) this.byName.set(name, (n = { bytesRead: 0, readCalls: 0, bytesWritten: 0, opens: 0 }));
+    if (!n) this.byName.set(name, (n = { bytesRead: 0, readCalls: 0, bytesWritten: 0, opens: 0, missing: 0 }));
     return n;
   }
   reset(): void {
@@ -100,11 +106,12 @@ export class PerName {
       const dot = name.lastIndexOf(".");
       // the extension; for two-copy files (/tomb.a, /tomb.b) the base name
       const kind = /\.[ab]$/.test(name) ? name.slice(1, dot) : dot > 0 ? name.slice(dot + 1) : name.slice(1);
-      const k = (out[kind] ??= { bytesRead: 0, readCalls: 0, bytesWritten: 0, opens: 0 });
+      const k = (out[kind] ??= { bytesRead: 0, readCalls: 0, bytesWritten: 0, opens: 0, missing: 0 });
       k.bytesRead += n.bytesRead;
       k.readCalls += n.readCalls;
       k.bytesWritten += n.bytesWritten;
       k.opens += n.opens;
+      k.missing += n.missing;
     }
     return out;
   }
@@ -350,7 +357,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const last = snapshots.find((s) => s.months === o.months);
   const summary: Record<string, unknown> = {};
   let retention = 0, verbatim = 0, digested = 0;
-  let bootMs = 0, bootOpens = 0, bootByKind: Record<string, NameTraffic> = {}, bootRead = { bytesRead: 0, readCalls: 0, bytesWritten: 0 };
+  let bootMs = 0, bootOpens = 0, bootMissing = 0, bootByKind: Record<string, NameTraffic> = {}, bootRead = { bytesRead: 0, readCalls: 0, bytesWritten: 0 };
   if (last) {
     // boot: a fresh Archive on the last image
     const d = loadDevice(last, partitionBytes);
@@ -360,7 +367,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     const t = d.flash.partition("storage");
     bootRead = { bytesRead: t.bytesRead, readCalls: t.readCalls, bytesWritten: t.bytesWritten };
     bootMs = deviceMs(bootRead);
-    for (const n of per.byName.values()) bootOpens += n.opens;
+    for (const n of per.byName.values()) {
+      bootOpens += n.opens;
+      bootMissing += n.missing;
+    }
     bootByKind = per.byKind();
     // what is still held, month by month from the newest
     const { archive: a } = boot(last, partitionBytes);
@@ -405,10 +415,11 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     longest_step: longestStepAt,
     boot_ms_device: r2(bootMs),
     boot_opens: bootOpens,
+    boot_opens_missing: bootMissing,
     boot_bytes_read: bootRead.bytesRead,
     boot_read_calls: bootRead.readCalls,
     boot_bytes_written: bootRead.bytesWritten,
-    boot_by_kind: Object.fromEntries(Object.entries(bootByKind).map(([k, v]) => [k, { opens: v.opens, bytes_read: v.bytesRead, read_calls: v.readCalls }])),
+    boot_by_kind: Object.fromEntries(Object.entries(bootByKind).map(([k, v]) => [k, { opens: v.opens, missing: v.missing, bytes_read: v.bytesRead, read_calls: v.readCalls }])),
     months: o.months,
     records: { fact: oracle.told.fact.length, moment: oracle.told.moment.length, event: oracle.told.event.length },
     record_chars_mean: { fact: r2(meanChars(oracle.told.fact)), moment: r2(meanChars(oracle.told.moment)) },
