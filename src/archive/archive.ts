@@ -25,6 +25,7 @@ import { ArchiveStream, Buffers, scanRange, validEndOf } from "./stream";
 import { recent, search, digests, blankStats, TopK, type Query, type RecallStats } from "./query";
 import { Tombstones } from "./tomb";
 import { Migration } from "./migrate";
+import { Scrubber } from "./scrub";
 import { DigestBuilder } from "./digest";
 import { lineKind, KIND_RECORD, readSide } from "./segment";
 import { parseRecord, lineT } from "./codec";
@@ -117,6 +118,7 @@ export class Archive {
   private bufs = new Buffers();
   private checked = false;
   private migration: Migration;
+  private scrubber: Scrubber;
   private fallbackTotal: number;
 
   constructor(
@@ -131,6 +133,7 @@ export class Archive {
     };
     this.tombs = new Tombstones(root);
     this.migration = new Migration(root, this.streams);
+    this.scrubber = new Scrubber([this.streams.fact, this.streams.moment, this.streams.event], this.tombs);
     this.fallbackTotal = opts.partitionBytes ?? STORAGE_PARTITION_BYTES;
   }
 
@@ -140,8 +143,16 @@ export class Archive {
   // (a few KB); the catalogs' entries and the tombstones. Never throws (but a
   // power cut in the simulator): what cannot be read is named and kept.
   check(): CheckReport {
-    const files = new Map<string, number>();
-    listing(this.root)?.forEach((len, path) => files.set(path.slice(this.root.length), len));
+    let files = this.files();
+    let relist = false;
+    for (const s of STREAMS) {
+      try {
+        if (Scrubber.recover(this.streams[s], files)) relist = true;
+      } catch (e) {
+        rethrowFatal(e);
+      }
+    }
+    if (relist) files = this.files();
     try {
       this.migration.detect(files);
     } catch (e) {
@@ -166,6 +177,13 @@ export class Archive {
     const repaired = STREAMS.map((s) => this.streams[s].repaired.join("; ")).filter((x) => x);
     if (repaired.length) trace(`archive: ${repaired.join("; ")}\n`);
     return r;
+  }
+
+  // The root's files by name (one walk of the file system).
+  private files(): Map<string, number> {
+    const files = new Map<string, number>();
+    listing(this.root)?.forEach((len, path) => files.set(path.slice(this.root.length), len));
+    return files;
   }
 
   report(): CheckReport {
@@ -269,9 +287,7 @@ export class Archive {
           continue;
         }
         // learn the stream again (what reached flash) and try once more
-        const files = new Map<string, number>();
-        listing(this.root)?.forEach((len, path) => files.set(path.slice(this.root.length), len));
-        s.load(files);
+        s.load(this.files());
         if (attempt > 0) throw e instanceof ArchiveError ? e : new ArchiveError("io", `archive: ${messageOf(e)}`);
       }
     }
@@ -353,10 +369,8 @@ export class Archive {
           return { did: `catalog ${s}` };
         }
       }
-      if (this.tombs.size) {
-        const d = this.dropTombs();
-        if (d) return { did: d };
-      }
+      const d = this.scrubber.step();
+      if (d) return { did: d };
     } catch (e) {
       rethrowFatal(e);
       trace(`archive: step failed: ${messageOf(e)}\n`);
@@ -410,11 +424,6 @@ export class Archive {
     if (lines.length) this.streams.digest.append(lines);
   }
 
-  // Tombstones whose records are no longer on flash (their segment retired).
-  private dropTombs(): string | undefined {
-    return undefined;
-  }
-
   // ---- recall ----------------------------------------------------------------------------------
 
   private query(lo: number, hi: number, keyword: string | undefined, limit: number): Query {
@@ -457,6 +466,7 @@ export class Archive {
     const top = new TopK(q.limit);
     search(this.streams[t], q, top, st);
     if (t !== "fact" && this.streams.digest.segs.size) digests(this.streams.digest, t === "event", q, top, st);
+    this.migration.search(t, q, top);
     return top.items();
   }
 

@@ -277,6 +277,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     }
   }
   const buildS = (Date.now() - t0) / 1000;
+  const rep = archive.report();
+  const streams = Object.fromEntries((["fact", "moment", "event", "digest"] as const).map((k) => [k, { segments: rep[k].segments, bytes: rep[k].bytes }]));
   const built = storage();
   const kinds = names.byKind();
   const twinWritten = kinds.twn?.bytesWritten ?? 0;
@@ -424,6 +426,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     records: { fact: oracle.told.fact.length, moment: oracle.told.moment.length, event: oracle.told.event.length },
     record_chars_mean: { fact: r2(meanChars(oracle.told.fact)), moment: r2(meanChars(oracle.told.moment)) },
     line_bytes: lineBytes,
+    streams, // at the end: segments and their bytes (sidecars, catalog and twins apart)
+    file_bytes_by_kind: fileBytesByKind(dev),
     appends,
     steps,
     segments_retired: (stepKinds.retire ?? 0) + retiredOnAppend,
@@ -447,6 +451,16 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   if (problems.length) summary.problems = problems;
   lines.push(summary);
   return { lines, problems };
+}
+
+function fileBytesByKind(dev: SimDevice): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of dev.spiffs.list()) {
+    const dot = e.name.lastIndexOf(".");
+    const kind = /\.(jsonl|six|twn)$/.test(e.name) ? e.name.slice(1, 2) + "." + e.name.slice(dot + 1) : e.name.slice(1);
+    out[kind] = (out[kind] ?? 0) + e.length;
+  }
+  return out;
 }
 
 function sameIds(a: string[], b: string[]): boolean {
