@@ -54,11 +54,12 @@ const TOPIC_MAX_BYTES = 24;
 const WORD_MAX_CHARS = 24; // longer ASCII runs (URLs, ids) are not keywords
 const GRAM_CAP = 48; // keyword candidates per open month
 const TOPIC_CAP = 12; // topics per open month
-const OPEN_MAX = 3; // months with candidate tables at once
+const OPEN_MAX = 2; // months with candidate tables at once
+export const MAX_MONTHS = 12; // months held at once by a builder given `emit`
 const DOOR_SLOTS = 1024; // doorkeeper: hashes seen once (4 KB), cleared at 3/4 full
 const DOOR_LIMIT = 768;
-const REC_SLOTS = 512; // grams of one record, to count each once per record
-const REC_LIMIT = 384;
+const REC_SLOTS = 256; // grams of one record, to count each once per record
+const REC_LIMIT = 200;
 const RUN_MAX = 64; // code points of one run of letters; a longer run is cut
 
 // Function characters that never belong to a keyword: a run of CJK characters
@@ -66,6 +67,25 @@ const RUN_MAX = 64; // code points of one run of letters; a longer run is cut
 const STOP = "的了是在我你他她它们这那有和就都也很说";
 // Numerals: a gram made only of them is a number.
 const NUMERALS = "〇零一二三四五六七八九十百千万亿两";
+// the two lists as sorted code points, made at load (plain JS: fine when preloaded)
+function sortedCodePoints(s: string): number[] {
+  const a: number[] = [];
+  for (const ch of s) a.push(ch.codePointAt(0)!);
+  return a.sort((x, y) => x - y);
+}
+const STOP_CPS = sortedCodePoints(STOP);
+const NUMERAL_CPS = sortedCodePoints(NUMERALS);
+function among(sorted: readonly number[], cp: number): boolean {
+  let lo = 0, hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = sorted[mid];
+    if (v === cp) return true;
+    if (v < cp) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
 const EN_STOP = "|the|and|for|with|was|were|are|you|your|that|this|have|has|had|but|not|from|they|them|then|than|our|out|all|its|it's|";
 
 function isCjk(cp: number): boolean {
@@ -153,12 +173,12 @@ interface Kw {
 // runs of 2-4 characters, ASCII words) that recurred. Fixed size; full, the
 // rarest (then least recently seen) entry makes room.
 class Table {
-  readonly tText: string[] = new Array(TOPIC_CAP);
+  readonly tText: string[] = new Array(TOPIC_CAP).fill("");
   readonly tCount = new Uint16Array(TOPIC_CAP);
   readonly tFirst = new Uint32Array(TOPIC_CAP);
   readonly tLast = new Uint32Array(TOPIC_CAP);
   tN = 0;
-  readonly gText: string[] = new Array(GRAM_CAP);
+  readonly gText: string[] = new Array(GRAM_CAP).fill("");
   readonly gHash = new Uint32Array(GRAM_CAP);
   readonly gCount = new Uint16Array(GRAM_CAP);
   readonly gFirst = new Uint32Array(GRAM_CAP);
@@ -169,8 +189,8 @@ class Table {
   owner: MonthState | undefined;
 
   clear(): void {
-    for (let i = 0; i < TOPIC_CAP; i++) this.tText[i] = "";
-    for (let i = 0; i < GRAM_CAP; i++) this.gText[i] = "";
+    this.tText.fill("");
+    this.gText.fill("");
     this.tN = this.gN = 0;
     this.gBucket.fill(0);
     this.owner = undefined;
@@ -282,7 +302,7 @@ function redundant(g: string, k: string): boolean {
 // recurred, then topics seen once; each group by count, then first seen.
 function chooseKeywords(t: Table): Kw[] {
   const out: Kw[] = [];
-  const topics: number[] = new Array(t.tN);
+  const topics: number[] = new Array(t.tN).fill(0);
   for (let i = 0; i < t.tN; i++) topics[i] = i;
   topics.sort((a, b) => t.tCount[b] - t.tCount[a] || t.tFirst[a] - t.tFirst[b]);
   for (const i of topics) {
@@ -290,7 +310,7 @@ function chooseKeywords(t: Table): Kw[] {
     out.push({ text: t.tText[i], count: t.tCount[i], first: t.tFirst[i], topic: true });
   }
   // a longer gram first among equal counts: it holds the shorter ones as often
-  const grams: number[] = new Array(t.gN);
+  const grams: number[] = new Array(t.gN).fill(0);
   for (let i = 0; i < t.gN; i++) grams[i] = i;
   grams.sort((a, b) => t.gCount[b] - t.gCount[a] || t.gText[b].length - t.gText[a].length || t.gFirst[a] - t.gFirst[b]);
   const chosen: Kw[] = [];
@@ -324,7 +344,7 @@ class MonthState {
   touched = 0;
   table: Table | undefined;
   sealed: Kw[] | undefined;
-  readonly pText: string[] = new Array(MAX_POINTS);
+  readonly pText: string[] = new Array(MAX_POINTS).fill("");
   readonly pRank = new Float64Array(MAX_POINTS * 4); // per point: importance, intensity, t, seq
   pN = 0;
   constructor(key: number) {
@@ -349,12 +369,22 @@ function checkNumber(x: DigestInput, field: "importance" | "significance" | "emo
   return v;
 }
 
+// Bounded memory: a month holds at most GRAM_CAP + TOPIC_CAP candidates while
+// open (OPEN_MAX months at once) and its MAX_KEYWORDS keywords once sealed,
+// MAX_POINTS points always. Given `emit`, the builder also holds at most
+// MAX_MONTHS months: a new month beyond them finishes the month it saw least
+// recently and hands its digest to `emit` (then that month, if its records come
+// back, starts a second digest: two digests of one month count different
+// records, as they do when a month straddles two segments). Without `emit`
+// every month waits for take(), each costing about what its digest does.
 export class DigestBuilder {
+  private readonly emit: ((d: Digest) => void) | undefined;
   private months: MonthState[] = [];
   private readonly tables: Table[] = [];
   private readonly door = new HashSet(DOOR_SLOTS, DOOR_LIMIT);
   private readonly rec = new HashSet(REC_SLOTS, REC_SLOTS); // never cleared mid-record: REC_LIMIT stops first
   private readonly run = new Uint32Array(RUN_MAX);
+  private readonly numeral = new Uint8Array(RUN_MAX); // run[i] is a numeral
   private seq = 0;
   private last: MonthState | undefined;
   // the local month last computed: [mStart, mEnd) in unix s, under offset mOff
@@ -363,7 +393,9 @@ export class DigestBuilder {
   private mKey = 0;
   private mOff = NaN;
 
-  constructor() {
+  constructor(emit?: (d: Digest) => void) {
+    if (emit !== undefined && typeof emit !== "function") throw new TypeError("digest: emit must be a function");
+    this.emit = emit;
     for (let i = 0; i < OPEN_MAX; i++) {
       const t = new Table();
       t.clear();
@@ -410,7 +442,7 @@ export class DigestBuilder {
   take(): Digest[] {
     const months = this.months;
     months.sort((a, b) => a.key - b.key);
-    const out: Digest[] = new Array(months.length);
+    const out: Digest[] = new Array(months.length).fill(undefined);
     for (let i = 0; i < months.length; i++) out[i] = fitDigest(this.digestOf(months[i]));
     this.months = [];
     for (const t of this.tables) t.clear();
@@ -446,10 +478,24 @@ export class DigestBuilder {
     let m: MonthState | undefined;
     for (const x of this.months) if (x.key === key) m = x;
     if (!m) {
+      if (this.emit && this.months.length >= MAX_MONTHS) this.finish();
       m = new MonthState(key);
       this.months.push(m); // once per month, not per record
     }
     return (this.last = m);
+  }
+
+  // Hands the digest of the month seen least recently to emit, and forgets the
+  // month. If emit throws, nothing has changed.
+  private finish(): void {
+    let old = this.months[0];
+    for (const x of this.months) if (x.touched < old.touched) old = x;
+    this.emit!(fitDigest(this.digestOf(old)));
+    if (old.table) old.table.clear();
+    old.table = undefined;
+    const i = this.months.indexOf(old);
+    this.months.splice(i, 1);
+    if (this.last === old) this.last = undefined;
   }
 
   // The candidate table of month m, sealing the month left longest if none is free.
@@ -491,13 +537,16 @@ export class DigestBuilder {
       if (cp < 0x80) {
         if (cp >= 0x41 && cp <= 0x5a) cp += 0x20;
         if ((cp >= 0x61 && cp <= 0x7a) || (cp >= 0x30 && cp <= 0x39)) k = 2;
-      } else if (isCjk(cp) && STOP.indexOf(ch) < 0) k = 1;
+      } else if (isCjk(cp) && !among(STOP_CPS, cp)) k = 1;
       if (k !== kind || n === RUN_MAX) {
         this.flush(kind, n, m, table);
         n = 0;
         kind = k;
       }
-      if (k !== 0) run[n++] = cp;
+      if (k !== 0) {
+        this.numeral[n] = k === 1 && among(NUMERAL_CPS, cp) ? 1 : 0;
+        run[n++] = cp;
+      }
     }
     this.flush(kind, n, m, table);
   }
@@ -508,7 +557,7 @@ export class DigestBuilder {
       for (let i = 0; i + 1 < n; i++)
         for (let len = 2; len <= 4 && i + len <= n; len++) {
           let numeral = true;
-          for (let j = i; j < i + len && numeral; j++) if (NUMERALS.indexOf(String.fromCodePoint(run[j])) < 0) numeral = false;
+          for (let j = i; j < i + len && numeral; j++) if (this.numeral[j] === 0) numeral = false;
           if (!numeral) this.gram(i, len, m, table);
         }
     } else if (kind === 2 && n >= 3 && n <= WORD_MAX_CHARS) {
@@ -549,14 +598,14 @@ export class DigestBuilder {
 
   private digestOf(m: MonthState): Digest {
     const kws = m.table ? chooseKeywords(m.table) : m.sealed ?? [];
-    const keywords: string[] = new Array(kws.length);
+    const keywords: string[] = new Array(kws.length).fill("");
     for (let i = 0; i < kws.length; i++) keywords[i] = kws[i].text;
     // points best first
-    const order: number[] = new Array(m.pN);
+    const order: number[] = new Array(m.pN).fill(0);
     for (let i = 0; i < m.pN; i++) order[i] = i;
     const r = m.pRank;
     order.sort((a, b) => (above(r, b, r[a * 4], r[a * 4 + 1], r[a * 4 + 2], r[a * 4 + 3]) ? -1 : 1));
-    const points: string[] = new Array(m.pN);
+    const points: string[] = new Array(m.pN).fill("");
     for (let i = 0; i < m.pN; i++) points[i] = m.pText[order[i]];
     const year = Math.floor(m.key / 12), month = (m.key % 12) + 1;
     return {
@@ -597,7 +646,7 @@ export function fitDigest(d: Digest, max = DIGEST_MAX_BYTES): Digest {
   let over = digestBytes(out) - max;
   if (over <= 0) return out;
   const p = out.points;
-  const sizes: number[] = new Array(p.length);
+  const sizes: number[] = new Array(p.length).fill(0);
   for (let i = 0; i < p.length; i++) sizes[i] = byteLength(p[i]);
   // shorten every point longer than a level L (>= MIN_POINT_BYTES) to L, the
   // highest L that saves enough; again if JSON escapes made it fall short

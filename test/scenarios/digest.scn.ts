@@ -1,6 +1,6 @@
 // Monthly digests (src/archive/digest.ts): what the archive keeps of moments
 // and past events once they leave the flash.
-import { DigestBuilder, digestBytes, fitDigest, MAX_KEYWORDS, DIGEST_MAX_BYTES, type Digest, type DigestInput } from "../../src/archive/digest";
+import { DigestBuilder, digestBytes, fitDigest, MAX_KEYWORDS, MAX_MONTHS, DIGEST_MAX_BYTES, type Digest, type DigestInput } from "../../src/archive/digest";
 import { byteLength } from "../../src/text/utf8";
 import { fromLocal, setUtcOffset, utcOffset } from "../../src/time/local";
 import { ok, equal, deepEqual, throws } from "./assert";
@@ -33,14 +33,14 @@ const MARCH: [string, string][] = [
   ["吃饭", "和妈妈在北京吃烤鸭，烤鸭皮很脆，我吃了三块"],
   ["朋友", "小明来家里玩Lego，我们搭了一座城堡，他说他也想学游泳"],
   ["游泳", "游泳课上学会了仰泳，可是呛了两口水"],
-  ["学校", "学校运动会跑了800米，腿很酸，我们班得了第一"],
+  ["学校", "学校运动会跑了500米，腿很酸，我们班得了第一"],
   ["游泳", "在北京的游泳馆比赛，得了第二名，奖牌是银色的"],
   ["旅行", "坐高铁去北京看长城，长城好长好长，我们爬到了第八个烽火台"],
   ["游泳", "今天游泳游了500米，没有停下来，爸爸说我是小鱼"],
-  ["朋友", "和小红一起画画，她画了一只猫，我画了一条鱼"],
-  ["学校", "语文课学了一首古诗，我背给妈妈听了"],
-  ["游泳", "回北京以后第一次去游泳，水有点凉"],
-  ["吃饭", "奶奶包了饺子，我吃了十二个，还想吃"],
+  ["朋友", "和小红一起画画，她画了一只猫，我画了一条鱼，数到一百"],
+  ["学校", "语文课学了一首古诗，体育课跳绳一百下"],
+  ["游泳", "回北京以后第一次去游泳，游了500米，水有点凉"],
+  ["吃饭", "奶奶包了一百个饺子，我吃了十二个，还想吃"],
   ["朋友", "小明送我一个Lego小人，我们约好下周再拼Lego"],
   ["游泳", "游泳馆的教练教我们蝶泳，好难，我们都呛水了"],
 ];
@@ -136,6 +136,9 @@ export const scenarios: Scenario[] = [
       for (const k of d.keywords) {
         for (const ch of "的了是在我你他她它们这那有和就都也很说") ok(!k.includes(ch), `keyword ${k} holds the function character ${ch}`);
         ok(!/^[0-9]+$/.test(k), `keyword ${k} is a number`);
+        let numeral = true;
+        for (const ch of k) if (!"〇零一二三四五六七八九十百千万亿两".includes(ch)) numeral = false;
+        ok(!numeral, `keyword ${k} is a number in words`);
         ok(Array.from(k).length >= 2, `keyword ${k} is a single character`);
       }
       // 长城 is said twice, but in one moment only; 烤鸭 likewise
@@ -241,7 +244,7 @@ export const scenarios: Scenario[] = [
       b.add(moment(at(1, 3), "x", "北京下雪了"));
       b.add(moment(at(1, 4), "x", "北京的冬天"));
       for (let m = 2; m <= 6; m++) for (let i = 0; i < 3; i++) b.add(moment(at(m, 1 + i), "y", `${["在", "回", "住"][i]}上海${randomText(prng(m * 10 + i), 12)}`));
-      b.add(moment(at(1, 20), "x", "又说起北京"));
+      b.add(moment(at(1, 20), "x", "又去看熊猫")); // January again: 北京 only in what was sealed
       const held = b.held();
       ok(held <= 3 * 64 + 6 * 12, `held ${held}`);
       const d = b.take();
@@ -252,6 +255,46 @@ export const scenarios: Scenario[] = [
       equal(d[0].moments, 4);
       ok(d[0].keywords.includes("北京"), JSON.stringify(d[0].keywords));
       ok(d[3].keywords.includes("上海"), JSON.stringify(d[3].keywords));
+    },
+  },
+  {
+    name: "given emit, a builder holds at most 12 months: a segment of past events over 33 years gives every month once, in order",
+    run() {
+      const events: DigestInput[] = [];
+      for (let i = 0; i < 400; i++) events.push({ t: s(fromLocal(1990, 1 + i, 15, 9)), type: "event", topic: "纪念日", content: `第${i}个纪念日`, significance: 5 });
+      const run = (failAt: number): { digests: Digest[]; most: number; failed: number } => {
+        const digests: Digest[] = [];
+        let calls = 0, failed = 0, most = 0;
+        const b = new DigestBuilder((d) => {
+          if (++calls === failAt) throw new Error("flash full");
+          digests.push(d);
+        });
+        for (const e of events) {
+          try {
+            b.add(e);
+          } catch {
+            failed++;
+            b.add(e); // the same record again: the failed emit changed nothing
+          }
+          most = Math.max(most, b.held());
+        }
+        for (const d of b.take()) digests.push(d);
+        return { digests, most, failed };
+      };
+      const clean = run(0);
+      equal(MAX_MONTHS, 12);
+      equal(clean.digests.length, 400);
+      equal(clean.digests[0].month, "1990-01");
+      equal(clean.digests[399].month, "2023-04");
+      for (let i = 1; i < 400; i++) ok(clean.digests[i - 1].month < clean.digests[i].month, `${clean.digests[i - 1].month} before ${clean.digests[i].month}`);
+      ok(clean.most <= 2 * 64 + MAX_MONTHS * (MAX_KEYWORDS + 4), `held ${clean.most}`);
+      const cut = run(5);
+      equal(cut.failed, 1);
+      equal(JSON.stringify(cut.digests), JSON.stringify(clean.digests));
+      // without emit every month waits for take()
+      const b = new DigestBuilder();
+      for (const e of events) b.add(e);
+      equal(b.take().length, 400);
     },
   },
   {
