@@ -65,6 +65,8 @@ const RUN_MAX = 64; // code points of one run of letters; a longer run is cut
 // Function characters that never belong to a keyword: a run of CJK characters
 // ends at one of them.
 const STOP = "的了是在我你他她它们这那有和就都也很说";
+// Function words of two characters: a gram that holds one is no keyword.
+const STOP_WORDS = ["什么", "怎么", "一个", "没有", "可以", "因为", "所以", "但是", "然后", "知道", "觉得", "还是", "一下", "不是", "自己", "现在", "时候", "已经", "真的", "还有"];
 // Numerals: a gram made only of them is a number.
 const NUMERALS = "〇零一二三四五六七八九十百千万亿两";
 // the two lists as sorted code points, made at load (plain JS: fine when preloaded)
@@ -576,7 +578,9 @@ export class DigestBuilder {
     // the doorkeeper knows grams seen once, per month
     const d = Math.imul(h ^ (m.key + 1), 0x9e3779b1) >>> 0 || 1;
     if (!this.door.seen(d)) return;
-    table.admit(h, textOf(this.run, at, len), 2, seq, seq);
+    const text = textOf(this.run, at, len);
+    for (const w of STOP_WORDS) if (text.includes(w)) return; // a function word: never a candidate
+    table.admit(h, text, 2, seq, seq);
   }
 
   private offer(m: MonthState, imp: number, int: number, t: number, seq: number, topic: string, content: string): void {

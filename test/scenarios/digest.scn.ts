@@ -32,12 +32,12 @@ const MARCH: [string, string][] = [
   ["游泳", "周末又去北京奥体中心游泳，教练说我进步很大"],
   ["吃饭", "和妈妈在北京吃烤鸭，烤鸭皮很脆，我吃了三块"],
   ["朋友", "小明来家里玩Lego，我们搭了一座城堡，他说他也想学游泳"],
-  ["游泳", "游泳课上学会了仰泳，可是呛了两口水"],
+  ["游泳", "游泳课上学会了一个新动作：仰泳，可是呛了两口水"],
   ["学校", "学校运动会跑了500米，腿很酸，我们班得了第一"],
   ["游泳", "在北京的游泳馆比赛，得了第二名，奖牌是银色的"],
   ["旅行", "坐高铁去北京看长城，长城好长好长，我们爬到了第八个烽火台"],
   ["游泳", "今天游泳游了500米，没有停下来，爸爸说我是小鱼"],
-  ["朋友", "和小红一起画画，她画了一只猫，我画了一条鱼，数到一百"],
+  ["朋友", "和小红一起画画，她画了一个猫，我画了一条鱼，数到一百"],
   ["学校", "语文课学了一首古诗，体育课跳绳一百下"],
   ["游泳", "回北京以后第一次去游泳，游了500米，水有点凉"],
   ["吃饭", "奶奶包了一百个饺子，我吃了十二个，还想吃"],
@@ -140,6 +140,7 @@ export const scenarios: Scenario[] = [
         for (const ch of k) if (!"〇零一二三四五六七八九十百千万亿两".includes(ch)) numeral = false;
         ok(!numeral, `keyword ${k} is a number in words`);
         ok(Array.from(k).length >= 2, `keyword ${k} is a single character`);
+        for (const w of ["一个", "什么", "没有"]) ok(!k.includes(w), `keyword ${k} holds the function word ${w}`);
       }
       // 长城 is said twice, but in one moment only; 烤鸭 likewise
       ok(!d.keywords.includes("长城") && !d.keywords.includes("烤鸭"), `a word of one moment is no keyword: ${JSON.stringify(d.keywords)}`);
