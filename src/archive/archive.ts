@@ -413,7 +413,11 @@ export class Archive {
         if (size === le - ls || lineKind(buf, ls, le) !== KIND_RECORD) return;
         const it = parseRecord(buf, ls, le, type);
         if (!it || this.tombs.has(STREAM_CODE[type], it.id)) return;
-        b.add({ t: lineT(buf, ls, le), type, topic: it.topic, content: it.content, importance: it.importance, significance: it.significance, emotion_type: it.emotion_type });
+        try {
+          b.add({ t: lineT(buf, ls, le), type, topic: it.topic, content: it.content, importance: it.importance, significance: it.significance, emotion_type: it.emotion_type, emotion_intensity: it.emotion_intensity });
+        } catch (e) {
+          rethrowFatal(e); // a record the digest refuses is left out of it, never a reason not to retire
+        }
       });
     } finally {
       f.close();
