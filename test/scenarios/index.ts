@@ -30,6 +30,7 @@ import { scenarios as preload } from "./preload.scn";
 import { scenarios as recovery } from "./recovery.scn";
 import { scenarios as xiaozhi } from "./xiaozhi.scn";
 import { scenarios as memoryFork } from "./memory-fork.scn";
+import { scenarios as digest } from "./digest.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -62,4 +63,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "recovery", scenarios: recovery },
   { file: "xiaozhi", scenarios: xiaozhi },
   { file: "memory-fork", scenarios: memoryFork },
+  { file: "digest", scenarios: digest },
 ];
