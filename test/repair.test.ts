@@ -71,6 +71,8 @@ describe("archive repair (src/archive/repair.ts)", () => {
     assert.equal(firstDiff(copy, big), -1);
   });
 
+  // Pairs are never repaired (HD 4); triples can be, rarely (about 1 in 130,000, tools/repair-bench.ts
+  // --triples): this seeded sample has none, and a change of seed could meet one.
   it("5,000 seeded pairs and 2,000 triples of flips in a 4 KB block: never repaired, untouched", () => {
     const orig = randomBytes(4096, 104);
     const crc = crc32(orig);
