@@ -7,6 +7,7 @@ import { crc32 } from "../../src/nvs/crc32";
 import { prng } from "../../host-sim/flash";
 import { encode } from "../../src/text/utf8";
 import { repairBit, repairLine, lineCrcOk, crcOneBitOff, REPAIR_MAX_BYTES, LINE_CRC_SUFFIX } from "../../src/archive/repair";
+import { sealLine, lineOk } from "../../src/archive/codec";
 import { ok, equal, throws } from "./assert";
 import type { Scenario } from "./types";
 
@@ -167,6 +168,26 @@ export const scenarios: Scenario[] = [
           equal(repairLine(b, 0, b.length), p, `${text.slice(0, 20)}…: bit ${p} (byte ${p >> 3} of ${orig.length})`);
           equal(firstDiff(b, orig), -1);
         }
+      }
+    },
+  },
+  {
+    name: "repairLine on lines the archive seals (codec.sealLine): lineCrcOk agrees with codec.lineOk, every flip of a record line is repaired",
+    run() {
+      const bodies = ['{"t":1772330400,"c":"主人会游泳"', '{"t":1772330401,"c":"likes green tea","p":"drink","e":"happy","i":3,"m":2', '{"v":2,"s":"f"'];
+      for (const body of bodies) {
+        const sealed = sealLine(body);
+        const e = sealed.length - 1; // without its "\n"
+        equal(sealed[e], 10);
+        ok(lineOk(sealed, 0, e) && lineCrcOk(sealed, 0, e), body);
+        const b = sealed.slice();
+        for (let p = 0; p < e * 8; p++) {
+          flip(b, p);
+          equal(lineCrcOk(b, 0, e), lineOk(b, 0, e), `bit ${p}: the two checks agree`);
+          equal(repairLine(b, 0, e), p, `${body}: bit ${p}`);
+          ok(lineOk(b, 0, e));
+        }
+        equal(firstDiff(b, sealed), -1);
       }
     },
   },
