@@ -31,6 +31,7 @@ import { scenarios as recovery } from "./recovery.scn";
 import { scenarios as xiaozhi } from "./xiaozhi.scn";
 import { scenarios as memoryFork } from "./memory-fork.scn";
 import { scenarios as repair } from "./repair.scn";
+import { scenarios as digest } from "./digest.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -64,4 +65,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "xiaozhi", scenarios: xiaozhi },
   { file: "memory-fork", scenarios: memoryFork },
   { file: "repair", scenarios: repair },
+  { file: "digest", scenarios: digest },
 ];
