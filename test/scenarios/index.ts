@@ -30,6 +30,7 @@ import { scenarios as preload } from "./preload.scn";
 import { scenarios as recovery } from "./recovery.scn";
 import { scenarios as xiaozhi } from "./xiaozhi.scn";
 import { scenarios as memoryFork } from "./memory-fork.scn";
+import { scenarios as repair } from "./repair.scn";
 import { scenarios as digest } from "./digest.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
@@ -63,5 +64,6 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "recovery", scenarios: recovery },
   { file: "xiaozhi", scenarios: xiaozhi },
   { file: "memory-fork", scenarios: memoryFork },
+  { file: "repair", scenarios: repair },
   { file: "digest", scenarios: digest },
 ];
