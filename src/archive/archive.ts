@@ -45,6 +45,7 @@ export const STORAGE_PARTITION_BYTES = 3 * 1024 * 1024; // partitions/*.csv "sto
 // segment being written, the NVS mirror files and the digest of what retires.
 export const RETIRE_AT = 0.68;
 export const HARD_LIMIT = USABLE_FRACTION; // an append never takes the partition above it
+export const VERIFY_MS = 3600000; // a sliced group of the catalog is checked once an hour
 
 export interface ArchiveOptions {
   partitionBytes?: number; // the file system's size when System.info() cannot tell
@@ -118,6 +119,8 @@ export class Archive {
   private bufs = new Buffers();
   private checked = false;
   private migration: Migration;
+  private lastVerify = 0;
+  private verifyNext = 0;
   private scrubber: Scrubber;
   private fallbackTotal: number;
 
@@ -357,6 +360,13 @@ export class Archive {
           return { did: `seal ${s} ${u[0]}` };
         }
       }
+      for (const s of STREAMS) {
+        const c = this.streams[s].cat;
+        if (c.sliceDue) {
+          c.sliceStep(this.bufs.side);
+          return { did: `slice ${s}` };
+        }
+      }
       const { used, total } = this.space();
       if (used > total * RETIRE_AT && this.retireOne()) return { did: "retire" };
       const m = this.migration.step();
@@ -371,6 +381,17 @@ export class Archive {
       }
       const d = this.scrubber.step();
       if (d) return { did: d };
+      // a sliced group is checked against its CRC now and then: a flipped bit
+      // there could hide a segment from a keyword (it is built again if so)
+      if (_nowMs - this.lastVerify >= VERIFY_MS) {
+        this.lastVerify = _nowMs;
+        for (const s of STREAMS) {
+          const c = this.streams[s].cat;
+          if (!c.sliced) continue;
+          const g = this.verifyNext++ % c.sliced;
+          if (!c.verifyGroup(g, this.bufs.side)) return { did: `slice ${s} group ${g} failed its check: built again` };
+        }
+      }
     } catch (e) {
       rethrowFatal(e);
       trace(`archive: step failed: ${messageOf(e)}\n`);

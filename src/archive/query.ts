@@ -17,7 +17,7 @@ import { crc32 } from "../nvs/crc32";
 import { CHUNK, readInto, scanBackward, rethrowFatal } from "./file";
 import { lineT, parseRecord, textsOf, NL, STREAM_CODE, type Stream } from "./codec";
 import { containsFolded, sigProbe, sigHas, SIG_BYTES } from "./fold";
-import { SUMMARY_MASK, type CatEntry } from "./catalog";
+import { SUMMARY_MASK, GROUP, type CatEntry } from "./catalog";
 import { readSide, lineKind, KIND_RECORD, NO_MIN, type BlockInfo } from "./segment";
 import { scanRange, validEndOf, type ArchiveStream } from "./stream";
 import { repairBit } from "./repair";
@@ -28,6 +28,7 @@ export interface RecallStats {
   blocksRead: number;
   linesParsed: number;
   summaries: number; // catalog summaries read
+  groups: number; // sliced groups of 8 summaries consulted (a byte per bit position)
   damaged: number; // lines not served: their CRC fails and one flipped bit does not explain it
   repaired: number; // blocks or lines repaired in RAM (one flipped bit)
   unreadable: string[]; // segments that could not be opened: the answer is partial
@@ -40,7 +41,7 @@ function tOf(buf: Uint8Array, s: number, e: number): number {
   return t >= 0 || lineKind(buf, s, e) !== KIND_RECORD ? t : lineT(buf, s, e);
 }
 
-export const blankStats = (): RecallStats => ({ segments: 0, blocksRead: 0, linesParsed: 0, summaries: 0, damaged: 0, repaired: 0, unreadable: [] });
+export const blankStats = (): RecallStats => ({ segments: 0, blocksRead: 0, linesParsed: 0, summaries: 0, groups: 0, damaged: 0, repaired: 0, unreadable: [] });
 
 export interface Query {
   lo: number; // unix seconds, inclusive
@@ -168,7 +169,36 @@ export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): 
   let cands: Cand[] = [];
   if (probe) {
     const sp = sigProbe(q.folded as Uint8Array, SUMMARY_MASK);
-    const bySlot = summarized.slice().sort((a, b) => a.slot - b.slot);
+    let bySlot = summarized.slice().sort((a, b) => a.slot - b.slot);
+    // sliced groups first: a byte per bit position and group
+    const sliced = s.cat.sliced * GROUP;
+    if (sliced && bySlot.length && bySlot[0].slot < sliced) {
+      const pos = Uint16Array.from(sp).sort();
+      let f: File | undefined;
+      try {
+        f = new File(s.cat.bslPath);
+      } catch (e) {
+        rethrowFatal(e);
+      }
+      const rest: CatEntry[] = [];
+      let g = -1, mask = 0;
+      for (const e of bySlot) {
+        if (!f || e.slot >= sliced) {
+          rest.push(e);
+          continue;
+        }
+        const eg = Math.floor(e.slot / GROUP);
+        if (eg !== g) {
+          g = eg;
+          mask = s.cat.sliceCandidates(f, g, pos, s.bufs.sum);
+          st.groups++;
+        }
+        if (mask < 0) rest.push(e); // unreadable: its summary decides
+        else if (mask & (1 << (e.slot % GROUP))) cands.push({ seq: e.seq, max: e.max, min: e.min });
+      }
+      f?.close();
+      bySlot = rest;
+    }
     const failed = s.cat.summaries(bySlot, s.bufs.sum, (e, buf, off) => {
       st.summaries++;
       if (sigHas(buf, off, sp)) cands.push({ seq: e.seq, max: e.max, min: e.min });

@@ -111,6 +111,7 @@ export class ArchiveStream {
       }
     });
     this.cat.load(this.bufs.chunk, files.has(`${c}.cat`));
+    this.cat.loadSliced(files.get(`${c}.bsl`));
     this.segs = segs;
     this.open = undefined;
     let top = -1;
