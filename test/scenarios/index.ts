@@ -28,6 +28,7 @@ import { scenarios as preload } from "./preload.scn";
 import { scenarios as recovery } from "./recovery.scn";
 import { scenarios as xiaozhi } from "./xiaozhi.scn";
 import { scenarios as memoryFork } from "./memory-fork.scn";
+import { scenarios as recallAll } from "./recall-all.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -58,4 +59,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "recovery", scenarios: recovery },
   { file: "xiaozhi", scenarios: xiaozhi },
   { file: "memory-fork", scenarios: memoryFork },
+  { file: "recall-all", scenarios: recallAll },
 ];
