@@ -32,7 +32,7 @@ export function bootDevice(makeArchive: () => Archive = () => new Archive(), opt
   let note = "";
   try {
     archive = makeArchive();
-    check = archive.check(); // finishes a compaction a cut interrupted, checks the indexes
+    check = archive.check(); // puts a twin in place of a segment a cut left unreadable, learns the open segments
   } catch (e) {
     rethrowCut(e);
     archive = undefined;
@@ -52,7 +52,7 @@ export function bootDevice(makeArchive: () => Archive = () => new Archive(), opt
       archiver.attach();
       // archived first, or the append throws and the schedule is refused: never lost
       service.schedules.onEvict = (e) => void a.append("event", [e]);
-      maintenance = startMaintenance(archiver);
+      maintenance = startMaintenance(archiver, { busy: () => service.listener.active });
     } catch (e) {
       rethrowCut(e);
       // serve NVS memory without the archive's moves (recall may still answer)
@@ -69,7 +69,7 @@ export function bootDevice(makeArchive: () => Archive = () => new Archive(), opt
     rethrowCut(e);
     note += `${note ? "; " : ""}start failed (${message(e)})`;
   }
-  if (check && !note) note = `archive ${check.fact.records + check.moment.records + check.event.records} records, ${check.footprint} of ${check.budget} bytes`;
+  if (check && !note) note = `archive ${check.fact.segments + check.moment.segments + check.event.segments + check.digest.segments} segments, ${check.used} of ${check.total} bytes in use`;
   const line = `${service.bootLine()}; ${note}; clock ${isValid() ? new Date(now()).toISOString() : "unset"}`;
   return { service, archive, archiver, maintenance, line };
 }

@@ -1,93 +1,83 @@
-// The deep archive (seed 000 §3.6, §12): one JSONL file per type under the file
-// root, each with a sidecar index, on SPIFFS. docs/FORMAT.md §3.
+// The deep archive, format 2 (seed 000 §3.6, §12; issue 12): facts, moments
+// and events that left NVS, as streams of segment files on SPIFFS, with
+// monthly digests of what has left the flash and tombstones of what the owner
+// asked to forget. docs/FORMAT.md §3, docs/DESIGN.md "The archive".
 //
-//   const archive = new Archive();          // config.file.root
-//   archive.check();                        // at boot: recover, verify, report
-//   archive.append("fact", facts);          // durable when it returns
-//   archive.recallByKeyword("fact", "北京");  // newest first
+//   const archive = new Archive();            // config.file.root
+//   archive.check();                          // at boot: recover, learn, report; never throws
+//   archive.append("fact", facts);            // durable when it returns
+//   archive.recall("fact", { keyword: "北京" }); // newest first
+//   archive.step(now);                        // idle time: one bounded piece of upkeep
 //
-// Every operation runs check() first if boot has not. Appends are crash-safe:
-// a torn last line is never returned and the next append starts on a clean
-// line; archiving a record twice is detected by its id and skipped. When the
-// archive nears its budget the oldest blocks are compacted away and counted;
-// a file system that is genuinely full is an ArchiveError("full").
+// Everything that may take long (sealing a full segment, digesting and retiring
+// the oldest moments, rebuilding a twin) is a step of bounded flash work that
+// the device runs between timer ticks, never during a conversation. Facts are
+// never retired; when the partition nears its limit the oldest moments, then
+// the oldest events, are folded into digests and deleted whole.
 
 import config from "mc/config";
 import { System } from "file";
-import { File } from "file";
-import { ArchiveError, CHUNK, exists, listing, openAppend, writeAt, scanForward, validEnd, remove, rethrowFatal, messageOf } from "./file";
+import { ArchiveError, listing, rethrowFatal, messageOf, USABLE_FRACTION } from "./file";
 import { foldString } from "./fold";
-import { ARCHIVE_TYPES, encodeRecord, parseLine, lineKey, tsKey, type ArchiveType, type ArchivedItem, type ArchiveRecord, type Encoded } from "./line";
-import { Buffers, blankStats, recallRange, recallKeyword, recallRecent, findRecords, forEachRecord, type RecallStats } from "./recall";
-import { BlockBuilder, ENTRY_BYTES } from "./sidecar";
-import { SIG_BYTES } from "./fold";
-import { typeState, footprintOf, type TypeState } from "./state";
-import { recover, plan, rewrite, type CompactReport } from "./compact";
+import { recordId, type ArchiveType, type ArchivedItem, type ArchiveRecord } from "./line";
+import { encodeRecord, encodeDigest, STREAMS, STREAM_CODE, type Line, type Stream } from "./codec";
+import { ArchiveStream, Buffers, scanRange, validEndOf } from "./stream";
+import { recent, search, digests, blankStats, TopK, type Query, type RecallStats } from "./query";
+import { Tombstones } from "./tomb";
+import { Migration } from "./migrate";
+import { DigestBuilder } from "./digest";
+import { lineKind, KIND_RECORD, readSide } from "./segment";
+import { parseRecord, lineT } from "./codec";
 import { encode } from "../text/utf8";
-import { daysInMonth } from "../time/local";
+import { daysInMonth, fromLocal, formatIso } from "../time/local";
+import { now } from "../time/clock";
+import { File } from "file";
 
 export { ArchiveError };
-export type { ArchiveType, ArchivedItem, CompactReport, RecallStats };
+export type { ArchiveType, ArchivedItem, RecallStats };
 
 export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 1000;
-// Share of the partition the archive may use: compaction copies a file while
-// the old one still exists, so the budget plus what compaction keeps must stay
-// under SPIFFS's reliable 75%.
-export const BUDGET_FRACTION = 0.4;
 export const STORAGE_PARTITION_BYTES = 3 * 1024 * 1024; // partitions/*.csv "storage"
-
-// The file system's size: System.info() on the device; the desktop simulator's
-// file module reports nothing, so the partition table's size stands in.
-function partitionBytes(): number {
-  let total = NaN;
-  try {
-    total = Number(System.info().total);
-  } catch {
-    // no information
-  }
-  return total > 0 ? total : STORAGE_PARTITION_BYTES;
-}
-export const LOW_WATER = 0.75; // compaction brings the archive down to this share of the budget
-export const SOFT_LIMIT = 0.9; // maintenance compacts above this share
+// Above this share of the partition, maintenance retires the oldest moments
+// (then events): SPIFFS is reliable to about 75%, and the margin holds a
+// segment being written, the NVS mirror files and the digest of what retires.
+export const RETIRE_AT = 0.68;
+export const HARD_LIMIT = USABLE_FRACTION; // an append never takes the partition above it
 
 export interface ArchiveOptions {
-  budget?: number; // bytes for all archive files, indexes included
+  partitionBytes?: number; // the file system's size when System.info() cannot tell
 }
 
-export interface TypeReport {
-  records: number;
-  bad: number; // lines that are not records (torn, damaged), skipped
-  bytes: number; // of the JSONL file
-  torn: number; // bytes after the last complete line (a torn append)
-  blocks: number; // indexed blocks
-  dropped: number; // records dropped by compactions so far
-  rebuilt?: string; // why the index was rebuilt
-  recovered?: string[]; // what was done about an interrupted compaction
-  unreadable?: string; // why the file is set aside (not read, not written, nothing deleted); tried again at its next use
-  index?: string; // why the index could not be written (the unindexed part is scanned instead)
-  damaged?: number; // indexed blocks found damaged at the check (their records are served marked `damaged`)
-  emptied?: number; // bytes a failed write open emptied (the device's "wb+" fallback; DESIGN.md "Faults")
+export interface StreamReport {
+  segments: number;
+  bytes: number; // of its segment files
+  unsealed: number; // full segments waiting for a step
+  unreadable?: string[]; // segments that cannot be read now (kept, never deleted)
+  repaired?: string[]; // what boot did (a twin put in place, a retire finished)
+  catalog?: string; // why the catalog is being rebuilt
 }
 
 export interface CheckReport {
-  fact: TypeReport;
-  moment: TypeReport;
-  event: TypeReport;
-  footprint: number;
-  budget: number;
+  fact: StreamReport;
+  moment: StreamReport;
+  event: StreamReport;
+  digest: StreamReport;
+  forgotten: number; // tombstones
+  used: number; // bytes of the file system in use
+  total: number;
+  migrating?: boolean; // version-1 files are being migrated
 }
 
 export interface AppendResult {
   appended: number;
-  skipped: number; // already archived (same id)
+  skipped: number; // already archived (the same line at the end of the stream)
   bytes: number;
-  compacted?: CompactReport;
+  retired?: number; // segments retired to make room
 }
 
-// Turns what a read of the file threw into a clear ArchiveError.
-function readFailure(t: TypeState, e: unknown): ArchiveError {
-  return e instanceof ArchiveError ? e : new ArchiveError("io", `archive: cannot read the ${t.type} archive now (${messageOf(e)})`);
+export interface StepReport {
+  did: string; // what the step did, e.g. "seal f000012"
 }
 
 const TYPE_NAMES: Record<string, ArchiveType> = { fact: "fact", facts: "fact", moment: "moment", moments: "moment", event: "event", events: "event" };
@@ -104,451 +94,441 @@ function limitOf(v: unknown): number {
   return Math.min(MAX_LIMIT, Math.floor(v));
 }
 
-// A bound of a time range: YYYY-MM-DD, or with a time (YYYY-MM-DDTHH:MM[:SS],
-// a space instead of T). A date alone starts at 00:00:00 or ends at 23:59:59.
-export function boundKey(v: unknown, what: string, end: boolean): number {
+// A bound of a time range, in unix seconds: YYYY-MM-DD, or with a time
+// (YYYY-MM-DDTHH:MM[:SS], a space instead of T), local time. A date alone
+// starts at 00:00:00 or ends at 23:59:59.
+export function boundSeconds(v: unknown, what: string, end: boolean): number {
   if (v === undefined || v === null || v === "") return end ? 0xffffffff : 0;
   const s = typeof v === "string" ? v.trim() : "";
-  const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(:\d{2})?)?$/.exec(s);
-  const iso = m ? `${m[1]}T${m[2] ?? (end ? "23:59" : "00:00")}${m[3] ?? (end ? ":59" : ":00")}` : "";
-  const k = iso ? tsKey(encode(iso), 0) : -1;
-  if (k < 0 || Number(iso.slice(8, 10)) > daysInMonth(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)))) throw new ArchiveError("invalid", `${what} must be a date YYYY-MM-DD`);
-  return k;
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(s);
+  if (!m) throw new ArchiveError("invalid", `${what} must be a date YYYY-MM-DD`);
+  const y = Number(m[1]), mo = Number(m[2]), d = Number(m[3]);
+  const h = m[4] !== undefined ? Number(m[4]) : end ? 23 : 0;
+  const mi = m[5] !== undefined ? Number(m[5]) : end ? 59 : 0;
+  const se = m[6] !== undefined ? Number(m[6]) : end ? 59 : 0;
+  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || se > 59) throw new ArchiveError("invalid", `${what} must be a date YYYY-MM-DD`);
+  return Math.max(0, Math.floor(fromLocal(y, mo, d, h, mi, se) / 1000));
 }
 
 export class Archive {
-  readonly budget: number;
   lastRecall: RecallStats = blankStats();
-  lastCompaction: CompactReport | undefined;
-  private states: Record<ArchiveType, TypeState>;
+  readonly streams: Record<Stream, ArchiveStream>;
+  readonly tombs: Tombstones;
   private bufs = new Buffers();
   private checked = false;
+  private migration: Migration;
+  private fallbackTotal: number;
 
-  constructor(readonly root: string = config.file.root, opts: ArchiveOptions = {}) {
-    this.states = { fact: typeState(root, "fact"), moment: typeState(root, "moment"), event: typeState(root, "event") };
-    this.budget = opts.budget ?? Math.floor(partitionBytes() * BUDGET_FRACTION);
+  constructor(
+    readonly root: string = config.file.root,
+    opts: ArchiveOptions = {},
+  ) {
+    this.streams = {
+      fact: new ArchiveStream(root, "fact", this.bufs),
+      moment: new ArchiveStream(root, "moment", this.bufs),
+      event: new ArchiveStream(root, "event", this.bufs),
+      digest: new ArchiveStream(root, "digest", this.bufs),
+    };
+    this.tombs = new Tombstones(root);
+    this.migration = new Migration(root, this.streams);
+    this.fallbackTotal = opts.partitionBytes ?? STORAGE_PARTITION_BYTES;
   }
 
-  // ---- boot ---------------------------------------------------------------------
+  // ---- boot -------------------------------------------------------------------------------
 
-  // Finishes or undoes an interrupted compaction, finds the valid end of each
-  // file, checks each index against its file (rebuilding it if it does not
-  // match) and indexes what is not yet indexed. Never throws (but a power cut
-  // in the simulator): a file that cannot be read, or whose compaction cannot
-  // be finished, is set aside and reported, and the others are served.
+  // One listing of the root; per stream, the open segment's sidecar and tail
+  // (a few KB); the catalogs' entries and the tombstones. Never throws (but a
+  // power cut in the simulator): what cannot be read is named and kept.
   check(): CheckReport {
-    let files = listing(this.root);
-    for (const type of ARCHIVE_TYPES) files = this.prepare(this.states[type], files);
+    const files = new Map<string, number>();
+    listing(this.root)?.forEach((len, path) => files.set(path.slice(this.root.length), len));
+    try {
+      this.migration.detect(files);
+    } catch (e) {
+      rethrowFatal(e);
+    }
+    for (const s of STREAMS) {
+      try {
+        this.streams[s].load(files);
+      } catch (e) {
+        rethrowFatal(e);
+        this.streams[s].unreadable.push(messageOf(e));
+      }
+    }
+    this.migration.floor();
+    try {
+      this.tombs.load(this.bufs.side);
+    } catch (e) {
+      rethrowFatal(e);
+    }
     this.checked = true;
-    return this.report();
+    const r = this.report();
+    const repaired = STREAMS.map((s) => this.streams[s].repaired.join("; ")).filter((x) => x);
+    if (repaired.length) trace(`archive: ${repaired.join("; ")}\n`);
+    return r;
   }
 
   report(): CheckReport {
-    const one = (t: TypeState): TypeReport => {
-      const r: TypeReport = {
-        records: t.side.records + t.tailRecords,
-        bad: t.side.bad + t.tailBad,
-        bytes: t.length,
-        torn: t.length - t.validEnd,
-        blocks: t.side.entries,
-        dropped: t.side.dropped,
-      };
-      if (t.rebuilt) r.rebuilt = t.rebuilt;
-      if (t.recovered.length) r.recovered = t.recovered.slice();
-      if (t.unreadable) r.unreadable = t.unreadable;
-      if (t.indexError) r.index = t.indexError;
-      if (t.side.damaged) r.damaged = t.side.damaged;
-      if (t.emptied) r.emptied = t.emptied;
+    const one = (s: ArchiveStream): StreamReport => {
+      let bytes = 0;
+      s.segs.forEach((l) => (bytes += l));
+      const r: StreamReport = { segments: s.segs.size, bytes, unsealed: s.unsealed().length };
+      if (s.unreadable.length) r.unreadable = s.unreadable.slice();
+      if (s.repaired.length) r.repaired = s.repaired.slice();
+      if (s.cat.why) r.catalog = s.cat.why;
       return r;
     };
-    return { fact: one(this.states.fact), moment: one(this.states.moment), event: one(this.states.event), footprint: this.footprint(), budget: this.budget };
+    const { used, total } = this.space();
+    const r: CheckReport = { fact: one(this.streams.fact), moment: one(this.streams.moment), event: one(this.streams.event), digest: one(this.streams.digest), forgotten: this.tombs.size, used, total };
+    if (this.migration.active) r.migrating = true;
+    return r;
   }
 
   private ensure(): void {
     if (!this.checked) this.check();
   }
 
-  // Recovers and loads one file; never throws. Returns the listing to go on with.
-  private prepare(t: TypeState, files: Map<string, number> | undefined): Map<string, number> | undefined {
-    t.recovered = [];
+  // The file system's use: System.info() on the device.
+  space(): { used: number; total: number } {
     try {
-      const known = files;
-      recover(t, known ? (p) => known.has(p) : exists, t.recovered);
+      const i = System.info();
+      if (Number(i.total) > 0) return { used: Number(i.used), total: Number(i.total) };
     } catch (e) {
       rethrowFatal(e);
-      // the files stay as they are: the next check or use finishes the recovery
-      files = listing(this.root);
-      this.setAside(t, `recovery: ${messageOf(e)}`, files);
-      return files;
     }
-    if (t.recovered.length) files = listing(this.root);
-    this.load(t, files);
-    return files;
+    let used = 0;
+    listing(this.root)?.forEach((l) => (used += l));
+    return { used, total: this.fallbackTotal };
   }
 
-  private setAside(t: TypeState, why: string, files: Map<string, number> | undefined): void {
-    if (t.unreadable !== why) trace(`archive: ${t.path} set aside: ${why}\n`);
-    t.unreadable = why;
-    t.stale = false;
-    t.length = t.validEnd = files?.get(t.path) ?? 0; // its space still counts
-    t.tailRecords = t.tailBad = 0;
-    t.side.reset();
-  }
-
-  // Makes a file usable before an operation: one set aside or known to be
-  // stale is checked again. Throws ArchiveError("io") if it is still unreadable.
-  private ready(t: TypeState): void {
-    if (t.unreadable || t.stale) this.prepare(t, listing(this.root));
-    if (t.unreadable) throw new ArchiveError("io", `archive: the ${t.type} archive cannot be read now (${t.unreadable}); it is kept as it is and tried again later`);
-  }
-
-  // Learns again the files known to be stale, so that sizes are true.
-  private refresh(): void {
-    for (const x of ARCHIVE_TYPES) if (this.states[x].stale) this.prepare(this.states[x], listing(this.root));
-  }
-
-  // Runs a read of one file. A failure (a read error, an index entry found
-  // damaged, an index emptied by a failed open) reloads the file, which
-  // rebuilds an index that does not check out, and runs it once more (unless
-  // `once`: fn has already given results away); a second failure is a clear
-  // ArchiveError, never a partial answer.
-  private reading<T>(t: TypeState, fn: () => T, once = false): T {
-    this.ready(t);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return fn();
-      } catch (e) {
-        rethrowFatal(e);
-        if (e instanceof ArchiveError && e.code !== "io") throw e;
-        t.stale = true;
-        if (attempt === 0 && !once) {
-          this.prepare(t, listing(this.root));
-          if (!t.unreadable) continue;
-        }
-        throw readFailure(t, e);
-      }
-    }
-  }
-
-  // The data file, or undefined when it does not exist. A file that exists
-  // (the listing shows it) but cannot be opened is never taken as empty.
-  private openData(t: TypeState, files: Map<string, number> | undefined): File | undefined {
-    if (files && !files.has(t.path)) return undefined;
-    try {
-      return new File(t.path);
-    } catch (e) {
-      rethrowFatal(e);
-      if (files || exists(t.path)) throw new ArchiveError("io", `cannot open ${t.path}: ${messageOf(e)}`);
-      return undefined;
-    }
-  }
-
-  // Learns one file and its index; never throws. A file that cannot be read
-  // is set aside: nothing about it is deleted or rewritten. An index that
-  // cannot be read or does not match is rebuilt from a readable file; one that
-  // cannot be written leaves the rest of the file unindexed (scanned).
-  // `files`: a listing of the root, when there is one (saves a walk per file).
-  private load(t: TypeState, files?: Map<string, number>): void {
-    t.rebuilt = t.unreadable = t.indexError = undefined;
-    t.stale = false;
-    t.tailRecords = t.tailBad = 0;
-    let f: File | undefined;
-    try {
-      f = this.openData(t, files);
-      t.length = f ? f.length : 0;
-      t.validEnd = f ? validEnd(f, t.length, this.bufs.chunk) : 0;
-      let why = t.side.load(f, t.validEnd, this.bufs.chunk, files);
-      // a read of the index that failed once is tried again before the index
-      // is rebuilt (a rebuild rewrites it and loses its counters)
-      if (why && why.indexOf("index unreadable") === 0) why = t.side.load(f, t.validEnd, this.bufs.chunk, files);
-      if (why) {
-        t.rebuilt = why;
-        try {
-          if (t.validEnd > 0) t.side.create();
-          else {
-            remove(t.side.idxPath);
-            remove(t.side.sigPath);
-            t.side.load(undefined, 0, this.bufs.chunk);
-          }
-        } catch (e) {
-          rethrowFatal(e);
-          t.indexError = messageOf(e);
-          t.side.reset();
-        }
-      }
-      this.catchUp(t, f);
-    } catch (e) {
-      rethrowFatal(e);
-      this.setAside(t, messageOf(e), files);
-    } finally {
-      f?.close();
-    }
-  }
-
-  // Indexes the finished blocks after the indexed ones; counts the tail. An
-  // index write that fails leaves those blocks in the tail; a read that fails throws.
-  private catchUp(t: TypeState, f: File | undefined): void {
-    t.tailRecords = t.tailBad = 0;
-    if (!f || t.side.indexedEnd >= t.validEnd) return;
-    const b = new BlockBuilder(t.side, t.side.indexedEnd);
-    scanForward(f, t.side.indexedEnd, t.validEnd, this.bufs.chunk, (buf, s, e, _pos, size) => {
-      const rec = parseLine(buf, s, e, t.type);
-      b.add(buf, s, size, rec, rec ? lineKey(buf, s, e) : -1);
-    });
-    b.flush();
-    t.tailRecords = b.tail.records + b.unindexedRecords;
-    t.tailBad = b.tail.bad + b.unindexedBad;
-    if (b.failed) {
-      t.indexError = messageOf(b.failed);
-      // an index file left short (emptied by a failed open) is rebuilt at the
-      // next use; a full file system is not tried again until then
-      if (!(b.failed instanceof ArchiveError && b.failed.code === "full")) t.stale = true;
-    }
-  }
-
-  // ---- writing ------------------------------------------------------------------
-
-  // Bytes of all archive files on flash, indexes included.
+  // Bytes of the archive's files on flash (status).
   footprint(): number {
     let n = 0;
-    for (const type of ARCHIVE_TYPES) n += footprintOf(this.states[type]);
+    for (const s of STREAMS) this.streams[s].segs.forEach((l) => (n += l));
     return n;
   }
 
-  // Appends records to the archive of `type`; durable when it returns. Records
-  // already archived (same id and content) are skipped. Throws ArchiveError:
-  // "invalid" for something that is not a record, "full" when the file system
-  // cannot take the lines even after compaction, "io" when the file cannot be
-  // read or written now (set aside, or a write failed twice). Whatever it
-  // throws, nothing acknowledged is lost: the caller keeps the records.
+  get budget(): number {
+    return Math.floor(this.space().total * HARD_LIMIT);
+  }
+
+  // ---- writing -------------------------------------------------------------------------------
+
+  // Appends records to the archive of `type`; durable when it returns (the
+  // segment and its twin hold them). Records already at the end of the stream
+  // are skipped. When the partition is near its limit the oldest retirable
+  // segment is digested and retired first: a full partition never blocks a new
+  // memory while moments or events can make room. Throws ArchiveError
+  // ("invalid", "full", "io"); nothing is acknowledged then.
   append(type: ArchiveType | "facts" | "moments" | "events", records: readonly ArchiveRecord[]): AppendResult {
     this.ensure();
-    const t = this.states[archiveType(type)];
-    const enc: Encoded[] = [];
+    const t = archiveType(type);
+    const lines: Line[] = [];
     let skipped = 0;
     for (const r of records) {
-      let e: Encoded;
+      let l: Line;
       try {
-        e = encodeRecord(t.type, r);
+        l = encodeRecord(t, r);
       } catch (err) {
         throw new ArchiveError("invalid", err instanceof Error ? err.message : String(err));
       }
-      if (enc.some((x) => x.id === e.id)) skipped++;
-      else enc.push(e);
+      if (lines.some((x) => x.id === l.id)) skipped++;
+      else lines.push(l);
     }
-    const st = (this.lastRecall = blankStats());
-    const found = this.reading(t, () => findRecords(t, this.bufs, st, enc));
-    const fresh = enc.filter((_e, i) => !found[i]);
-    skipped += enc.length - fresh.length;
-    if (!fresh.length) return { appended: 0, skipped, bytes: 0 };
-    let lines = 0;
-    for (const e of fresh) lines += e.line.length;
-    let compacted: CompactReport | undefined;
-    const growth = lines + 2 + Math.ceil((lines / CHUNK) * (ENTRY_BYTES + SIG_BYTES)) + ENTRY_BYTES + SIG_BYTES;
-    this.refresh();
-    if (this.footprint() + growth > this.budget) {
-      // the budget is below what SPIFFS can hold: a compaction that fails
-      // leaves the archive over it for a while, the append goes on
-      const c = this.compactTo(Math.floor(this.budget * LOW_WATER) - growth);
-      if (c.dropped) compacted = c;
-      this.ready(t); // a compaction cut after its commit is finished first
-    }
-    let bytes = 0;
-    for (let attempt = 0; ; attempt++) {
-      // a torn last line is closed off first, so that it can never parse
-      const repair = t.length > t.validEnd;
-      const out = new Uint8Array(lines + (repair ? 2 : 0));
-      let at = 0;
-      if (repair) {
-        out[0] = 35; // "#"
-        out[1] = 10;
-        at = 2;
-      }
-      for (const e of fresh) {
-        out.set(e.line, at);
-        at += e.line.length;
-      }
-      try {
-        const f = openAppend(t.path, t.length);
-        try {
-          writeAt(f, out, t.length);
-        } finally {
-          f.close();
-        }
-        bytes = out.length;
-        break;
-      } catch (e) {
-        rethrowFatal(e);
-        if (e instanceof ArchiveError && e.emptied) {
-          t.emptied += e.emptied;
-          trace(`archive: ${t.path}: the device emptied ${e.emptied} bytes at a failed write open\n`);
-        }
-        this.load(t); // whatever reached flash, know it again
-        if (t.unreadable || attempt > 0) throw e;
-        if (e instanceof ArchiveError && e.code === "full") {
-          const c = this.compactTo(Math.floor(this.budget * LOW_WATER) - growth);
-          if (!c.dropped) throw e;
-          compacted = c;
-          this.ready(t);
-        }
-        // any other failure: the file is readable and known again; one more try
-      }
-    }
-    t.length += bytes;
-    t.validEnd = t.length;
-    // the lines are durable; indexing them may fail (a full file system): then
-    // the file is learnt again at its next use
-    let f: File | undefined;
-    try {
-      f = new File(t.path);
-      this.catchUp(t, f);
-    } catch (e) {
-      rethrowFatal(e);
-      t.stale = true;
-    } finally {
-      f?.close();
-    }
-    return compacted ? { appended: fresh.length, skipped, bytes, compacted } : { appended: fresh.length, skipped, bytes };
+    if (!lines.length) return { appended: 0, skipped, bytes: 0 };
+    return this.write(this.streams[t], lines, skipped);
   }
 
-  // Which records are already in the archive (same id and stored fields).
+  private write(s: ArchiveStream, lines: Line[], skipped: number): AppendResult {
+    let growth = 4096; // a new segment's header, twin and sidecar records
+    for (const l of lines) growth += 2 * l.line.length;
+    let retired = 0;
+    for (let attempt = 0; ; attempt++) {
+      const { used, total } = this.space();
+      if (used + growth > total * HARD_LIMIT) {
+        if (this.retireOne(s.stream)) {
+          retired++;
+          continue;
+        }
+        if (attempt === 0 && used + growth <= total * 0.8) {
+          // nothing left to retire: SPIFFS still has room above the line, and a
+          // memory is worth more than the margin; DESIGN.md "When space runs out"
+        } else throw new ArchiveError("full", "archive: the storage partition is full and holds only facts and digests, which are never dropped");
+      }
+      try {
+        const r = s.append(lines);
+        const out: AppendResult = { appended: r.written, skipped: skipped + lines.length - r.written, bytes: r.bytes };
+        if (retired) out.retired = retired;
+        return out;
+      } catch (e) {
+        rethrowFatal(e);
+        if (attempt > 2) throw e;
+        if (e instanceof ArchiveError && e.code === "full") {
+          if (!this.retireOne(s.stream)) throw e;
+          retired++;
+          continue;
+        }
+        // learn the stream again (what reached flash) and try once more
+        const files = new Map<string, number>();
+        listing(this.root)?.forEach((len, path) => files.set(path.slice(this.root.length), len));
+        s.load(files);
+        if (attempt > 0) throw e instanceof ArchiveError ? e : new ArchiveError("io", `archive: ${messageOf(e)}`);
+      }
+    }
+  }
+
+  // Which records are already archived (same id): for the move from NVS that
+  // a cut interrupted. Reads only the segments and blocks whose times hold them.
   contains(type: ArchiveType | "facts" | "moments" | "events", records: readonly ArchiveRecord[]): boolean[] {
     this.ensure();
-    const t = this.states[archiveType(type)];
-    const st = (this.lastRecall = blankStats());
-    // a record that cannot be encoded cannot have been archived
-    const enc: Encoded[] = [], at: number[] = [];
+    const t = archiveType(type);
+    const out = records.map(() => false);
+    const want = new Map<string, number>();
+    let lo = 0xffffffff, hi = 0;
     records.forEach((r, i) => {
       try {
-        enc.push(encodeRecord(t.type, r));
-        at.push(i);
+        const l = encodeRecord(t, r);
+        want.set(l.id, i);
+        lo = Math.min(lo, l.t);
+        hi = Math.max(hi, l.t);
       } catch (e) {
         rethrowFatal(e);
       }
     });
-    const found = this.reading(t, () => findRecords(t, this.bufs, st, enc));
-    const out = records.map(() => false);
-    at.forEach((i, k) => (out[i] = found[k]));
+    if (!want.size) return out;
+    const st = (this.lastRecall = blankStats());
+    const top = new TopK(MAX_LIMIT);
+    search(this.streams[t], { lo, hi, limit: MAX_LIMIT, hidden: () => false }, top, st);
+    for (const it of top.items()) {
+      const i = want.get(it.id);
+      if (i !== undefined) out[i] = true;
+    }
     return out;
   }
 
-  // ---- compaction -----------------------------------------------------------------
-
-  // Drops the oldest blocks until the footprint is at most `target` bytes
-  // (default: the low-water mark). The newest blocks of each file always stay.
-  compact(target = Math.floor(this.budget * LOW_WATER)): CompactReport {
+  // Hides archived records at once (the owner asked to forget them). Their
+  // bytes leave the flash when their segment is retired or rewritten
+  // (FORMAT.md §3.7). Returns how many were newly hidden. Throws
+  // ArchiveError when the tombstones cannot be written (nothing hidden).
+  forget(type: ArchiveType | string, ids: readonly string[]): number {
     this.ensure();
-    return this.compactTo(target);
+    const t = archiveType(type);
+    for (const id of ids) if (typeof id !== "string" || !/^[0-9a-f]{8}$/.test(id)) throw new ArchiveError("invalid", "an id is 8 lowercase hex digits");
+    return this.tombs.add(
+      ids.map((id) => ({ code: STREAM_CODE[t], id })),
+      Math.floor(now() / 1000),
+    );
   }
 
-  // Compacts when the archive is above the soft limit (for the maintenance run).
-  maintain(): CompactReport | undefined {
-    this.ensure();
-    this.refresh();
-    if (this.footprint() <= this.budget * SOFT_LIMIT) return undefined;
-    return this.compactTo(Math.floor(this.budget * LOW_WATER));
-  }
+  // ---- upkeep ----------------------------------------------------------------------------------
 
-  // Never throws for the file system: a file whose compaction fails is left
-  // as it was (or, cut after its commit, finished at its next use) and named
-  // in the report's `errors`; files set aside are not compacted.
-  private compactTo(target: number): CompactReport {
-    this.refresh();
-    const before = this.footprint();
-    const report: CompactReport = { before, after: before, target, files: [], dropped: 0 };
-    const fail = (t: TypeState | undefined, e: unknown) => {
-      rethrowFatal(e);
-      (report.errors ??= []).push(`${t ? t.type + ": " : ""}${messageOf(e)}`);
-    };
-    if (before > target) {
-      const states = ARCHIVE_TYPES.map((x) => this.states[x]).filter((t) => !t.unreadable);
-      let cuts = new Map<TypeState, number>();
-      try {
-        cuts = plan(states, this.bufs, before - target);
-      } catch (e) {
-        fail(undefined, e);
-        for (const t of states) t.stale = true;
+  // One bounded piece of upkeep, or undefined when there is none. Each step
+  // reads at most one segment (56 KB) and writes at most a few KB (a twin copy
+  // writes 8 KB): well under 0.5 s at the device's flash speed.
+  step(_nowMs = now()): StepReport | undefined {
+    this.ensure();
+    try {
+      for (const s of STREAMS) {
+        const st = this.streams[s];
+        if (st.twinStep()) return { did: `twin ${s}` };
       }
-      for (const t of states) {
-        const blocks = cuts.get(t);
-        if (!blocks) continue;
-        try {
-          const r = rewrite(t, this.bufs, blocks);
-          report.files.push(r);
-          report.dropped += r.records;
-        } catch (e) {
-          fail(t, e);
-          t.stale = true;
+      for (const s of STREAMS) if (this.streams[s].dropTwins()) return { did: `drop twin ${s}` };
+      for (const s of STREAMS) {
+        const st = this.streams[s];
+        const u = st.unsealed();
+        if (u.length) {
+          st.seal(u[0]);
+          return { did: `seal ${s} ${u[0]}` };
         }
       }
-      report.after = this.footprint();
+      const { used, total } = this.space();
+      if (used > total * RETIRE_AT && this.retireOne()) return { did: "retire" };
+      const m = this.migration.step();
+      if (m) return { did: m };
+      for (const s of STREAMS) {
+        const st = this.streams[s];
+        const live = (seq: number) => st.segs.has(seq);
+        if (st.cat.slots > 16 && st.cat.dead(live) * 2 > st.cat.slots) {
+          st.cat.reset(); // its segments are summarized again, one a step
+          return { did: `catalog ${s}` };
+        }
+      }
+      if (this.tombs.size) {
+        const d = this.dropTombs();
+        if (d) return { did: d };
+      }
+    } catch (e) {
+      rethrowFatal(e);
+      trace(`archive: step failed: ${messageOf(e)}\n`);
+      return { did: `failed: ${messageOf(e)}` };
     }
-    this.lastCompaction = report;
-    return report;
+    return undefined;
   }
 
-  // ---- recall -----------------------------------------------------------------------
+  // Runs steps until there is nothing left (tests, tools; never on the device's
+  // conversation path). Returns the number of steps.
+  settle(max = 10000): number {
+    let n = 0;
+    while (n < max && this.step()) n++;
+    return n;
+  }
+
+  // Folds the oldest sealed segment of moments (then events) into digests and
+  // retires it. `except`: the stream being appended to keeps its open segment.
+  private retireOne(_except?: Stream): boolean {
+    for (const type of ["moment", "event"] as const) {
+      const s = this.streams[type];
+      const seqs = s.newestFirst().reverse();
+      for (const seq of seqs) {
+        if (s.open && s.open.seq === seq) continue;
+        this.digestSegment(s, seq, type);
+        s.retire(seq);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Reads one segment (at most 56 KB) and appends its monthly digests.
+  private digestSegment(s: ArchiveStream, seq: number, type: "moment" | "event"): void {
+    const b = new DigestBuilder();
+    const f = new File(s.path(seq));
+    try {
+      const end = validEndOf(f, f.length, this.bufs.chunk);
+      scanRange(f, 0, end, this.bufs.chunk, (buf, ls, le, size) => {
+        if (size === le - ls || lineKind(buf, ls, le) !== KIND_RECORD) return;
+        const it = parseRecord(buf, ls, le, type);
+        if (!it || this.tombs.has(STREAM_CODE[type], it.id)) return;
+        b.add({ t: lineT(buf, ls, le), type, topic: it.topic, content: it.content, importance: it.importance, significance: it.significance, emotion_type: it.emotion_type });
+      });
+    } finally {
+      f.close();
+    }
+    const lines: Line[] = [];
+    for (const d of b.take())
+      lines.push(encodeDigest({ from: d.from, to: d.to, month: d.month, count: d.moments + d.events, keywords: d.keywords, points: d.points.join("；"), source: seq, events: type === "event" }));
+    if (lines.length) this.streams.digest.append(lines);
+  }
+
+  // Tombstones whose records are no longer on flash (their segment retired).
+  private dropTombs(): string | undefined {
+    return undefined;
+  }
+
+  // ---- recall ----------------------------------------------------------------------------------
+
+  private query(lo: number, hi: number, keyword: string | undefined, limit: number): Query {
+    return { lo, hi, folded: keyword ? foldString(keyword) : undefined, limit, hidden: (code, id) => this.tombs.has(code, id) };
+  }
 
   // The last `limit` records archived, newest first.
   recallRecent(type: ArchiveType | string, limit?: number): ArchivedItem[] {
     this.ensure();
-    const t = this.states[archiveType(type)];
+    const t = archiveType(type);
     const n = limitOf(limit);
     const st = (this.lastRecall = blankStats());
-    return this.reading(t, () => recallRecent(t, this.bufs, st, n));
+    return recent(this.streams[t], n, this.query(0, 0xffffffff, undefined, n), st);
   }
 
-  // Records with start <= timestamp <= end (dates inclusive), newest first.
+  // Records with start <= time <= end (local dates, inclusive), newest first;
+  // for moments and events also the digests of what has left the flash.
   recallByTimeRange(type: ArchiveType | string, start?: string, end?: string, limit?: number): ArchivedItem[] {
     this.ensure();
-    const t = this.states[archiveType(type)];
-    const lo = boundKey(start, "start_date", false), hi = boundKey(end, "end_date", true);
+    const t = archiveType(type);
+    const lo = boundSeconds(start, "start_date", false), hi = boundSeconds(end, "end_date", true);
     const n = limitOf(limit);
     const st = (this.lastRecall = blankStats());
     if (lo > hi) return [];
-    return this.reading(t, () => recallRange(t, this.bufs, st, lo, hi, n));
+    return this.run(t, this.query(lo, hi, undefined, n), st);
   }
 
   // Records whose content or topic contains the keyword, newest first. Latin
-  // letters match in any case, full-width ASCII matches half-width, every
-  // other character exactly.
+  // letters match in any case, full-width ASCII matches half-width.
   recallByKeyword(type: ArchiveType | string, keyword: string, limit?: number): ArchivedItem[] {
     this.ensure();
-    const t = this.states[archiveType(type)];
+    const t = archiveType(type);
     if (typeof keyword !== "string" || !keyword.trim()) throw new ArchiveError("invalid", "keyword is required");
     const n = limitOf(limit);
     const st = (this.lastRecall = blankStats());
-    return this.reading(t, () => recallKeyword(t, this.bufs, st, foldString(keyword.trim()), n));
+    return this.run(t, this.query(0, 0xffffffff, keyword.trim(), n), st);
   }
 
-  // The MCP tool's recall (seed 000 §12.6): by keyword if one is given, else
-  // by time range if a bound is given, else the most recent.
+  private run(t: ArchiveType, q: Query, st: RecallStats): ArchivedItem[] {
+    const top = new TopK(q.limit);
+    search(this.streams[t], q, top, st);
+    if (t !== "fact" && this.streams.digest.segs.size) digests(this.streams.digest, t === "event", q, top, st);
+    return top.items();
+  }
+
+  // The MCP tool's recall (seed 000 §12.6): by keyword if one is given, else by
+  // time range if a bound is given, else the most recent.
   recall(type: ArchiveType | string, q: { keyword?: string; start?: string; end?: string; limit?: number }): ArchivedItem[] {
     if (q.keyword !== undefined && q.keyword.trim() !== "") return this.recallByKeyword(type, q.keyword, q.limit);
     if (q.start || q.end) return this.recallByTimeRange(type, q.start, q.end, q.limit);
     return this.recallRecent(type, q.limit);
   }
 
-  // Records known in one file (0 for a file set aside: report() says why).
+  // Records archived in one stream (reads the sidecars of segments the catalog
+  // does not cover yet, and the open segment's tail count).
   count(type: ArchiveType | string): number {
     this.ensure();
-    const t = this.states[archiveType(type)];
-    try {
-      this.ready(t);
-    } catch (e) {
-      rethrowFatal(e);
+    const s = this.streams[archiveType(type)];
+    let n = 0;
+    for (const seq of s.newestFirst()) {
+      const e = s.cat.entries.get(seq);
+      if (e && e.bytes === s.segs.get(seq) && !(s.open && s.open.seq === seq)) {
+        n += e.records;
+        continue;
+      }
+      if (s.open && s.open.seq === seq) {
+        for (const b of s.open.blocks) n += b.records;
+        n += s.open.tailRecords;
+        continue;
+      }
+      try {
+        const side = readSide(s.path(seq, "six"), s.stream, seq, s.segs.get(seq) ?? 0, this.bufs.side);
+        for (const b of side.blocks) n += b.records;
+        const f = new File(s.path(seq));
+        try {
+          scanRange(f, side.indexedEnd, validEndOf(f, f.length, this.bufs.chunk), this.bufs.chunk, (buf, ls, le, size) => {
+            if (size > le - ls && lineKind(buf, ls, le) === KIND_RECORD) n++;
+          });
+        } finally {
+          f.close();
+        }
+      } catch (e) {
+        rethrowFatal(e);
+      }
     }
-    return t.side.records + t.tailRecords;
+    return n;
   }
 
   counts(): Record<ArchiveType, number> {
     return { fact: this.count("fact"), moment: this.count("moment"), event: this.count("event") };
   }
 
-  // Every record of one file in file order (tests and tools; reads the whole file).
+  // Every record of one stream, oldest segment first (tests and tools; reads everything).
   forEach(type: ArchiveType | string, fn: (item: ArchivedItem, pos: number) => void): number {
     this.ensure();
-    const t = this.states[archiveType(type)];
-    return this.reading(t, () => forEachRecord(t, this.bufs, fn), true);
+    const t = archiveType(type);
+    const s = this.streams[t];
+    let n = 0;
+    for (const seq of s.newestFirst().reverse()) {
+      const f = new File(s.path(seq));
+      try {
+        scanRange(f, 0, validEndOf(f, f.length, this.bufs.chunk), this.bufs.chunk, (buf, ls, le, size, pos) => {
+          if (size === le - ls || lineKind(buf, ls, le) !== KIND_RECORD) return;
+          const it = parseRecord(buf, ls, le, t);
+          if (!it || this.tombs.has(STREAM_CODE[t], it.id)) return;
+          n++;
+          fn(it, pos);
+        });
+      } finally {
+        f.close();
+      }
+    }
+    return n;
   }
 }
+
+export { recordId, encode, formatIso };

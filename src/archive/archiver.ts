@@ -16,7 +16,7 @@ import { StoreError } from "../nvs/store";
 import type { Event } from "../memory/types";
 import { formatDate, toLocal } from "../time/local";
 import { VALID_AFTER_MS, now } from "../time/clock";
-import { Archive, ArchiveError, type CompactReport } from "./archive";
+import { Archive, ArchiveError } from "./archive";
 import { isoKey } from "./line";
 
 export const DAYS_HOT = 30; // facts and moments stay in NVS this long
@@ -39,7 +39,6 @@ export interface MoveReport {
   fact: number;
   moment: number;
   event: number;
-  compacted?: CompactReport;
   errors?: string[]; // moves the archive could not take now: their records stayed in NVS
 }
 
@@ -176,8 +175,8 @@ export class Archiver {
     return r;
   }
 
-  // The early-morning run: daily moves, weekly moves on Sunday (local time),
-  // then compaction if the archive is above its soft limit.
+  // The early-morning run: daily moves, weekly moves on Sunday (local time).
+  // The archive's upkeep (sealing, retiring) runs in idle steps (maintenance.ts).
   // The archive's failures are contained: what it cannot take stays in NVS
   // and is named in `errors`.
   maintenance(nowMs = now()): MoveReport {
@@ -187,9 +186,6 @@ export class Archiver {
       r.event = w.event;
       if (w.errors) (r.errors ??= []).push(...w.errors);
     }
-    const c = this.archive.maintain();
-    if (c && c.dropped) r.compacted = c;
-    if (c?.errors) (r.errors ??= []).push(...c.errors.map((x) => `compaction: ${x}`));
     return r;
   }
 }

@@ -109,20 +109,22 @@ function elements(folded: Uint8Array, n: number, fn: (h: number) => void): void 
 }
 
 // Adds the elements of one text (a content or a topic) to the signature at sig[off..off+SIG_BYTES).
-export function sigAdd(sig: Uint8Array, off: number, text: string): void {
+// `mask`: the signature's bits less one (a power of two): a block signature
+// has 2048 bits, a segment summary 16384 (docs/FORMAT.md §3).
+export function sigAdd(sig: Uint8Array, off: number, text: string, mask = SIG_MASK): void {
   const f = foldString(text);
   elements(f, f.length, (h) => {
-    const p1 = h & SIG_MASK, p2 = (h >>> 16) & SIG_MASK;
+    const p1 = h & mask, p2 = (h >>> 16) & mask;
     sig[off + (p1 >> 3)] |= 1 << (p1 & 7);
     sig[off + (p2 >> 3)] |= 1 << (p2 & 7);
   });
 }
 
 // The bits a keyword needs in a signature (an empty list: every block may match).
-export function sigProbe(folded: Uint8Array): Uint16Array {
+export function sigProbe(folded: Uint8Array, mask = SIG_MASK): Uint16Array {
   const bits: number[] = [];
   elements(folded, folded.length, (h) => {
-    const p1 = h & SIG_MASK, p2 = (h >>> 16) & SIG_MASK;
+    const p1 = h & mask, p2 = (h >>> 16) & mask;
     if (bits.indexOf(p1) < 0) bits.push(p1);
     if (bits.indexOf(p2) < 0) bits.push(p2);
   });

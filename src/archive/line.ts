@@ -44,6 +44,12 @@ export interface ArchivedItem {
   priority?: number;
   flags?: number;
   damaged?: boolean; // set by recall: the record's block failed its CRC (one of its bytes changed at rest)
+  // a monthly digest of records that have left the flash (format 2, docs/FORMAT.md §3.2)
+  digest?: boolean;
+  month?: string; // YYYY-MM
+  until?: string; // the last record folded in
+  count?: number;
+  keywords?: string[];
 }
 
 export type ArchiveRecord = Fact | Moment | Event;
@@ -59,7 +65,7 @@ export interface Encoded {
   time: string;
 }
 
-function hex8(n: number): string {
+export function hex8(n: number): string {
   let s = (n >>> 0).toString(16);
   while (s.length < 8) s = "0" + s;
   return s;

@@ -1,8 +1,13 @@
-// The archive's maintenance timer: every day early in the morning, local time
-// (03:30 by default), Archiver.maintenance() runs the daily moves, on Sunday
-// also the weekly one, then compaction if needed. The next run is computed
-// from the wall clock each time, so a clock set late or a change of UTC
-// offset is followed. While the clock is not set, it looks again every hour.
+// The archive's maintenance timers:
+// - every day early in the morning, local time (03:30 by default),
+//   Archiver.maintenance() runs the daily moves, on Sunday also the weekly one.
+//   The next run is computed from the wall clock each time, so a clock set late
+//   or a change of UTC offset is followed. While the clock is not set, it looks
+//   again every hour.
+// - the archive's upkeep (Archive.step: seal a full segment, retire the oldest
+//   moments into digests, rebuild a twin) runs one bounded step per tick while
+//   no conversation is active: a step every STEP_MS while there is work, then
+//   a look every IDLE_MS. No step ever runs inside a conversation.
 //
 //   const m = startMaintenance(archiver);   // at boot, after resolveAtBoot()
 //   m.stop();
@@ -16,7 +21,11 @@ export interface MaintenanceOptions {
   hour?: number; // local hour of the daily run (default 3)
   minute?: number; // default 30
   onRun?: (report: MoveReport | undefined, error?: unknown) => void;
+  busy?: () => boolean; // a conversation is active: no archive step now
 }
+
+export const STEP_MS = 250;
+export const IDLE_MS = 60000;
 
 export interface Maintenance {
   readonly next: number; // wall time of the next run, ms
@@ -61,13 +70,29 @@ export function startMaintenance(archiver: Archiver, opts: MaintenanceOptions = 
     plan();
   };
   plan();
+  let stepper: ReturnType<typeof Timer.set> | undefined;
+  const tick = (): void => {
+    stepper = undefined;
+    let worked = false;
+    if (!opts.busy?.()) {
+      try {
+        worked = archiver.archive.step() !== undefined;
+      } catch (e) {
+        if (e instanceof Error && e.name === "PowerCut") throw e;
+        trace(`archive: step failed: ${e instanceof Error ? e.message : String(e)}\n`);
+      }
+    }
+    stepper = Timer.set(tick, worked ? STEP_MS : IDLE_MS);
+  };
+  stepper = Timer.set(tick, STEP_MS);
   return {
     get next() {
       return next;
     },
     stop() {
       if (timer) Timer.clear(timer);
-      timer = undefined;
+      if (stepper) Timer.clear(stepper);
+      timer = stepper = undefined;
     },
   };
 }

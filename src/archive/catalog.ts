@@ -1,0 +1,212 @@
+// A stream's catalog (docs/FORMAT.md §3.5): one 32-byte entry per summarized
+// segment in `/<s>.cat` (its time range, counts, length) and its 2 KB keyword
+// summary at the same slot in `/<s>.sum`. A keyword query reads the summaries of
+// the live segments in one pass of one file instead of opening every sidecar
+// (each SPIFFS open walks the file system). Derived data: a damaged entry or
+// summary only sends the query to that segment's sidecar, and the segment is
+// summarized again.
+
+import { File } from "file";
+import { crc32 } from "../nvs/crc32";
+import { CHUNK, readInto, writeAt, openWrite, remove, rethrowFatal } from "./file";
+import { STREAM_CHAR, STREAM_CODE, type Stream } from "./codec";
+import { u32, u16, put32, put16 } from "./segment";
+
+export const SUMMARY_BYTES = 2048;
+export const SUMMARY_MASK = SUMMARY_BYTES * 8 - 1;
+export const CAT_HEADER = 16;
+export const CAT_ENTRY = 32;
+const CAT_MAGIC = 0x32434d50; // "PMC2"
+const SUM_MAGIC = 0x32554d50; // "PMU2"
+export const MAX_SLOTS = 256;
+
+export interface CatEntry {
+  slot: number;
+  seq: number;
+  min: number;
+  max: number;
+  records: number;
+  bytes: number; // the segment's length when summarized
+  blocks: number;
+  sumCrc: number;
+}
+
+function header(magic: number, stream: Stream): Uint8Array {
+  const h = new Uint8Array(CAT_HEADER);
+  put32(h, 0, magic);
+  h[4] = 2;
+  h[5] = STREAM_CODE[stream];
+  put16(h, 6, SUMMARY_BYTES);
+  h[8] = 2;
+  put32(h, 12, crc32(h, 0, 12));
+  return h;
+}
+
+function headerOk(b: Uint8Array, magic: number, stream: Stream): boolean {
+  return u32(b, 0) === magic && b[4] === 2 && b[5] === STREAM_CODE[stream] && u16(b, 6) === SUMMARY_BYTES && u32(b, 12) === crc32(b, 0, 12);
+}
+
+export class Catalog {
+  readonly catPath: string;
+  readonly sumPath: string;
+  entries = new Map<number, CatEntry>(); // by segment seq: the last valid entry
+  slots = 0; // slots used (valid or not)
+  why: string | undefined; // why the catalog was found damaged or missing
+
+  constructor(
+    root: string,
+    readonly stream: Stream,
+  ) {
+    this.catPath = `${root}${STREAM_CHAR[stream]}.cat`;
+    this.sumPath = `${root}${STREAM_CHAR[stream]}.sum`;
+  }
+
+  // Reads the entries (a few KB). Never throws for damage: what does not check
+  // out is left out, and its segments are summarized again.
+  load(buf: Uint8Array, present: boolean): void {
+    this.entries.clear();
+    this.slots = 0;
+    this.why = undefined;
+    if (!present) return;
+    let f: File;
+    try {
+      f = new File(this.catPath);
+    } catch (e) {
+      rethrowFatal(e);
+      this.why = "catalog unreadable";
+      return;
+    }
+    try {
+      const len = Math.min(f.length, CAT_HEADER + MAX_SLOTS * CAT_ENTRY);
+      if (len < CAT_HEADER) {
+        this.why = "catalog header";
+        return;
+      }
+      readInto(f, 0, CAT_HEADER, buf);
+      if (!headerOk(buf, CAT_MAGIC, this.stream)) {
+        this.why = "catalog header";
+        return;
+      }
+      const slots = Math.floor((len - CAT_HEADER) / CAT_ENTRY);
+      for (let first = 0; first < slots; ) {
+        const n = Math.min(slots - first, Math.floor(CHUNK / CAT_ENTRY));
+        readInto(f, CAT_HEADER + first * CAT_ENTRY, n * CAT_ENTRY, buf);
+        for (let i = 0; i < n; i++) {
+          const at = i * CAT_ENTRY;
+          if (u32(buf, at + 28) !== crc32(buf, at, at + 28)) {
+            this.why = `catalog entry ${first + i}`;
+            continue;
+          }
+          const e: CatEntry = { slot: first + i, seq: u32(buf, at), min: u32(buf, at + 4), max: u32(buf, at + 8), records: u32(buf, at + 12), bytes: u32(buf, at + 16), blocks: u16(buf, at + 20), sumCrc: u32(buf, at + 24) };
+          this.entries.set(e.seq, e);
+        }
+        first += n;
+      }
+      this.slots = slots;
+    } catch (e) {
+      rethrowFatal(e);
+      this.entries.clear();
+      this.slots = 0;
+      this.why = "catalog unreadable";
+    } finally {
+      f.close();
+    }
+  }
+
+  // Adds a segment's entry and summary: the summary first, so that an entry
+  // never exists without it. Throws (ArchiveError) when flash refuses.
+  add(e: Omit<CatEntry, "slot" | "sumCrc">, summary: Uint8Array): CatEntry {
+    if (this.slots === 0 || this.why === "catalog header" || this.why === "catalog unreadable") this.reset();
+    const slot = this.slots;
+    const entry: CatEntry = { ...e, slot, sumCrc: crc32(summary, 0, SUMMARY_BYTES) };
+    let f = openWrite(this.sumPath);
+    try {
+      writeAt(f, summary.subarray(0, SUMMARY_BYTES), CAT_HEADER + slot * SUMMARY_BYTES);
+    } finally {
+      f.close();
+    }
+    const b = new Uint8Array(CAT_ENTRY);
+    put32(b, 0, entry.seq);
+    put32(b, 4, entry.min);
+    put32(b, 8, entry.max);
+    put32(b, 12, entry.records);
+    put32(b, 16, entry.bytes);
+    put16(b, 20, entry.blocks);
+    put32(b, 24, entry.sumCrc);
+    put32(b, 28, crc32(b, 0, 28));
+    f = openWrite(this.catPath);
+    try {
+      writeAt(f, b, CAT_HEADER + slot * CAT_ENTRY);
+    } finally {
+      f.close();
+    }
+    this.slots = slot + 1;
+    this.entries.set(entry.seq, entry);
+    return entry;
+  }
+
+  // Starts both files again, empty (their segments are summarized again, one a step).
+  reset(): void {
+    remove(this.catPath);
+    remove(this.sumPath);
+    for (const [path, magic] of [
+      [this.sumPath, SUM_MAGIC],
+      [this.catPath, CAT_MAGIC],
+    ] as const) {
+      const f = openWrite(path);
+      try {
+        writeAt(f, header(magic, this.stream), 0);
+      } finally {
+        f.close();
+      }
+    }
+    this.entries.clear();
+    this.slots = 0;
+    this.why = undefined;
+  }
+
+  // Slots no live segment uses.
+  dead(live: (seq: number) => boolean): number {
+    let n = this.slots;
+    for (const e of this.entries.values()) if (live(e.seq)) n--;
+    return n;
+  }
+
+  // Reads the summaries of `want` (entries sorted by slot) in one pass of the
+  // file, in chunks of at most 4 KB, and calls on(entry, buf, off) for each
+  // whose CRC holds; returns the entries whose summary could not be used.
+  summaries(want: CatEntry[], buf: Uint8Array, on: (e: CatEntry, buf: Uint8Array, off: number) => void): CatEntry[] {
+    const failed: CatEntry[] = [];
+    if (!want.length) return failed;
+    let f: File;
+    try {
+      f = new File(this.sumPath);
+    } catch (e) {
+      rethrowFatal(e);
+      return want.slice();
+    }
+    try {
+      const per = Math.floor(CHUNK / SUMMARY_BYTES);
+      for (let i = 0; i < want.length; ) {
+        // a run of consecutive slots, at most one chunk
+        let j = i + 1;
+        while (j < want.length && j - i < per && want[j].slot === want[j - 1].slot + 1) j++;
+        let n = 0;
+        try {
+          n = readInto(f, CAT_HEADER + want[i].slot * SUMMARY_BYTES, (j - i) * SUMMARY_BYTES, buf);
+        } catch (e) {
+          rethrowFatal(e);
+        }
+        for (let k = i; k < j; k++) {
+          const off = (k - i) * SUMMARY_BYTES;
+          if (off + SUMMARY_BYTES <= n && crc32(buf, off, off + SUMMARY_BYTES) === want[k].sumCrc) on(want[k], buf, off);
+          else failed.push(want[k]);
+        }
+        i = j;
+      }
+    } finally {
+      f.close();
+    }
+    return failed;
+  }
+}

@@ -1,0 +1,220 @@
+// Archive lines, format 2 (docs/FORMAT.md §3.2): compact JSON with short keys,
+// the record's time as unix seconds, and a CRC-32 of the line at its end.
+//
+//   {"t":1772330400,"c":"主人会游泳","z":"1a2b3c4d"}
+//
+// "t" comes first, so time tests read the digits raw; "z" last, the CRC of every
+// byte before `,"z":"`, so any damaged line is found without trusting it. The
+// record's id (recordId: the same for the record in NVS) is not stored: it is
+// made from the fields, unless the text had to be cut to fit ("x" holds it).
+
+import { encode, decode, truncate, byteLength, ascii } from "../text/utf8";
+import { crc32 } from "../nvs/crc32";
+import { formatIso, fromLocal } from "../time/local";
+import { now } from "../time/clock";
+import { EMOTIONS, REPEATS, type Fact, type Moment, type Event } from "../memory/types";
+import { recordId, hex8, type ArchiveRecord, type ArchivedItem, type ArchiveType } from "./line";
+
+export type Stream = "fact" | "moment" | "event" | "digest";
+export const STREAMS: readonly Stream[] = ["fact", "moment", "event", "digest"];
+export const STREAM_CHAR: Record<Stream, string> = { fact: "f", moment: "m", event: "e", digest: "d" };
+export const STREAM_CODE: Record<Stream, number> = { fact: 1, moment: 2, event: 3, digest: 4 };
+
+export const VERSION = 2;
+export const MAX_LINE = 512; // bytes, with the "\n"
+export const NL = 10;
+const T_PREFIX = ascii('{"t":');
+const Z_KEY = ascii(',"z":"');
+export const SUFFIX = 16; // ,"z":"hhhhhhhh"}
+
+export interface Line {
+  id: string;
+  t: number; // unix seconds
+  line: Uint8Array; // with its "\n"
+}
+
+function hexByte(b: Uint8Array, at: number, v: number): void {
+  for (let i = 7; i >= 0; i--) {
+    const d = v & 15;
+    b[at + i] = d < 10 ? 48 + d : 87 + d;
+    v >>>= 4;
+  }
+}
+
+// Seals a line: appends ,"z":"<crc of body>"}\n to the body.
+export function sealLine(body: string): Uint8Array {
+  const b = encode(body);
+  const out = new Uint8Array(b.length + SUFFIX + 1);
+  out.set(b, 0);
+  out.set(Z_KEY, b.length);
+  hexByte(out, b.length + 6, crc32(b));
+  out[b.length + 14] = 34;
+  out[b.length + 15] = 125;
+  out[b.length + 16] = NL;
+  return out;
+}
+
+// The event's unix seconds: its local date and time (00:00 without a time); an
+// annual MM-DD event takes the current local year.
+export function eventSeconds(e: Event, nowMs = now()): number {
+  let date = e.date;
+  if (date.length === 5) date = formatIso(nowMs).slice(0, 4) + "-" + date;
+  const tm = /^(\d{2}):(\d{2})$/.exec(e.time);
+  const ms = fromLocal(Number(date.slice(0, 4)), Number(date.slice(5, 7)), Number(date.slice(8, 10)), tm ? Number(tm[1]) : 0, tm ? Number(tm[2]) : 0);
+  return Math.floor(ms / 1000);
+}
+
+function flagsOf(e: Event): number {
+  return (e.schedule ? 1 : 0) | (e.completed ? 2 : 0) | (Math.max(0, REPEATS.indexOf(e.repeat)) << 2);
+}
+
+const q = (s: string) => JSON.stringify(s);
+const n = (v: unknown) => (typeof v === "number" && isFinite(v) ? Math.round(v) : 0);
+
+function body(type: ArchiveType, r: ArchiveRecord, t: number, topic: string, content: string, x: string): string {
+  const tail = x ? `,"x":"${x}"` : "";
+  if (type === "fact") return `{"t":${t},"c":${q(content)}${tail}`;
+  if (type === "moment") {
+    const m = r as Moment;
+    return `{"t":${t},"p":${q(topic)},"c":${q(content)},"e":${Math.max(0, EMOTIONS.indexOf(m.emotion))},"i":${n(m.intensity)},"m":${n(m.importance)}${tail}`;
+  }
+  const e = r as Event;
+  return `{"t":${t},"d":${q(e.date)},"h":${q(e.time)},"y":${q(e.eventType)},"c":${q(content)},"e":${Math.max(0, EMOTIONS.indexOf(e.emotion))},"i":${n(e.intensity)},"g":${n(e.significance)},"r":${n(e.priority)},"f":${flagsOf(e)}${tail}`;
+}
+
+// The line of a record. Content (then topic) longer than a line allows is cut
+// at a character boundary, and the line then carries the record's id. Throws a
+// RangeError for something that is not a record it can store.
+export function encodeRecord(type: ArchiveType, r: ArchiveRecord): Line {
+  if (typeof r !== "object" || r === null || typeof (r as Fact).content !== "string") throw new RangeError("archive: not a record");
+  let t: number;
+  if (type === "event") {
+    const e = r as Event;
+    if (typeof e.date !== "string" || !/^(\d{4}-)?\d{2}-\d{2}$/.test(e.date)) throw new RangeError(`archive: bad event date ${String(e.date)}`);
+    t = eventSeconds(e);
+  } else t = (r as Fact).timestamp;
+  if (typeof t !== "number" || !(t >= 0 && t <= 0xffffffff) || Math.floor(t) !== t) throw new RangeError(`archive: bad timestamp ${String(t)}`);
+  const id = recordId(type, r);
+  let content = (r as Fact).content;
+  let topic = type === "moment" ? String((r as Moment).topic ?? "") : "";
+  let x = "";
+  for (;;) {
+    const line = sealLine(body(type, r, t, topic, content, x));
+    const over = line.length - MAX_LINE;
+    if (over <= 0) return { id, t, line };
+    x = id;
+    const cb = byteLength(content);
+    if (cb > 0) content = truncate(content, Math.max(0, cb - Math.max(over, 1) - 15));
+    else if (topic) topic = truncate(topic, Math.max(0, byteLength(topic) - Math.max(over, 1) - 15));
+    else throw new RangeError("archive: record too large");
+  }
+}
+
+// The header line every segment starts with.
+export function headerLine(stream: Stream, seq: number): Uint8Array {
+  return sealLine(`{"v":${VERSION},"s":"${STREAM_CHAR[stream]}","n":${seq}`);
+}
+
+// ---- reading -----------------------------------------------------------------------
+
+function hexAt(b: Uint8Array, at: number): number {
+  let v = 0;
+  for (let i = 0; i < 8; i++) {
+    const c = b[at + i];
+    const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+// Does the line b[s..e) (without "\n") end with a CRC that matches it?
+export function lineOk(b: Uint8Array, s: number, e: number): boolean {
+  if (e - s < SUFFIX + 2 || b[e - 1] !== 125 || b[e - 2] !== 34) return false;
+  const z = e - SUFFIX;
+  for (let i = 0; i < 6; i++) if (b[z + i] !== Z_KEY[i]) return false;
+  return hexAt(b, z + 6) === crc32(b, s, z);
+}
+
+// The time of a line that starts like a record ({"t":digits,), or -1. Raw: no parse.
+export function lineT(b: Uint8Array, s: number, e: number): number {
+  for (let i = 0; i < 5; i++) if (b[s + i] !== T_PREFIX[i]) return -1;
+  let v = 0, i = s + 5;
+  for (; i < e && i < s + 16; i++) {
+    const c = b[i];
+    if (c === 44) return i > s + 5 ? v : -1;
+    if (c < 48 || c > 57) return -1;
+    v = v * 10 + (c - 48);
+  }
+  return -1;
+}
+
+function str(v: unknown): v is string {
+  return typeof v === "string";
+}
+
+// The record (or digest) in a checked line, as recall returns it; undefined for
+// a line that is not one of this stream's (a header line, a foreign object).
+// The caller checks the CRC first (lineOk).
+export function parseRecord(b: Uint8Array, s: number, e: number, stream: Stream): ArchivedItem | undefined {
+  let o: any;
+  try {
+    o = JSON.parse(decode(b.subarray(s, e)));
+  } catch {
+    return undefined;
+  }
+  if (typeof o !== "object" || o === null || typeof o.t !== "number" || !str(o.c)) return undefined;
+  const t = o.t;
+  const ts = formatIso(t * 1000);
+  const x = str(o.x) && o.x.length === 8 ? o.x : "";
+  if (stream === "fact") return { timestamp: ts, type: "fact", id: x || hex8(crc32(encode(`fact\n${t}\n${o.c}`))), content: o.c };
+  if (stream === "moment") {
+    if (!str(o.p)) return undefined;
+    return { timestamp: ts, type: "moment", id: x || hex8(crc32(encode(`moment\n${t}\n${o.p}\n${o.c}`))), content: o.c, topic: o.p, emotion_type: n(o.e), emotion_intensity: n(o.i), importance: n(o.m) };
+  }
+  if (stream === "event") {
+    if (!str(o.d) || !str(o.h) || !str(o.y)) return undefined;
+    const id = x || hex8(crc32(encode(`event\n${o.d}\n${o.h}\n${o.c}`)));
+    return { timestamp: ts, type: "event", id, date: o.d, time: o.h, event_type: o.y, content: o.c, emotion_type: n(o.e), emotion_intensity: n(o.i), significance: n(o.g), priority: n(o.r), flags: n(o.f) };
+  }
+  if (typeof o.u !== "number" || !str(o.o) || typeof o.q !== "number") return undefined;
+  const kw: string[] = Array.isArray(o.k) ? o.k.filter(str) : [];
+  return { timestamp: ts, type: o.w === 1 ? "event" : "moment", id: hex8(crc32(encode(`digest\n${o.w === 1 ? "e" : "m"}${o.q}\n${o.o}`))), content: o.c, digest: true, month: o.o, until: formatIso(o.u * 1000), count: n(o.n), keywords: kw };
+}
+
+// The searchable texts of a record line (content, topic; a digest's keywords).
+export function textsOf(it: ArchivedItem): string[] {
+  const out = [it.content];
+  if (it.topic) out.push(it.topic);
+  if (it.keywords) for (const k of it.keywords) out.push(k);
+  return out;
+}
+
+// ---- digests -----------------------------------------------------------------------
+
+export interface DigestLine {
+  from: number; // unix s of the first record folded in
+  to: number; // of the last
+  month: string; // YYYY-MM, local
+  count: number;
+  keywords: string[];
+  points: string; // the key points, joined
+  source: number; // the retired segment's sequence number (makes a repeated retire idempotent)
+  events: boolean; // a digest of events rather than moments
+}
+
+export function encodeDigest(d: DigestLine): Line {
+  let points = d.points;
+  let kw = d.keywords.slice(0, 8);
+  for (;;) {
+    const b = `{"t":${d.from},"u":${d.to},"o":${q(d.month)},"n":${d.count},"w":${d.events ? 1 : 0},"q":${d.source},"k":${JSON.stringify(kw)},"c":${q(points)}`;
+    const line = sealLine(b);
+    const over = line.length - MAX_LINE;
+    const id = hex8(crc32(encode(`digest\n${d.events ? "e" : "m"}${d.source}\n${d.month}`)));
+    if (over <= 0) return { id, t: d.from, line };
+    const pb = byteLength(points);
+    if (pb > 0) points = truncate(points, Math.max(0, pb - over));
+    else if (kw.length) kw = kw.slice(0, kw.length - 1);
+    else throw new RangeError("archive: digest too large");
+  }
+}

@@ -1,0 +1,282 @@
+// Recall over a stream's segments (docs/FORMAT.md §3.8): newest first, one
+// chunk of flash in RAM at a time, and as little read as the catalog and the
+// sidecars allow.
+//
+// - recent: segments read backwards from their end, newest segment first.
+// - time range: the catalog's (or the sidecar's) time ranges pick segments and
+//   blocks; lines are tested on their raw time before parsing.
+// - keyword: the catalog's 2 KB summaries pick segments, the sidecar's block
+//   signatures blocks.
+// Segments are visited newest (highest time) first; once `limit` results are
+// held and no remaining segment can beat the oldest of them, reading stops.
+// Every line is trusted only when its block's CRC holds (a single flipped bit
+// is repaired in RAM) or its own CRC does.
+
+import { File } from "file";
+import { crc32 } from "../nvs/crc32";
+import { CHUNK, readInto, scanBackward, rethrowFatal } from "./file";
+import { lineT, parseRecord, textsOf, NL, STREAM_CODE, type Stream } from "./codec";
+import { containsFolded, sigProbe, sigHas, SIG_BYTES } from "./fold";
+import { SUMMARY_MASK, type CatEntry } from "./catalog";
+import { readSide, lineKind, KIND_RECORD, NO_MIN, type BlockInfo } from "./segment";
+import { scanRange, validEndOf, type ArchiveStream } from "./stream";
+import { repairBit } from "./repair";
+import type { ArchivedItem } from "./line";
+
+export interface RecallStats {
+  segments: number; // segments looked into
+  blocksRead: number;
+  linesParsed: number;
+  summaries: number; // catalog summaries read
+  damaged: number; // lines not served: their CRC fails and one flipped bit does not explain it
+  repaired: number; // blocks or lines repaired in RAM (one flipped bit)
+}
+
+export const blankStats = (): RecallStats => ({ segments: 0, blocksRead: 0, linesParsed: 0, summaries: 0, damaged: 0, repaired: 0 });
+
+export interface Query {
+  lo: number; // unix seconds, inclusive
+  hi: number;
+  folded?: Uint8Array; // keyword, folded (fold.ts)
+  limit: number;
+  hidden: (code: number, id: string) => boolean;
+}
+
+interface Hit {
+  it: ArchivedItem;
+  t: number;
+  seq: number;
+  pos: number;
+}
+
+// The best `limit` hits, newest first (time, then segment, then position), one per id.
+export class TopK {
+  hits: Hit[] = [];
+  constructor(readonly limit: number) {}
+  get full(): boolean {
+    return this.hits.length >= this.limit;
+  }
+  get oldest(): number {
+    return this.hits.length ? this.hits[this.hits.length - 1].t : -1;
+  }
+  add(h: Hit): void {
+    const i = this.hits.findIndex((x) => x.it.id === h.it.id && x.it.type === h.it.type && !!x.it.digest === !!h.it.digest);
+    if (i >= 0) return; // the newer position was seen first or is as good
+    if (this.full && !newer(h, this.hits[this.hits.length - 1])) return;
+    let at = this.hits.length;
+    while (at > 0 && newer(h, this.hits[at - 1])) at--;
+    this.hits.splice(at, 0, h);
+    if (this.hits.length > this.limit) this.hits.length = this.limit;
+  }
+  items(): ArchivedItem[] {
+    return this.hits.map((h) => h.it);
+  }
+}
+
+function newer(a: Hit, b: Hit): boolean {
+  return a.t !== b.t ? a.t > b.t : a.seq !== b.seq ? a.seq > b.seq : a.pos > b.pos;
+}
+
+function matches(it: ArchivedItem, q: Query, t: number): boolean {
+  if (t < q.lo || t > q.hi) return false;
+  if (!q.folded) return true;
+  for (const x of textsOf(it)) if (containsFolded(x, q.folded)) return true;
+  return false;
+}
+
+// A line to hand back: checked (block CRC or its own), parsed, not forgotten.
+function take(buf: Uint8Array, s: number, e: number, trusted: boolean, stream: Stream, q: Query, st: RecallStats): ArchivedItem | undefined {
+  if (!trusted) {
+    const k = lineKind(buf, s, e);
+    if (k !== KIND_RECORD) {
+      if (k === 2 && e > s && buf[s] === 123) st.damaged++;
+      return undefined;
+    }
+  } else if (buf[s] !== 123 || buf[s + 2] !== 116) return undefined; // a header or repair line
+  st.linesParsed++;
+  const it = parseRecord(buf, s, e, stream);
+  if (!it) return undefined;
+  if (q.hidden(STREAM_CODE[it.digest ? (it.type as Stream) : stream], it.id)) return undefined;
+  return it;
+}
+
+// ---- recent --------------------------------------------------------------------------------
+
+export function recent(st0: ArchiveStream, limit: number, q: Query, st: RecallStats): ArchivedItem[] {
+  const out: ArchivedItem[] = [];
+  const seen = new Set<string>();
+  for (const seq of st0.newestFirst()) {
+    if (out.length >= limit) break;
+    let f: File;
+    try {
+      f = new File(st0.path(seq));
+    } catch (e) {
+      rethrowFatal(e);
+      continue; // named by the check report (unreadable); its twin or a later check restores it
+    }
+    st.segments++;
+    try {
+      const end = st0.open && st0.open.seq === seq ? st0.open.validEnd : validEndOf(f, f.length, st0.bufs.chunk);
+      scanBackward(f, end, st0.bufs.chunk, (buf, s, e) => {
+        if (lineT(buf, s, e) < 0) return;
+        const it = take(buf, s, e, false, st0.stream, q, st);
+        if (!it || seen.has(it.id)) return;
+        seen.add(it.id);
+        out.push(it);
+        return out.length < limit;
+      });
+    } finally {
+      f.close();
+    }
+  }
+  return out;
+}
+
+// ---- range and keyword -----------------------------------------------------------------------
+
+interface Cand {
+  seq: number;
+  max: number; // highest time it may hold (0xFFFFFFFF: unknown)
+  min: number;
+}
+
+// Range and keyword recall over one stream, into `top`.
+export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): void {
+  const probe = q.folded ? sigProbe(q.folded) : undefined;
+  const unknown: Cand[] = [];
+  const summarized: CatEntry[] = [];
+  for (const seq of s.newestFirst()) {
+    const e = s.cat.entries.get(seq);
+    const open = s.open && s.open.seq === seq;
+    if (!open && e && e.bytes === s.segs.get(seq)) {
+      if (e.records && e.max >= q.lo && e.min <= q.hi) summarized.push(e);
+    } else unknown.push({ seq, max: 0xffffffff, min: 0 });
+  }
+  // segments the catalog does not know yet (the open one, unsealed ones) first: they are the newest
+  for (const c of unknown) segment(s, c.seq, q, probe, top, st);
+  if (!summarized.length) return;
+  if (top.full && summarized.every((e) => e.max < top.oldest)) return;
+  let cands: Cand[] = [];
+  if (probe) {
+    const sp = sigProbe(q.folded as Uint8Array, SUMMARY_MASK);
+    const bySlot = summarized.slice().sort((a, b) => a.slot - b.slot);
+    const failed = s.cat.summaries(bySlot, s.bufs.sum, (e, buf, off) => {
+      st.summaries++;
+      if (sigHas(buf, off, sp)) cands.push({ seq: e.seq, max: e.max, min: e.min });
+    });
+    for (const e of failed) cands.push({ seq: e.seq, max: e.max, min: e.min }); // read its sidecar instead
+  } else cands = summarized.map((e) => ({ seq: e.seq, max: e.max, min: e.min }));
+  cands.sort((a, b) => b.max - a.max || b.seq - a.seq);
+  for (const c of cands) {
+    if (top.full && c.max < top.oldest) break;
+    segment(s, c.seq, q, probe, top, st);
+  }
+}
+
+// One segment: its sidecar's blocks that may match, then its unindexed rest.
+function segment(s: ArchiveStream, seq: number, q: Query, probe: Uint16Array | undefined, top: TopK, st: RecallStats): void {
+  let f: File;
+  try {
+    f = new File(s.path(seq));
+  } catch (e) {
+    rethrowFatal(e);
+    return;
+  }
+  st.segments++;
+  try {
+    const open = s.open && s.open.seq === seq ? s.open : undefined;
+    const length = f.length;
+    const end = open ? open.validEnd : validEndOf(f, length, s.bufs.chunk);
+    const side = readSide(s.path(seq, "six"), s.stream, seq, end, s.bufs.side);
+    const blocks = side.blocks;
+    // newest blocks first
+    const order: number[] = [];
+    for (let i = blocks.length - 1; i >= 0; i--) order.push(i);
+    order.sort((a, b) => blocks[b].max - blocks[a].max || b - a);
+    for (const i of order) {
+      const b = blocks[i];
+      if (!b.records || b.max < q.lo || b.min > q.hi) continue;
+      if (top.full && b.max < top.oldest) break;
+      if (probe && !sigHas(side.sigs, i * SIG_BYTES, probe)) continue;
+      block(s, f, seq, b, q, top, st);
+    }
+    // the rest: lines after the indexed blocks (the open segment's tail)
+    if (side.indexedEnd < end)
+      scanRange(f, side.indexedEnd, end, s.bufs.chunk, (buf, ls, le, size, pos) => {
+        if (size === le - ls) return;
+        const t = lineT(buf, ls, le);
+        if (t < 0 || t < q.lo || t > q.hi) return;
+        const it = take(buf, ls, le, false, s.stream, q, st);
+        if (it && matches(it, q, t)) top.add({ it, t, seq, pos });
+      });
+  } finally {
+    f.close();
+  }
+}
+
+function block(s: ArchiveStream, f: File, seq: number, b: BlockInfo, q: Query, top: TopK, st: RecallStats): void {
+  const buf = s.bufs.chunk;
+  const n = readInto(f, b.offset, b.length, buf);
+  st.blocksRead++;
+  let trusted = n === b.length && crc32(buf, 0, n) === b.crc;
+  if (!trusted && n === b.length && repairBit(buf, 0, n, b.crc) >= 0) {
+    st.repaired++;
+    trusted = true;
+  }
+  for (let ls = 0; ls < n; ) {
+    const i = buf.indexOf(NL, ls);
+    if (i < 0) break;
+    const t = lineT(buf, ls, i);
+    if (t >= q.lo && t <= q.hi) {
+      const it = take(buf, ls, i, trusted, s.stream, q, st);
+      if (it && matches(it, q, t)) top.add({ it, t, seq, pos: b.offset + ls });
+    }
+    ls = i + 1;
+  }
+}
+
+// ---- digests -----------------------------------------------------------------------------
+
+// Digests of moments or events (the digest stream is small: read whole) that
+// match a keyword, or whose span overlaps the range.
+export function digests(d: ArchiveStream, events: boolean, q: Query, top: TopK, st: RecallStats): void {
+  for (const seq of d.newestFirst()) {
+    let f: File;
+    try {
+      f = new File(d.path(seq));
+    } catch (e) {
+      rethrowFatal(e);
+      continue;
+    }
+    st.segments++;
+    try {
+      const end = d.open && d.open.seq === seq ? d.open.validEnd : validEndOf(f, f.length, d.bufs.chunk);
+      scanRange(f, 0, end, d.bufs.chunk, (buf, ls, le, size, pos) => {
+        if (size === le - ls || lineT(buf, ls, le) < 0) return;
+        const it = take(buf, ls, le, false, "digest", q, st);
+        if (!it || (it.type === "event") !== events) return;
+        const t = lineT(buf, ls, le);
+        const until = it.until ? isoSeconds(it.until, t) : t;
+        if (until < q.lo || t > q.hi) return;
+        if (q.folded) {
+          let hit = false;
+          for (const x of textsOf(it)) if (containsFolded(x, q.folded)) hit = true;
+          if (!hit) return;
+        }
+        top.add({ it, t, seq, pos });
+      });
+    } finally {
+      f.close();
+    }
+  }
+}
+
+// A digest's `until` back to seconds: its local ISO time differs from the
+// line's `t` by the same offset as `timestamp` does, so it is shifted by that.
+function isoSeconds(iso: string, _t: number): number {
+  const y = Number(iso.slice(0, 4)), mo = Number(iso.slice(5, 7)), dd = Number(iso.slice(8, 10));
+  const h = Number(iso.slice(11, 13)), mi = Number(iso.slice(14, 16)), se = Number(iso.slice(17, 19));
+  return Math.floor(Date.UTC(y, mo - 1, dd, h, mi, se) / 1000) - 14 * 3600; // generous: any offset
+}
+
+export { NO_MIN, CHUNK };

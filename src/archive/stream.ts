@@ -1,0 +1,499 @@
+// One stream of the archive (facts, moments, events or digests): its segment
+// files, the open segment that takes appends, its twin, and sealing
+// (docs/FORMAT.md §3.3–3.6).
+//
+// Appends go to the open segment and then, byte for byte at the same offsets,
+// to its twin: a cut that leaves either file unreadable (SPIFFS can leave a file
+// not finalized) still leaves one whole copy of every acknowledged line. A
+// segment that is full is sealed by a maintenance step: its last block is
+// indexed, its summary joins the catalog, and its twin goes. Sealed segments
+// are never written again; retiring deletes them whole.
+
+import { File } from "file";
+import { CHUNK, ArchiveError, readInto, writeAt, openAppend, openWrite, remove, rename, rethrowFatal, messageOf } from "./file";
+import { lineT, headerLine, parseRecord, textsOf, NL, STREAM_CHAR, type Line, type Stream } from "./codec";
+import { sigAdd } from "./fold";
+import { Catalog, SUMMARY_BYTES, SUMMARY_MASK } from "./catalog";
+import { SEGMENT_BLOCKS, RECORD, NO_MIN, segName, parseName, readSide, createSide, writeSideRecords, BlockBuilder, decodeRecords, lineKind, KIND_RECORD, type BlockInfo } from "./segment";
+
+// Segments hold at most 56 KB: blocks of whole lines of at most 512 bytes are
+// at least 3,585 bytes, so a segment never needs more than its 16 block records.
+export const SEGMENT_BYTES = 57344;
+
+export interface OpenSeg {
+  seq: number;
+  length: number; // bytes on flash
+  validEnd: number; // end of the last complete line
+  blocks: BlockInfo[]; // indexed blocks (the sidecar's entries)
+  indexedEnd: number;
+  sideOk: boolean; // the sidecar holds exactly `blocks`
+  twin: number; // bytes of the twin equal to the segment's; -1: no usable twin
+  tailRecords: number; // records after the indexed blocks
+}
+
+export class Buffers {
+  chunk = new Uint8Array(CHUNK);
+  side = new Uint8Array(32 + SEGMENT_BLOCKS * RECORD);
+  sum = new Uint8Array(CHUNK);
+}
+
+export class ArchiveStream {
+  segs = new Map<number, number>(); // seq → length of every segment file
+  open: OpenSeg | undefined;
+  cat: Catalog;
+  unreadable: string[] = []; // segments that could not be read (named, never deleted)
+  repaired: string[] = []; // what boot did (a twin put in place, a retire finished)
+  twinsToDrop: number[] = [];
+  skip = -1; // a segment a migration is writing: not the stream's until sealed (migrate.ts)
+
+  constructor(
+    readonly root: string,
+    readonly stream: Stream,
+    readonly bufs: Buffers,
+  ) {
+    this.cat = new Catalog(root, stream);
+  }
+
+  path(seq: number, ext: "jsonl" | "six" | "twn" | "ret" = "jsonl"): string {
+    return segName(this.root, this.stream, seq, ext);
+  }
+
+  // Segment sequence numbers, newest first.
+  newestFirst(): number[] {
+    const a: number[] = [];
+    this.segs.forEach((_l, s) => a.push(s));
+    return a.sort((x, y) => y - x);
+  }
+
+  // Segments that are full and not summarized yet (the open one never is).
+  unsealed(): number[] {
+    const out: number[] = [];
+    for (const s of this.newestFirst()) {
+      if (this.open && s === this.open.seq) continue;
+      const e = this.cat.entries.get(s);
+      if (!e || e.bytes !== this.segs.get(s)) out.push(s);
+    }
+    return out.reverse();
+  }
+
+  // ---- boot ---------------------------------------------------------------------------
+
+  // Learns the stream from a listing of the root (names relative to it).
+  // Never throws for the file system: what cannot be read is named and kept.
+  load(files: Map<string, number>): void {
+    const segs = new Map<number, number>();
+    const twins = new Map<number, number>();
+    const sides = new Set<number>();
+    const c = STREAM_CHAR[this.stream];
+    this.repaired = [];
+    this.unreadable = [];
+    files.forEach((len, name) => {
+      if (name[0] !== c) return;
+      const p = parseName(name);
+      if (!p) return;
+      if (p.seq === this.skip) return;
+      if (p.ext === "jsonl") segs.set(p.seq, len);
+      else if (p.ext === "twn") twins.set(p.seq, len);
+      else if (p.ext === "six") sides.add(p.seq);
+      else if (p.ext === "ret") {
+        // a retire cut after its digest was written: finish it
+        if (File.delete(this.path(p.seq, "ret"))) this.repaired.push(`retired ${name}`);
+        if (sides.has(p.seq) || files.has(name.slice(0, 7) + ".six")) File.delete(this.path(p.seq, "six"));
+      }
+    });
+    // a twin whose segment is gone (a cut between the delete and the rename
+    // of a repair) becomes the segment
+    twins.forEach((len, seq) => {
+      if (segs.has(seq)) return;
+      if (File.rename(this.path(seq, "twn"), this.path(seq))) {
+        segs.set(seq, len);
+        this.repaired.push(`${c}${seq}: the twin became the segment`);
+      }
+    });
+    this.cat.load(this.bufs.chunk, files.has(`${c}.cat`));
+    this.segs = segs;
+    this.open = undefined;
+    let top = -1;
+    segs.forEach((_l, s) => (top = Math.max(top, s)));
+    this.twinsToDrop = [];
+    twins.forEach((_l, s) => {
+      if (s !== top && segs.has(s) && this.cat.entries.get(s)?.bytes === segs.get(s)) this.twinsToDrop.push(s);
+    });
+    this.nextSeq = top + 1;
+    // a sealed segment is never written again: the next append starts a new one
+    if (top >= 0 && this.cat.entries.get(top)?.bytes !== segs.get(top)) this.loadOpen(top, twins.has(top) ? (twins.get(top) as number) : -1);
+  }
+
+  // The open segment: its valid end, its sidecar, its twin. A segment that
+  // cannot be opened is replaced by its twin when there is one.
+  private loadOpen(seq: number, twinLen: number): void {
+    let f: File | undefined;
+    try {
+      f = new File(this.path(seq));
+    } catch (e) {
+      rethrowFatal(e);
+      f = undefined;
+    }
+    if (!f && twinLen >= 0) {
+      if (File.delete(this.path(seq)) && File.rename(this.path(seq, "twn"), this.path(seq))) {
+        this.repaired.push(`${STREAM_CHAR[this.stream]}${seq}: unreadable, its twin put in its place`);
+        this.segs.set(seq, twinLen);
+        twinLen = -1;
+        try {
+          f = new File(this.path(seq));
+        } catch (e) {
+          rethrowFatal(e);
+          f = undefined;
+        }
+      }
+    }
+    if (!f) {
+      this.unreadable.push(`${STREAM_CHAR[this.stream]}${seq}`);
+      // appends go on in a new segment; this one is kept as it is
+      this.open = undefined;
+      this.segs.delete(seq);
+      this.nextSeq = seq + 1;
+      return;
+    }
+    try {
+      const length = f.length;
+      const validEnd = validEndOf(f, length, this.bufs.chunk);
+      const side = readSide(this.path(seq, "six"), this.stream, seq, validEnd, this.bufs.side);
+      const o: OpenSeg = { seq, length, validEnd, blocks: side.blocks.slice(), indexedEnd: side.indexedEnd, sideOk: side.why === undefined || side.why.indexOf("entry") > 0, twin: twinLen < 0 ? -1 : Math.min(twinLen, length), tailRecords: 0 };
+      if (side.why === "no sidecar" || side.why === "sidecar header" || side.why === "sidecar unreadable") o.sideOk = false;
+      this.open = o;
+      this.segs.set(seq, length);
+      this.catchUp(f);
+    } catch (e) {
+      rethrowFatal(e);
+      this.unreadable.push(`${STREAM_CHAR[this.stream]}${seq}: ${messageOf(e)}`);
+      this.open = undefined;
+      this.segs.delete(seq);
+      this.nextSeq = seq + 1;
+    } finally {
+      f.close();
+    }
+  }
+
+  nextSeq = 1;
+
+  // Indexes the open segment's closed blocks not yet indexed; counts its tail.
+  private catchUp(f: File): void {
+    const o = this.open as OpenSeg;
+    const room = SEGMENT_BLOCKS - o.blocks.length;
+    const b = new BlockBuilder(this.stream, o.indexedEnd, room);
+    scanRange(f, o.indexedEnd, o.validEnd, this.bufs.chunk, (buf, s, e, size) => b.add(buf, s, e, size));
+    const out = b.flush(false);
+    o.tailRecords = b.tailRecords;
+    if (!b.count) return;
+    try {
+      if (!o.sideOk) {
+        if (o.blocks.length) return; // a sidecar that cannot be trusted is rebuilt when sealing
+        createSide(this.path(o.seq, "six"), this.stream, o.seq);
+        o.sideOk = true;
+      }
+      writeSideRecords(this.path(o.seq, "six"), o.blocks.length, out);
+      for (const x of decodeRecords(out, b.count)) o.blocks.push(x);
+      o.indexedEnd = b.end;
+    } catch (e) {
+      rethrowFatal(e);
+      o.sideOk = false; // the blocks stay unindexed: queries scan them
+    }
+  }
+
+  // ---- appending ------------------------------------------------------------------------
+
+  // Appends lines (each with its "\n") in one write to the open segment, then to
+  // its twin; starts a new segment when they do not fit. Lines whose id is
+  // already in the open segment's tail are skipped (a move repeated after a
+  // cut). Returns the lines written. Throws ArchiveError; nothing is
+  // acknowledged then.
+  append(lines: Line[]): { written: number; bytes: number } {
+    let o = this.open;
+    let total = 0;
+    for (const l of lines) total += l.line.length;
+    if (!o || o.validEnd + total + 2 > SEGMENT_BYTES) o = this.rollover();
+    // the tail: the bytes after the indexed blocks (less than a block, plus a torn append)
+    const tail = this.readTail(o);
+    const fresh = lines.filter((l) => !tailHas(tail, o!.indexedEnd, o!.validEnd, l, this.stream));
+    if (!fresh.length) return { written: 0, bytes: 0 };
+    const repair = o.length > o.validEnd;
+    let n = repair ? 2 : 0;
+    for (const l of fresh) n += l.line.length;
+    const out = new Uint8Array(n);
+    let at = 0;
+    if (repair) {
+      out[0] = 35; // "#": a torn line followed by this never parses
+      out[1] = NL;
+      at = 2;
+    }
+    for (const l of fresh) {
+      out.set(l.line, at);
+      at += l.line.length;
+    }
+    const pos = o.length;
+    const f = openAppend(this.path(o.seq), pos);
+    try {
+      writeAt(f, out, pos);
+    } finally {
+      f.close();
+    }
+    o.length = pos + n;
+    o.validEnd = o.length;
+    this.segs.set(o.seq, o.length);
+    this.writeTwin(o, pos, out, tail);
+    this.index(o, tail, out);
+    return { written: fresh.length, bytes: n };
+  }
+
+  // Starts the next segment: its header line, its twin, its sidecar.
+  private rollover(): OpenSeg {
+    const seq = Math.max(this.nextSeq, (this.open?.seq ?? 0) + 1);
+    const head = headerLine(this.stream, seq);
+    for (const p of [this.path(seq), this.path(seq, "twn")]) {
+      remove(p); // a leftover of a cut rollover
+      const f = openWrite(p);
+      try {
+        writeAt(f, head, 0);
+      } finally {
+        f.close();
+      }
+    }
+    let sideOk = true;
+    try {
+      createSide(this.path(seq, "six"), this.stream, seq);
+    } catch (e) {
+      rethrowFatal(e);
+      sideOk = false;
+    }
+    this.open = { seq, length: head.length, validEnd: head.length, blocks: [], indexedEnd: 0, sideOk, twin: head.length, tailRecords: 0 };
+    this.segs.set(seq, head.length);
+    this.nextSeq = seq + 1;
+    return this.open;
+  }
+
+  // The open segment's bytes after its indexed blocks, read once (less than 4 KB
+  // but for a torn append).
+  private readTail(o: OpenSeg): Uint8Array {
+    const n = o.length - o.indexedEnd;
+    const out = new Uint8Array(Math.max(0, n));
+    if (n <= 0) return out;
+    const f = new File(this.path(o.seq));
+    try {
+      for (let at = 0; at < n; ) {
+        const k = readInto(f, o.indexedEnd + at, Math.min(CHUNK, n - at), this.bufs.chunk);
+        if (k <= 0) throw new ArchiveError("io", "archive: short read");
+        out.set(this.bufs.chunk.subarray(0, k), at);
+        at += k;
+      }
+    } finally {
+      f.close();
+    }
+    return out;
+  }
+
+  // The twin gets the same bytes at the same offset; bytes it lacks before them
+  // (the previous append reached the segment only) come from the tail read.
+  // A twin that cannot be written is dropped and rebuilt by a step.
+  private writeTwin(o: OpenSeg, pos: number, out: Uint8Array, tail: Uint8Array): void {
+    if (o.twin < 0) return;
+    try {
+      const before = pos - o.twin; // segment bytes the twin misses
+      if (before < 0 || o.twin < o.indexedEnd) {
+        o.twin = -1;
+        return;
+      }
+      const f = openAppend(this.path(o.seq, "twn"), o.twin);
+      try {
+        if (before > 0) writeAt(f, tail.subarray(o.twin - o.indexedEnd, pos - o.indexedEnd), o.twin);
+        writeAt(f, out, pos);
+      } finally {
+        f.close();
+      }
+      o.twin = pos + out.length;
+    } catch (e) {
+      rethrowFatal(e);
+      o.twin = -1;
+    }
+  }
+
+  // Indexes the blocks the append closed, from the bytes in RAM (no read).
+  private index(o: OpenSeg, tail: Uint8Array, out: Uint8Array): void {
+    const all = new Uint8Array(tail.length + out.length);
+    all.set(tail, 0);
+    all.set(out, tail.length);
+    const b = new BlockBuilder(this.stream, o.indexedEnd, SEGMENT_BLOCKS - o.blocks.length);
+    let s = 0;
+    // the torn bytes the tail may end with are not lines: `all` holds them
+    // followed by "#\n", which makes them one bad line
+    for (;;) {
+      const i = all.indexOf(NL, s);
+      if (i < 0) break;
+      b.add(all, s, i, i + 1 - s);
+      s = i + 1;
+    }
+    const recs = b.flush(false);
+    o.tailRecords = b.tailRecords;
+    if (!b.count || !o.sideOk) return;
+    try {
+      writeSideRecords(this.path(o.seq, "six"), o.blocks.length, recs);
+      for (const x of decodeRecords(recs, b.count)) o.blocks.push(x);
+      o.indexedEnd = b.end;
+    } catch (e) {
+      rethrowFatal(e);
+      o.sideOk = false;
+    }
+  }
+
+  // ---- maintenance steps --------------------------------------------------------------------
+
+  // Copies up to `max` bytes of the open segment into its twin; a twin that is
+  // missing or unreadable is started again. Returns true when it did work.
+  twinStep(max = 8192): boolean {
+    const o = this.open;
+    if (!o) return false;
+    if (o.twin >= 0 && o.twin >= o.length) return false;
+    if (o.twin < 0) {
+      File.delete(this.path(o.seq, "twn"));
+      o.twin = 0;
+    }
+    const src = new File(this.path(o.seq));
+    try {
+      const f = o.twin === 0 ? openWrite(this.path(o.seq, "twn")) : openAppend(this.path(o.seq, "twn"), o.twin);
+      try {
+        const end = Math.min(o.length, o.twin + max);
+        for (let at = o.twin; at < end; ) {
+          const k = readInto(src, at, Math.min(CHUNK, end - at), this.bufs.chunk);
+          writeAt(f, this.bufs.chunk.subarray(0, k), at);
+          at += k;
+          o.twin = at;
+        }
+      } finally {
+        f.close();
+      }
+    } catch (e) {
+      rethrowFatal(e);
+      o.twin = -1;
+      throw e;
+    } finally {
+      src.close();
+    }
+    return true;
+  }
+
+  // Seals one full segment: indexes its last block (or the whole file when its
+  // sidecar is missing or damaged), adds its summary to the catalog, drops its
+  // twin. One read of the segment (at most 56 KB) and a few KB written.
+  seal(seq: number): void {
+    const path = this.path(seq);
+    const f = new File(path);
+    let side;
+    const summary = new Uint8Array(SUMMARY_BYTES);
+    let min = NO_MIN, max = 0, records = 0, blocks = 0;
+    try {
+      const length = f.length;
+      const end = validEndOf(f, length, this.bufs.chunk);
+      side = readSide(this.path(seq, "six"), this.stream, seq, end, this.bufs.side);
+      if (side.why && side.why.indexOf("entry") < 0) side = { blocks: [], indexedEnd: 0, why: side.why, sigs: side.sigs };
+      const b = new BlockBuilder(this.stream, side.indexedEnd, SEGMENT_BLOCKS - side.blocks.length);
+      scanRange(f, 0, end, this.bufs.chunk, (buf, s, e, size, pos) => {
+        if (pos >= side!.indexedEnd) b.add(buf, s, e, size);
+        if (size > e - s && lineKind(buf, s, e) === KIND_RECORD) {
+          const it = parseRecord(buf, s, e, this.stream);
+          if (!it) return;
+          const t = lineT(buf, s, e);
+          records++;
+          if (t < min) min = t;
+          if (t > max) max = t;
+          for (const x of textsOf(it)) sigAdd(summary, 0, x, SUMMARY_MASK);
+        }
+      });
+      const recs = b.flush(true);
+      if (!side.blocks.length) createSide(this.path(seq, "six"), this.stream, seq);
+      if (b.count) writeSideRecords(this.path(seq, "six"), side.blocks.length, recs);
+      blocks = side.blocks.length + b.count;
+      this.cat.add({ seq, min, max, records, bytes: length, blocks }, summary);
+      this.segs.set(seq, length);
+    } finally {
+      f.close();
+    }
+    if (File.exists(this.path(seq, "twn"))) File.delete(this.path(seq, "twn"));
+  }
+
+  // Retires a whole segment: renamed first (the point after which it is gone),
+  // then deleted with its sidecar. The caller has folded it into a digest.
+  retire(seq: number): void {
+    rename(this.path(seq), this.path(seq, "ret"));
+    this.segs.delete(seq);
+    File.delete(this.path(seq, "ret"));
+    File.delete(this.path(seq, "six"));
+    File.delete(this.path(seq, "twn"));
+  }
+
+  dropTwins(): boolean {
+    const s = this.twinsToDrop.pop();
+    if (s === undefined) return false;
+    File.delete(this.path(s, "twn"));
+    return true;
+  }
+}
+
+// ---- helpers -----------------------------------------------------------------------------
+
+export function validEndOf(f: File, length: number, buf: Uint8Array): number {
+  let end = length;
+  while (end > 0) {
+    const s = Math.max(0, end - CHUNK);
+    const n = readInto(f, s, end - s, buf);
+    const i = n > 0 ? buf.lastIndexOf(NL, n - 1) : -1;
+    if (i >= 0) return s + i + 1;
+    end = s;
+  }
+  return 0;
+}
+
+// Calls on(buf, s, e, size, pos) for each line of f[start..end) (end: a line
+// boundary); a run of 4 KB without a newline comes as one piece (size = e - s).
+export function scanRange(f: File, start: number, end: number, buf: Uint8Array, on: (buf: Uint8Array, s: number, e: number, size: number, pos: number) => void): void {
+  let pos = start, have = 0;
+  while (pos < end) {
+    const n = Math.min(CHUNK - have, end - pos - have);
+    if (n > 0) {
+      const k = readInto(f, pos + have, n, buf, have);
+      if (k <= 0) throw new ArchiveError("io", "archive: short read");
+      have += k;
+    }
+    let s = 0;
+    for (;;) {
+      const i = buf.indexOf(NL, s);
+      if (i < 0 || i >= have) break;
+      on(buf, s, i, i + 1 - s, pos + s);
+      s = i + 1;
+    }
+    if (s === 0) {
+      // no newline in a full chunk (damage), or the last bytes before `end`
+      on(buf, 0, have, have, pos);
+      s = have;
+    }
+    buf.copyWithin(0, s, have);
+    pos += s;
+    have -= s;
+  }
+}
+
+// Is the line's record already among the tail's lines (same time and bytes)?
+function tailHas(tail: Uint8Array, from: number, validEnd: number, l: Line, _stream: Stream): boolean {
+  const n = Math.min(tail.length, validEnd - from);
+  const len = l.line.length;
+  for (let s = 0; s < n; ) {
+    let i = tail.indexOf(NL, s);
+    if (i < 0 || i >= n) break;
+    if (i + 1 - s === len && lineT(tail, s, i) === l.t) {
+      let same = true;
+      for (let k = 0; k < len && same; k++) same = tail[s + k] === l.line[k];
+      if (same) return true;
+    }
+    s = i + 1;
+  }
+  return false;
+}
