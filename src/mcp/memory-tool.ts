@@ -337,12 +337,15 @@ export class MemoryTool implements Tool {
     let ids: string[] = [];
     let unreadable: string | undefined;
     if (arc && arc.forget) {
+      let items: Item[] | undefined;
       try {
-        ids = this.archivedMatches(arc, type, q);
+        // the archive's keyword match (folded, a substring) finds every exact or part match
+        items = arc.recall(type, { keyword: q, limit: FORGET_AT_ONCE }) as Item[];
       } catch (e) {
-        if (!isArchiveError(e)) throw e;
+        if (!archiveFailed(e)) throw e;
         unreadable = (e as Error).message;
       }
+      if (items) ids = this.archivedMatches(items, type, q);
     }
     let removed = 0;
     this.changing(() => {
@@ -362,18 +365,18 @@ export class MemoryTool implements Tool {
       try {
         hidden = arc!.forget!(type, ids);
       } catch (e) {
-        if (!isArchiveError(e)) throw e;
+        if (!archiveFailed(e)) throw e;
         throw new ToolError(`${gone}the archived copy could not be hidden now (${(e as Error).message}); try the same delete again`);
       }
     if (!removed && !hidden) return out({ result: "not_found", type });
     return out({ result: "deleted", type, from_memory: removed, from_archive: hidden });
   }
 
-  // The ids of archived records a delete of `q` names (at most FORGET_AT_ONCE;
-  // a next delete finds the rest). A digest of many moments is not one of them.
-  private archivedMatches(arc: ArchiveAccess, type: "fact" | "moment" | "event", q: string): string[] {
-    // the archive's keyword match (folded, a substring) finds every exact or part match
-    const items = (arc.recall(type, { keyword: q, limit: FORGET_AT_ONCE }) as Item[]).filter((x) => x.digest !== true);
+  // The ids of the archived records (found by keyword, at most FORGET_AT_ONCE:
+  // a next delete finds the rest) that a delete of `q` names. A digest of many
+  // moments is not one of them.
+  private archivedMatches(found: Item[], type: "fact" | "moment" | "event", q: string): string[] {
+    const items = found.filter((x) => x.digest !== true);
     if (type === "fact") return items.filter((x) => x.content === q).map((x) => x.id);
     if (type === "moment") return items.filter((x) => x.content === q || x.topic === q).map((x) => x.id);
     // an event: those of exactly this content (if any here or in NVS), else those
@@ -522,7 +525,7 @@ export class MemoryTool implements Tool {
       try {
         archived = this.archive.recall(type, q);
       } catch (e) {
-        if (!isArchiveError(e)) throw e;
+        if (!archiveFailed(e)) throw e;
         unreadable = (e as Error).message;
       }
     const items = newestFirst(hot, archived as Item[], limit);
@@ -576,7 +579,7 @@ export class MemoryTool implements Tool {
           const items = (this.archive.recall(t, { keyword, limit: limit + ids.length }) as Item[]).filter((x) => ids.indexOf(x.id) < 0);
           if (items.length) archived[t] = items.slice(0, limit);
         } catch (e) {
-          if (!isArchiveError(e)) throw e;
+          if (!archiveFailed(e)) throw e;
           (unreadable ??= {})[t] = (e as Error).message;
         }
       }
@@ -597,8 +600,12 @@ interface Item {
   archived?: true;
 }
 
-function isArchiveError(e: unknown): boolean {
-  return e instanceof Error && e.name === "ArchiveError";
+// What the archive threw that leaves the rest of an answer standing: an
+// ArchiveError, or any other failure of its files (a read error that escaped
+// it): the archive is a part of memory that may fail alone. A power cut in
+// the simulator is not an answer.
+function archiveFailed(e: unknown): boolean {
+  return e instanceof Error && e.name !== "PowerCut";
 }
 
 // An NVS record in the shape of an archived one: the same fields, keys, order
@@ -612,8 +619,8 @@ function itemOf(type: RecallType, r: Fact | Moment | Event): Item {
       timestamp: formatIso(m.timestamp * 1000),
       type,
       id,
-      topic: m.topic,
       content: m.content,
+      topic: m.topic,
       emotion_type: Math.max(0, EMOTIONS.indexOf(m.emotion)),
       emotion_intensity: m.intensity,
       importance: m.importance,
@@ -658,7 +665,13 @@ export function nvsItems(m: Memory, type: RecallType, q: RecallQuery): Item[] {
 // Two lists, each newest first, as one: newest first, one item per id (a
 // record in both is shown as archived), at most `limit`. On the same second,
 // NVS first (the archive holds the older records).
-function newestFirst(hot: Item[], archived: Item[], limit: number): Item[] {
+function newestFirst(hot: Item[], given: Item[], limit: number): Item[] {
+  // the archive's latest are the last archived: put in time order (on the
+  // same second, as the archive gave them)
+  const archived = given
+    .map((it, at) => ({ it, at }))
+    .sort((x, y) => (x.it.timestamp < y.it.timestamp ? 1 : x.it.timestamp > y.it.timestamp ? -1 : x.at - y.at))
+    .map((x) => x.it);
   const inArchive = archived.map((x) => x.id);
   const h = hot.filter((x) => inArchive.indexOf(x.id) < 0);
   const out: Item[] = [];

@@ -1,13 +1,13 @@
 // Recall sees all memory, forget reaches the archive (issue 12 items 6 and 7):
 // the memory tool's recall and search look at NVS and the archive together,
 // newest first, one per id; delete of a fact, moment or event also hides the
-// archived records it names. A real Archive on the simulated device.
+// archived records it names. A real Archive (format 2) on the simulated device.
 import config from "mc/config";
 import { SimDevice } from "../../host-sim/device";
 import { Archive, ArchiveError } from "../../src/archive/archive";
 import { recordId } from "../../src/archive/line";
 import { Service } from "../../src/app/service";
-import { DESCRIPTION, type ArchiveAccess, type RecallQuery, type RecallType } from "../../src/mcp/memory-tool";
+import { DESCRIPTION, type ArchiveAccess, type RecallType } from "../../src/mcp/memory-tool";
 import { newEvent, type Fact, type Moment, type Event } from "../../src/memory/types";
 import { fromLocal } from "../../src/time/local";
 import { ok, equal, deepEqual } from "./assert";
@@ -19,51 +19,31 @@ const sec = (y: number, mo: number, d: number, h = 12) => Math.floor(fromLocal(y
 
 type Item = { timestamp: string; id: string; content: string; topic?: string; archived?: boolean };
 
-// What the tool sees: the Archive itself once it has forget (archive format 2),
-// until then the Archive with forget as format 2 defines it (ids hidden at
-// once from every reply) kept beside it.
+// What the tool sees: the real Archive (forget hides by id, tombstones), with
+// a failure to inject into its next recall or forget.
 interface Access extends ArchiveAccess {
   forget(type: RecallType, ids: string[]): number;
   failForget?: string; // the next forget throws this ArchiveError
+  failRecall?: string; // the next recall throws this ArchiveError
+}
+
+function failing(w: Access, what: "failForget" | "failRecall"): void {
+  const m = w[what];
+  if (m === undefined) return;
+  w[what] = undefined;
+  throw new ArchiveError("io", m);
 }
 
 function access(a: Archive): Access {
-  const real = a as unknown as Access;
-  if (typeof real.forget === "function") {
-    const w: Access = {
-      recall: (t, q) => a.recall(t, q),
-      count: (t) => a.count(t),
-      forget(t, ids) {
-        if (w.failForget) {
-          const m = w.failForget;
-          w.failForget = undefined;
-          throw new ArchiveError("io", m);
-        }
-        return real.forget(t, ids);
-      },
-    };
-    return w;
-  }
-  const hidden: string[] = [];
   const w: Access = {
-    recall(t: RecallType, q: RecallQuery) {
-      const items = a.recall(t, { ...q, limit: q.limit + hidden.length }) as Item[];
-      return items.filter((x) => hidden.indexOf(t + x.id) < 0).slice(0, q.limit);
+    recall(t, q) {
+      failing(w, "failRecall");
+      return a.recall(t, q);
     },
     count: (t) => a.count(t),
     forget(t, ids) {
-      if (w.failForget) {
-        const m = w.failForget;
-        w.failForget = undefined;
-        throw new ArchiveError("io", m);
-      }
-      let n = 0;
-      for (const id of ids)
-        if (hidden.indexOf(t + id) < 0) {
-          hidden.push(t + id);
-          n++;
-        }
-      return n;
+      failing(w, "failForget");
+      return a.forget(t, ids);
     },
   };
   return w;
@@ -94,17 +74,6 @@ const where = (items: Item[]) => items.map((x) => (x.archived ? "A:" : "N:") + x
 
 function moment(ts: number, topic: string, content: string): Moment {
   return { timestamp: ts, topic, content, emotion: "happy", intensity: 3, importance: 4 };
-}
-
-// The seed that makes spiffs_not_finalized pick the fact archive's data file
-// (it picks in name order): format 1's /facts.jsonl or a segment /f<seq6>.jsonl.
-function factFileSeed(dev: SimDevice): number {
-  const names = dev.spiffs
-    .list()
-    .map((e) => e.name)
-    .sort();
-  for (let i = 0; i < names.length; i++) if (/^\/f(acts|\d{6})\.jsonl$/.test(names[i])) return i;
-  throw new Error("no fact archive file: " + names.join(", "));
 }
 
 export const scenarios: Scenario[] = [
@@ -232,21 +201,34 @@ export const scenarios: Scenario[] = [
   {
     name: "recall: an archive that cannot be read does not hide NVS: its records come back, marked partial with the reason; without an archive too",
     run() {
-      const { dev, call, archive, fact } = setup();
+      const { dev, call, archive, arc, fact } = setup();
       archive.append("fact", [{ timestamp: sec(2025, 3, 1), content: "去年主人在学校演讲" }]);
       fact("主人在学校当班长", sec(2026, 2, 1));
       deepEqual(where(call({ action: "recall", type: "fact", keyword: "学校" }).json.items), ["N:主人在学校当班长", "A:去年主人在学校演讲"]);
-      dev.reboot();
-      dev.inject("spiffs_not_finalized", { seed: factFileSeed(dev) });
-      const a2 = new Archive(root);
-      a2.check();
-      const svc = new Service({ sink: { remind() {} }, archive: access(a2) });
-      const r = JSON.parse(svc.tool.call({ action: "recall", type: "fact", keyword: "学校" }));
+      // the archive says it cannot read now (an ArchiveError)
+      arc.failRecall = "archive: the fact archive cannot be read now";
+      const r = call({ action: "recall", type: "fact", keyword: "学校" }).json;
       deepEqual(where(r.items), ["N:主人在学校当班长"], "NVS answers");
       equal(r.partial, true);
-      ok(typeof r.archive_unreadable === "string" && r.archive_unreadable.length > 10, `says why: ${r.archive_unreadable}`);
-      ok(r.partial === true && JSON.parse(svc.tool.call({ action: "recall", type: "moment" })).partial === undefined, "the other types are whole");
-      svc.stop();
+      equal(r.archive_unreadable, "archive: the fact archive cannot be read now", "says why");
+      equal(call({ action: "recall", type: "fact", keyword: "学校" }).json.partial, undefined, "whole again once it reads");
+      // every read of the fact archive's files fails (a real Archive on a failing partition)
+      const sp = dev.spiffs;
+      const read = sp.read;
+      sp.read = function (name: string, offset: number, count: number) {
+        if (/^\/f(acts|\d{6})\./.test(name)) throw new Error("file read failed");
+        return read.call(sp, name, offset, count);
+      };
+      try {
+        const p = call({ action: "recall", type: "fact", start_date: "2025-01-01", end_date: "2026-12-31" });
+        ok(p.json, p.text);
+        deepEqual(where(p.json.items), ["N:主人在学校当班长"], "NVS answers");
+        equal(p.json.partial, true, p.text);
+        ok(typeof p.json.archive_unreadable === "string" && p.json.archive_unreadable.length > 5, p.text);
+        equal(call({ action: "recall", type: "moment" }).json.partial, undefined, "the other types are whole");
+      } finally {
+        sp.read = read;
+      }
       const bare = setup(false);
       bare.fact("没有存档也能找到", sec(2026, 2, 2));
       const b = bare.call({ action: "recall", type: "fact" }).json;
@@ -333,23 +315,18 @@ export const scenarios: Scenario[] = [
       // an archive that cannot be searched: NVS is deleted, the reply says the archive was not
       again.memory.addFact("主人的生日愿望是去北京", sec(2026, 2, 2));
       again.memory.flush();
-      new Archive(root).append("fact", [{ timestamp: sec(2025, 5, 2), content: "主人的生日愿望是去北京" }]);
-      dev.reboot();
-      dev.inject("spiffs_not_finalized", { seed: factFileSeed(dev) });
-      const a3 = new Archive(root);
-      a3.check();
-      const third = new Service({ sink: { remind() {} }, archive: access(a3) });
       const del = () => {
+        arc2.failRecall = "archive: cannot read f1";
         try {
-          third.tool.call({ action: "delete", type: "fact", content: "主人的生日愿望是去北京" });
+          again.tool.call({ action: "delete", type: "fact", content: "主人的生日愿望是去北京" });
         } catch (e) {
           return (e as Error).message;
         }
         return "no error";
       };
       const msg = del();
-      ok(/^deleted 1 fact from memory, but the archive cannot be searched now .*try the same delete again later/.test(msg), msg);
-      equal(third.memory.facts().length, 0);
+      equal(msg, "deleted 1 fact from memory, but the archive cannot be searched now (archive: cannot read f1), so an archived copy may still be there; try the same delete again later");
+      equal(again.memory.facts().length, 0);
       const msg2 = del();
       ok(/^nothing was deleted: the archive cannot be searched now/.test(msg2), msg2);
     },
