@@ -590,7 +590,8 @@ export class MemoryTool implements Tool {
 
 // ---- recall over NVS and the archive together ---------------------------------------------
 
-// A record as recall shows it: an archived line's fields (src/archive/line.ts).
+// A record as recall shows it: an archived item's fields (ArchivedItem,
+// src/archive/line.ts).
 interface Item {
   timestamp: string; // local YYYY-MM-DDTHH:MM:SS
   id: string;
@@ -609,7 +610,8 @@ function archiveFailed(e: unknown): boolean {
 }
 
 // An NVS record in the shape of an archived one: the same fields, keys, order
-// and id as src/archive/line.ts writes (recordId, the local ISO time).
+// and id as the archive gives its items (src/archive/codec.ts parseRecord;
+// recordId, the local ISO time; test/scenarios/recall-all.scn.ts compares them).
 function itemOf(type: RecallType, r: Fact | Moment | Event): Item {
   const id = recordId(type, r);
   if (type === "fact") return { timestamp: formatIso((r as Fact).timestamp * 1000), type, id, content: r.content } as Item;
