@@ -25,6 +25,7 @@ import { ArchiveStream, Buffers, scanRange, validEndOf } from "./stream";
 import { recent, search, digests, blankStats, TopK, type Query, type RecallStats } from "./query";
 import { Tombstones } from "./tomb";
 import { Migration } from "./migrate";
+import { Scrubber } from "./scrub";
 import { DigestBuilder } from "./digest";
 import { lineKind, KIND_RECORD, readSide } from "./segment";
 import { parseRecord, lineT } from "./codec";
@@ -117,6 +118,7 @@ export class Archive {
   private bufs = new Buffers();
   private checked = false;
   private migration: Migration;
+  private scrubber: Scrubber;
   private fallbackTotal: number;
 
   constructor(
@@ -131,6 +133,7 @@ export class Archive {
     };
     this.tombs = new Tombstones(root);
     this.migration = new Migration(root, this.streams);
+    this.scrubber = new Scrubber([this.streams.fact, this.streams.moment, this.streams.event], this.tombs);
     this.fallbackTotal = opts.partitionBytes ?? STORAGE_PARTITION_BYTES;
   }
 
@@ -140,8 +143,16 @@ export class Archive {
   // (a few KB); the catalogs' entries and the tombstones. Never throws (but a
   // power cut in the simulator): what cannot be read is named and kept.
   check(): CheckReport {
-    const files = new Map<string, number>();
-    listing(this.root)?.forEach((len, path) => files.set(path.slice(this.root.length), len));
+    let files = this.files();
+    let relist = false;
+    for (const s of STREAMS) {
+      try {
+        if (Scrubber.recover(this.streams[s], files)) relist = true;
+      } catch (e) {
+        rethrowFatal(e);
+      }
+    }
+    if (relist) files = this.files();
     try {
       this.migration.detect(files);
     } catch (e) {
@@ -166,6 +177,13 @@ export class Archive {
     const repaired = STREAMS.map((s) => this.streams[s].repaired.join("; ")).filter((x) => x);
     if (repaired.length) trace(`archive: ${repaired.join("; ")}\n`);
     return r;
+  }
+
+  // The root's files by name (one walk of the file system).
+  private files(): Map<string, number> {
+    const files = new Map<string, number>();
+    listing(this.root)?.forEach((len, path) => files.set(path.slice(this.root.length), len));
+    return files;
   }
 
   report(): CheckReport {
@@ -269,9 +287,7 @@ export class Archive {
           continue;
         }
         // learn the stream again (what reached flash) and try once more
-        const files = new Map<string, number>();
-        listing(this.root)?.forEach((len, path) => files.set(path.slice(this.root.length), len));
-        s.load(files);
+        s.load(this.files());
         if (attempt > 0) throw e instanceof ArchiveError ? e : new ArchiveError("io", `archive: ${messageOf(e)}`);
       }
     }
@@ -298,7 +314,7 @@ export class Archive {
     if (!want.size) return out;
     const st = (this.lastRecall = blankStats());
     const top = new TopK(MAX_LIMIT);
-    search(this.streams[t], { lo, hi, limit: MAX_LIMIT, hidden: () => false }, top, st);
+    this.reading(t, () => search(this.streams[t], { lo, hi, limit: MAX_LIMIT, hidden: () => false }, top, st));
     for (const it of top.items()) {
       const i = want.get(it.id);
       if (i !== undefined) out[i] = true;
@@ -353,10 +369,8 @@ export class Archive {
           return { did: `catalog ${s}` };
         }
       }
-      if (this.tombs.size) {
-        const d = this.dropTombs();
-        if (d) return { did: d };
-      }
+      const d = this.scrubber.step();
+      if (d) return { did: d };
     } catch (e) {
       rethrowFatal(e);
       trace(`archive: step failed: ${messageOf(e)}\n`);
@@ -399,7 +413,11 @@ export class Archive {
         if (size === le - ls || lineKind(buf, ls, le) !== KIND_RECORD) return;
         const it = parseRecord(buf, ls, le, type);
         if (!it || this.tombs.has(STREAM_CODE[type], it.id)) return;
-        b.add({ t: lineT(buf, ls, le), type, topic: it.topic, content: it.content, importance: it.importance, significance: it.significance, emotion_type: it.emotion_type });
+        try {
+          b.add({ t: lineT(buf, ls, le), type, topic: it.topic, content: it.content, importance: it.importance, significance: it.significance, emotion_type: it.emotion_type, emotion_intensity: it.emotion_intensity });
+        } catch (e) {
+          rethrowFatal(e); // a record the digest refuses is left out of it, never a reason not to retire
+        }
       });
     } finally {
       f.close();
@@ -408,11 +426,6 @@ export class Archive {
     for (const d of b.take())
       lines.push(encodeDigest({ from: d.from, to: d.to, month: d.month, count: d.moments + d.events, keywords: d.keywords, points: d.points.join("；"), source: seq, events: type === "event" }));
     if (lines.length) this.streams.digest.append(lines);
-  }
-
-  // Tombstones whose records are no longer on flash (their segment retired).
-  private dropTombs(): string | undefined {
-    return undefined;
   }
 
   // ---- recall ----------------------------------------------------------------------------------
@@ -427,7 +440,7 @@ export class Archive {
     const t = archiveType(type);
     const n = limitOf(limit);
     const st = (this.lastRecall = blankStats());
-    return recent(this.streams[t], n, this.query(0, 0xffffffff, undefined, n), st);
+    return this.reading(t, () => recent(this.streams[t], n, this.query(0, 0xffffffff, undefined, n), st));
   }
 
   // Records with start <= time <= end (local dates, inclusive), newest first;
@@ -454,10 +467,26 @@ export class Archive {
   }
 
   private run(t: ArchiveType, q: Query, st: RecallStats): ArchivedItem[] {
-    const top = new TopK(q.limit);
-    search(this.streams[t], q, top, st);
-    if (t !== "fact" && this.streams.digest.segs.size) digests(this.streams.digest, t === "event", q, top, st);
-    return top.items();
+    return this.reading(t, () => {
+      const top = new TopK(q.limit);
+      search(this.streams[t], q, top, st);
+      if (t !== "fact" && this.streams.digest.segs.size) digests(this.streams.digest, t === "event", q, top, st);
+      this.migration.search(t, q, top);
+      return top.items();
+    });
+  }
+
+  // A read the file system refuses (a read error, no free descriptor) is a
+  // clear ArchiveError("io"), never a partial answer: the caller serves what
+  // NVS holds and says the archive could not be read now.
+  private reading<T>(t: ArchiveType, fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      rethrowFatal(e);
+      if (e instanceof ArchiveError) throw e;
+      throw new ArchiveError("io", `archive: the ${t} archive cannot be read now (${messageOf(e)}); it is kept as it is`);
+    }
   }
 
   // The MCP tool's recall (seed 000 §12.6): by keyword if one is given, else by

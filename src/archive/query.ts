@@ -30,9 +30,10 @@ export interface RecallStats {
   summaries: number; // catalog summaries read
   damaged: number; // lines not served: their CRC fails and one flipped bit does not explain it
   repaired: number; // blocks or lines repaired in RAM (one flipped bit)
+  unreadable: string[]; // segments that could not be opened: the answer is partial
 }
 
-export const blankStats = (): RecallStats => ({ segments: 0, blocksRead: 0, linesParsed: 0, summaries: 0, damaged: 0, repaired: 0 });
+export const blankStats = (): RecallStats => ({ segments: 0, blocksRead: 0, linesParsed: 0, summaries: 0, damaged: 0, repaired: 0, unreadable: [] });
 
 export interface Query {
   lo: number; // unix seconds, inclusive
@@ -42,7 +43,7 @@ export interface Query {
   hidden: (code: number, id: string) => boolean;
 }
 
-interface Hit {
+export interface Hit {
   it: ArchivedItem;
   t: number;
   seq: number;
@@ -112,7 +113,8 @@ export function recent(st0: ArchiveStream, limit: number, q: Query, st: RecallSt
       f = new File(st0.path(seq));
     } catch (e) {
       rethrowFatal(e);
-      continue; // named by the check report (unreadable); its twin or a later check restores it
+      st.unreadable.push(st0.path(seq)); // kept; the answer says it is partial
+      continue;
     }
     st.segments++;
     try {
@@ -180,6 +182,7 @@ function segment(s: ArchiveStream, seq: number, q: Query, probe: Uint16Array | u
     f = new File(s.path(seq));
   } catch (e) {
     rethrowFatal(e);
+    st.unreadable.push(s.path(seq)); // kept; the answer says it is partial
     return;
   }
   st.segments++;
@@ -246,6 +249,7 @@ export function digests(d: ArchiveStream, events: boolean, q: Query, top: TopK, 
       f = new File(d.path(seq));
     } catch (e) {
       rethrowFatal(e);
+      st.unreadable.push(d.path(seq));
       continue;
     }
     st.segments++;

@@ -454,7 +454,8 @@ export function validEndOf(f: File, length: number, buf: Uint8Array): number {
 
 // Calls on(buf, s, e, size, pos) for each line of f[start..end) (end: a line
 // boundary); a run of 4 KB without a newline comes as one piece (size = e - s).
-export function scanRange(f: File, start: number, end: number, buf: Uint8Array, on: (buf: Uint8Array, s: number, e: number, size: number, pos: number) => void): void {
+// `on` returning false stops the scan.
+export function scanRange(f: File, start: number, end: number, buf: Uint8Array, on: (buf: Uint8Array, s: number, e: number, size: number, pos: number) => boolean | void): void {
   let pos = start, have = 0;
   while (pos < end) {
     const n = Math.min(CHUNK - have, end - pos - have);
@@ -467,12 +468,12 @@ export function scanRange(f: File, start: number, end: number, buf: Uint8Array, 
     for (;;) {
       const i = buf.indexOf(NL, s);
       if (i < 0 || i >= have) break;
-      on(buf, s, i, i + 1 - s, pos + s);
+      if (on(buf, s, i, i + 1 - s, pos + s) === false) return;
       s = i + 1;
     }
     if (s === 0) {
       // no newline in a full chunk (damage), or the last bytes before `end`
-      on(buf, 0, have, have, pos);
+      if (on(buf, 0, have, have, pos) === false) return;
       s = have;
     }
     buf.copyWithin(0, s, have);

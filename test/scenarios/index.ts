@@ -18,6 +18,7 @@ import { scenarios as archiveCompact } from "./archive-compact.scn";
 import { scenarios as archiver } from "./archiver.scn";
 import { scenarios as archiveFaults } from "./archive-faults.scn";
 import { scenarios as archiveMigrate } from "./archive-migrate.scn";
+import { scenarios as archiveForget } from "./archive-forget.scn";
 import { scenarios as memoryTool } from "./memory-tool.scn";
 import { scenarios as listen } from "./listen.scn";
 import { scenarios as listenPending } from "./listen-pending.scn";
@@ -29,6 +30,7 @@ import { scenarios as preload } from "./preload.scn";
 import { scenarios as recovery } from "./recovery.scn";
 import { scenarios as xiaozhi } from "./xiaozhi.scn";
 import { scenarios as memoryFork } from "./memory-fork.scn";
+import { scenarios as digest } from "./digest.scn";
 import { scenarios as recallAll } from "./recall-all.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
@@ -50,6 +52,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "archiver", scenarios: archiver },
   { file: "archive-faults", scenarios: archiveFaults },
   { file: "archive-migrate", scenarios: archiveMigrate },
+  { file: "archive-forget", scenarios: archiveForget },
   { file: "memory-tool", scenarios: memoryTool },
   { file: "listen", scenarios: listen },
   { file: "listen-pending", scenarios: listenPending },
@@ -61,5 +64,6 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "recovery", scenarios: recovery },
   { file: "xiaozhi", scenarios: xiaozhi },
   { file: "memory-fork", scenarios: memoryFork },
+  { file: "digest", scenarios: digest },
   { file: "recall-all", scenarios: recallAll },
 ];
