@@ -41,6 +41,8 @@ export interface ArchiveAccess {
   // hidden; throws ArchiveError and changes nothing on failure. Without it
   // (an archive of format 1) delete reaches NVS only.
   forget?(type: RecallType, ids: string[]): number;
+  // the last recall's: segments it could not open (its answer is partial)
+  readonly lastRecall?: { readonly unreadable?: readonly string[] };
   footprint?(): number; // bytes of every archive file (status)
   readonly budget?: number; // bytes the archive may use (status)
 }
@@ -335,12 +337,14 @@ export class MemoryTool implements Tool {
     const q = type === "event" ? text(content, "content", 64) : text(content, type, 128);
     const arc = this.archive;
     let ids: string[] = [];
-    let unreadable: string | undefined;
+    let unreadable: string | undefined; // the archive could not be searched
+    let part: string | undefined; // part of it could not be
     if (arc && arc.forget) {
       let items: Item[] | undefined;
       try {
         // the archive's keyword match (folded, a substring) finds every exact or part match
         items = arc.recall(type, { keyword: q, limit: FORGET_AT_ONCE }) as Item[];
+        part = partOf(arc);
       } catch (e) {
         if (!archiveFailed(e)) throw e;
         unreadable = (e as Error).message;
@@ -368,6 +372,7 @@ export class MemoryTool implements Tool {
         if (!archiveFailed(e)) throw e;
         throw new ToolError(`${gone}the archived copy could not be hidden now (${(e as Error).message}); try the same delete again`);
       }
+    if (part) throw new ToolError(`deleted ${removed} ${type}${removed === 1 ? "" : "s"} from memory and ${hidden} from the archive, but part of the archive cannot be read now (${part}), so an archived copy may still be there; try the same delete again later`);
     if (!removed && !hidden) return out({ result: "not_found", type });
     return out({ result: "deleted", type, from_memory: removed, from_archive: hidden });
   }
@@ -524,6 +529,7 @@ export class MemoryTool implements Tool {
     else
       try {
         archived = this.archive.recall(type, q);
+        unreadable = partOf(this.archive);
       } catch (e) {
         if (!archiveFailed(e)) throw e;
         unreadable = (e as Error).message;
@@ -578,6 +584,8 @@ export class MemoryTool implements Tool {
           // asks for as many more as NVS may hide, so that `limit` new ones can remain
           const items = (this.archive.recall(t, { keyword, limit: limit + ids.length }) as Item[]).filter((x) => ids.indexOf(x.id) < 0);
           if (items.length) archived[t] = items.slice(0, limit);
+          const part = partOf(this.archive);
+          if (part) (unreadable ??= {})[t] = part;
         } catch (e) {
           if (!archiveFailed(e)) throw e;
           (unreadable ??= {})[t] = (e as Error).message;
@@ -607,6 +615,12 @@ interface Item {
 // the simulator is not an answer.
 function archiveFailed(e: unknown): boolean {
   return e instanceof Error && e.name !== "PowerCut";
+}
+
+// Why the archive's last answer is partial (segments it could not open), or undefined.
+function partOf(a: ArchiveAccess): string | undefined {
+  const u = a.lastRecall?.unreadable;
+  return u && u.length ? `archive: cannot open ${u.join(", ")} now` : undefined;
 }
 
 // An NVS record in the shape of an archived one: the same fields, keys, order

@@ -41,6 +41,9 @@ function access(a: Archive): Access {
       return a.recall(t, q);
     },
     count: (t) => a.count(t),
+    get lastRecall() {
+      return a.lastRecall;
+    },
     forget(t, ids) {
       failing(w, "failForget");
       return a.forget(t, ids);
@@ -74,6 +77,15 @@ const where = (items: Item[]) => items.map((x) => (x.archived ? "A:" : "N:") + x
 
 function moment(ts: number, topic: string, content: string): Moment {
   return { timestamp: ts, topic, content, emotion: "happy", intensity: 3, importance: 4 };
+}
+
+// The seed that makes spiffs_not_finalized pick `name` (it picks in name order).
+function seedOf(dev: SimDevice, name: string): number {
+  return dev.spiffs
+    .list()
+    .map((e) => e.name)
+    .sort()
+    .indexOf(name);
 }
 
 export const scenarios: Scenario[] = [
@@ -229,6 +241,20 @@ export const scenarios: Scenario[] = [
       } finally {
         sp.read = read;
       }
+      // a segment that cannot be opened now (the answer leaves it out): partial, naming it
+      const seg = dev.spiffs.list().map((e) => e.name).filter((n) => /^\/f\d{6}\.jsonl$/.test(n))[0];
+      ok(seg !== undefined, "the fact archive has a segment");
+      dev.inject("spiffs_not_finalized", { seed: seedOf(dev, seg) });
+      const g = call({ action: "recall", type: "fact", keyword: "学校" });
+      ok(g.json, g.text);
+      deepEqual(where(g.json.items), ["N:主人在学校当班长"], "NVS answers");
+      equal(g.json.partial, true, g.text);
+      ok(g.json.archive_unreadable.indexOf(seg) >= 0, g.text);
+      const sr = call({ action: "search", keyword: "学校" }).json;
+      equal(sr.partial, true, "search says so too");
+      ok(sr.archive_unreadable.fact.indexOf(seg) >= 0, JSON.stringify(sr));
+      const d = call({ action: "delete", type: "fact", content: "主人在学校当班长" });
+      ok(/^error: deleted 1 fact from memory and 0 from the archive, but part of the archive cannot be read now .*try the same delete again later/.test(d.text), d.text);
       const bare = setup(false);
       bare.fact("没有存档也能找到", sec(2026, 2, 2));
       const b = bare.call({ action: "recall", type: "fact" }).json;
