@@ -7,6 +7,7 @@ import { SimDevice } from "../../host-sim/device";
 import { Archive, ArchiveError } from "../../src/archive/archive";
 import { recordId } from "../../src/archive/line";
 import { Service } from "../../src/app/service";
+import { bootDevice } from "../../src/app/boot";
 import { DESCRIPTION, type ArchiveAccess, type RecallType } from "../../src/mcp/memory-tool";
 import { newEvent, type Fact, type Moment, type Event } from "../../src/memory/types";
 import { fromLocal } from "../../src/time/local";
@@ -355,6 +356,33 @@ export const scenarios: Scenario[] = [
       equal(again.memory.facts().length, 0);
       const msg2 = del();
       ok(/^nothing was deleted: the archive cannot be searched now/.test(msg2), msg2);
+    },
+  },
+  {
+    name: "the device as it boots: facts the overflow moved are recalled with those in NVS, once each; a forgotten one stays forgotten after a reboot",
+    run() {
+      const dev = new SimDevice({ now: T0 }).install();
+      let b = bootDevice(undefined, { sink: { remind() {} } });
+      const tool = () => b.service.tool;
+      const said: string[] = [];
+      for (let i = 0; i < 25; i++) {
+        dev.clock.now += 60000;
+        const c = `主人说的第${i}件事`;
+        said.push(c);
+        equal(JSON.parse(tool().call({ action: "write", type: "fact", content: c })).result, "added");
+      }
+      ok(b.service.memory.facts().length < 25, "the overflow moved the oldest to the archive");
+      const all = JSON.parse(tool().call({ action: "recall", type: "fact", limit: 50 }));
+      deepEqual(contents(all.items), said.slice().reverse(), "every fact once, newest first");
+      ok(all.items.some((x: Item) => x.archived) && all.items.some((x: Item) => !x.archived), "from both");
+      deepEqual(JSON.parse(tool().call({ action: "delete", type: "fact", content: "主人说的第1件事" })), { result: "deleted", type: "fact", from_memory: 0, from_archive: 1 });
+      b.maintenance?.stop();
+      dev.reboot();
+      b = bootDevice(undefined, { sink: { remind() {} } });
+      const after = contents(JSON.parse(tool().call({ action: "recall", type: "fact", limit: 50 })).items);
+      deepEqual(after, said.filter((c) => c !== "主人说的第1件事").reverse(), "forgotten across the reboot, the rest kept");
+      equal(JSON.parse(tool().call({ action: "recall", type: "fact", keyword: "第1件事" })).count, 0);
+      b.maintenance?.stop();
     },
   },
   {
