@@ -33,6 +33,13 @@ export interface RecallStats {
   unreadable: string[]; // segments that could not be opened: the answer is partial
 }
 
+// A line's time; a line that does not start like a record is checked first
+// (one flipped bit in its "t" is repaired in place).
+function tOf(buf: Uint8Array, s: number, e: number): number {
+  const t = lineT(buf, s, e);
+  return t >= 0 || lineKind(buf, s, e) !== KIND_RECORD ? t : lineT(buf, s, e);
+}
+
 export const blankStats = (): RecallStats => ({ segments: 0, blocksRead: 0, linesParsed: 0, summaries: 0, damaged: 0, repaired: 0, unreadable: [] });
 
 export interface Query {
@@ -120,7 +127,7 @@ export function recent(st0: ArchiveStream, limit: number, q: Query, st: RecallSt
     try {
       const end = st0.open && st0.open.seq === seq ? st0.open.validEnd : validEndOf(f, f.length, st0.bufs.chunk);
       scanBackward(f, end, st0.bufs.chunk, (buf, s, e) => {
-        if (lineT(buf, s, e) < 0) return;
+        if (tOf(buf, s, e) < 0) return;
         const it = take(buf, s, e, false, st0.stream, q, st);
         if (!it || seen.has(it.id)) return;
         seen.add(it.id);
@@ -207,7 +214,7 @@ function segment(s: ArchiveStream, seq: number, q: Query, probe: Uint16Array | u
     if (side.indexedEnd < end)
       scanRange(f, side.indexedEnd, end, s.bufs.chunk, (buf, ls, le, size, pos) => {
         if (size === le - ls) return;
-        const t = lineT(buf, ls, le);
+        const t = tOf(buf, ls, le);
         if (t < 0 || t < q.lo || t > q.hi) return;
         const it = take(buf, ls, le, false, s.stream, q, st);
         if (it && matches(it, q, t)) top.add({ it, t, seq, pos });
@@ -221,15 +228,14 @@ function block(s: ArchiveStream, f: File, seq: number, b: BlockInfo, q: Query, t
   const buf = s.bufs.chunk;
   const n = readInto(f, b.offset, b.length, buf);
   st.blocksRead++;
-  let trusted = n === b.length && crc32(buf, 0, n) === b.crc;
-  if (!trusted && n === b.length && repairBit(buf, 0, n, b.crc) >= 0) {
-    st.repaired++;
-    trusted = true;
-  }
+  // a block whose CRC holds as read is trusted whole; one repaired from its CRC
+  // is not (three flips can pass for one): its lines are each checked too
+  const trusted = n === b.length && crc32(buf, 0, n) === b.crc;
+  if (!trusted && n === b.length && repairBit(buf, 0, n, b.crc) >= 0) st.repaired++;
   for (let ls = 0; ls < n; ) {
     const i = buf.indexOf(NL, ls);
     if (i < 0) break;
-    const t = lineT(buf, ls, i);
+    const t = tOf(buf, ls, i);
     if (t >= q.lo && t <= q.hi) {
       const it = take(buf, ls, i, trusted, s.stream, q, st);
       if (it && matches(it, q, t)) top.add({ it, t, seq, pos: b.offset + ls });
@@ -256,7 +262,7 @@ export function digests(d: ArchiveStream, events: boolean, q: Query, top: TopK, 
     try {
       const end = d.open && d.open.seq === seq ? d.open.validEnd : validEndOf(f, f.length, d.bufs.chunk);
       scanRange(f, 0, end, d.bufs.chunk, (buf, ls, le, size, pos) => {
-        if (size === le - ls || lineT(buf, ls, le) < 0) return;
+        if (size === le - ls || tOf(buf, ls, le) < 0) return;
         const it = take(buf, ls, le, false, "digest", q, st);
         if (!it || (it.type === "event") !== events) return;
         const t = lineT(buf, ls, le);

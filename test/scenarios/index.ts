@@ -30,6 +30,7 @@ import { scenarios as preload } from "./preload.scn";
 import { scenarios as recovery } from "./recovery.scn";
 import { scenarios as xiaozhi } from "./xiaozhi.scn";
 import { scenarios as memoryFork } from "./memory-fork.scn";
+import { scenarios as repair } from "./repair.scn";
 import { scenarios as digest } from "./digest.scn";
 import { scenarios as recallAll } from "./recall-all.scn";
 
@@ -64,6 +65,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "recovery", scenarios: recovery },
   { file: "xiaozhi", scenarios: xiaozhi },
   { file: "memory-fork", scenarios: memoryFork },
+  { file: "repair", scenarios: repair },
   { file: "digest", scenarios: digest },
   { file: "recall-all", scenarios: recallAll },
 ];
