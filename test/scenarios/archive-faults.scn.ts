@@ -450,7 +450,7 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "the memory tool with a fact archive set aside: read and writes work, recall says why, search answers from the rest marked partial",
+    name: "the memory tool with a fact archive set aside: read and writes work, recall and search answer from the rest marked partial, saying why",
     run() {
       const T0 = fromLocal(2026, 2, 5, 13, 0);
       const dev = new SimDevice({ now: T0 }).install();
@@ -470,7 +470,12 @@ export const scenarios: Scenario[] = [
       ok(!call({ action: "write", type: "fact", content: "主人在学校当老师" }).isError, "NVS takes the write");
       ok(!call({ action: "read" }).isError, "read is served");
       const recall = call({ action: "recall", type: "fact", keyword: "学校" });
-      ok(recall.isError && recall.text.indexOf("cannot be read now") >= 0, `a clear error: ${recall.text}`);
+      // recall sees NVS too (issue 12 item 6): its record is answered, marked partial with the reason
+      ok(!recall.isError, recall.text);
+      const rj = JSON.parse(recall.text);
+      equal(rj.partial, true);
+      ok(rj.archive_unreadable.indexOf("cannot be read now") >= 0, `says why: ${recall.text}`);
+      deepEqual(rj.items.map((x: { content: string }) => x.content), ["主人在学校当老师"], "the NVS fact is found");
       const search = call({ action: "search", keyword: "学校" });
       ok(!search.isError, search.text);
       const j = JSON.parse(search.text);

@@ -32,6 +32,7 @@ import { scenarios as xiaozhi } from "./xiaozhi.scn";
 import { scenarios as memoryFork } from "./memory-fork.scn";
 import { scenarios as repair } from "./repair.scn";
 import { scenarios as digest } from "./digest.scn";
+import { scenarios as recallAll } from "./recall-all.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -66,4 +67,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "memory-fork", scenarios: memoryFork },
   { file: "repair", scenarios: repair },
   { file: "digest", scenarios: digest },
+  { file: "recall-all", scenarios: recallAll },
 ];
