@@ -210,13 +210,29 @@ export class ArchiveStream {
   // acknowledged then.
   append(lines: Line[]): { written: number; bytes: number } {
     let o = this.open;
-    let total = 0;
-    for (const l of lines) total += l.line.length;
-    if (!o || o.validEnd + total + 2 > SEGMENT_BYTES) o = this.rollover();
     // the tail: the bytes after the indexed blocks (less than a block, plus a torn append)
-    const tail = this.readTail(o);
-    const fresh = lines.filter((l) => !tailHas(tail, o!.indexedEnd, o!.validEnd, l, this.stream));
+    let tail = o ? this.readTail(o) : undefined;
+    let fresh = lines;
+    if (o && tail) {
+      const t = tail, oo = o;
+      fresh = lines.filter((l) => !tailHas(t, oo.indexedEnd, oo.validEnd, l, this.stream));
+      // a repeated batch may straddle the end of the last indexed block: that
+      // block is read (4 KB) only when a line's time falls in its range
+      const last = o.blocks[o.blocks.length - 1];
+      if (last && fresh.some((l) => l.t >= last.min && l.t <= last.max)) {
+        const b = this.readBlock(o, last.offset, last.length);
+        fresh = fresh.filter((l) => !tailHas(b, 0, b.length, l, this.stream));
+      }
+    }
     if (!fresh.length) return { written: 0, bytes: 0 };
+    let total = 0;
+    for (const l of fresh) total += l.line.length;
+    // the lines that are not there yet decide whether they fit (a batch cut
+    // short is completed in the segment that holds its first part)
+    if (!o || !tail || o.validEnd + total + 2 > SEGMENT_BYTES) {
+      o = this.rollover();
+      tail = this.readTail(o);
+    }
     const repair = o.length > o.validEnd;
     let n = repair ? 2 : 0;
     for (const l of fresh) n += l.line.length;
@@ -270,6 +286,19 @@ export class ArchiveStream {
     this.segs.set(seq, head.length);
     this.nextSeq = seq + 1;
     return this.open;
+  }
+
+  // Bytes [at, at+n) of the open segment (n <= 4 KB).
+  private readBlock(o: OpenSeg, at: number, n: number): Uint8Array {
+    const out = new Uint8Array(n);
+    const f = new File(this.path(o.seq));
+    try {
+      const k = readInto(f, at, n, this.bufs.chunk);
+      out.set(this.bufs.chunk.subarray(0, k), 0);
+      return out.subarray(0, k);
+    } finally {
+      f.close();
+    }
   }
 
   // The open segment's bytes after its indexed blocks, read once (less than 4 KB
