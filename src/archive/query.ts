@@ -14,8 +14,8 @@
 
 import { File } from "file";
 import { crc32 } from "../nvs/crc32";
-import { CHUNK, readInto, scanBackward, rethrowFatal } from "./file";
-import { lineT, parseRecord, textsOf, NL, STREAM_CODE, type Stream } from "./codec";
+import { CHUNK, ArchiveError, readInto, scanBackward, rethrowFatal, messageOf } from "./file";
+import { lineT, parseRecord, textsOf, NL, STREAM_CODE, STREAM_CHAR, type Stream } from "./codec";
 import { containsFolded, sigProbe, sigHas, SIG_BYTES } from "./fold";
 import { SUMMARY_MASK, type CatEntry } from "./catalog";
 import { readSide, lineKind, KIND_RECORD, NO_MIN, type BlockInfo } from "./segment";
@@ -100,6 +100,25 @@ function take(buf: Uint8Array, s: number, e: number, trusted: boolean, stream: S
   return it;
 }
 
+// A segment whose open or read fails is read once more (SPIFFS read errors
+// are mostly transient; what the first try added is added again at most once,
+// by id); one that fails again makes the query a clear error, never a partial
+// answer that looks whole.
+function twice(s: ArchiveStream, seq: number, fn: () => void): void {
+  try {
+    fn();
+    return;
+  } catch (e) {
+    rethrowFatal(e);
+  }
+  try {
+    fn();
+  } catch (e) {
+    rethrowFatal(e);
+    throw new ArchiveError("io", `archive: ${STREAM_CHAR[s.stream]}${seq} cannot be read now (${messageOf(e)})`);
+  }
+}
+
 // ---- recent --------------------------------------------------------------------------------
 
 export function recent(st0: ArchiveStream, limit: number, q: Query, st: RecallStats): ArchivedItem[] {
@@ -107,27 +126,23 @@ export function recent(st0: ArchiveStream, limit: number, q: Query, st: RecallSt
   const seen = new Set<string>();
   for (const seq of st0.newestFirst()) {
     if (out.length >= limit) break;
-    let f: File;
-    try {
-      f = new File(st0.path(seq));
-    } catch (e) {
-      rethrowFatal(e);
-      continue; // named by the check report (unreadable); its twin or a later check restores it
-    }
-    st.segments++;
-    try {
-      const end = st0.open && st0.open.seq === seq ? st0.open.validEnd : validEndOf(f, f.length, st0.bufs.chunk);
-      scanBackward(f, end, st0.bufs.chunk, (buf, s, e) => {
-        if (lineT(buf, s, e) < 0) return;
-        const it = take(buf, s, e, false, st0.stream, q, st);
-        if (!it || seen.has(it.id)) return;
-        seen.add(it.id);
-        out.push(it);
-        return out.length < limit;
-      });
-    } finally {
-      f.close();
-    }
+    twice(st0, seq, () => {
+      const f = new File(st0.path(seq));
+      st.segments++;
+      try {
+        const end = st0.open && st0.open.seq === seq ? st0.open.validEnd : validEndOf(f, f.length, st0.bufs.chunk);
+        scanBackward(f, end, st0.bufs.chunk, (buf, s, e) => {
+          if (lineT(buf, s, e) < 0) return;
+          const it = take(buf, s, e, false, st0.stream, q, st);
+          if (!it || seen.has(it.id)) return;
+          seen.add(it.id);
+          out.push(it);
+          return out.length < limit;
+        });
+      } finally {
+        f.close();
+      }
+    });
   }
   return out;
 }
@@ -153,7 +168,7 @@ export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): 
     } else unknown.push({ seq, max: 0xffffffff, min: 0 });
   }
   // segments the catalog does not know yet (the open one, unsealed ones) first: they are the newest
-  for (const c of unknown) segment(s, c.seq, q, probe, top, st);
+  for (const c of unknown) twice(s, c.seq, () => segment(s, c.seq, q, probe, top, st));
   if (!summarized.length) return;
   if (top.full && summarized.every((e) => e.max < top.oldest)) return;
   let cands: Cand[] = [];
@@ -169,19 +184,13 @@ export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): 
   cands.sort((a, b) => b.max - a.max || b.seq - a.seq);
   for (const c of cands) {
     if (top.full && c.max < top.oldest) break;
-    segment(s, c.seq, q, probe, top, st);
+    twice(s, c.seq, () => segment(s, c.seq, q, probe, top, st));
   }
 }
 
 // One segment: its sidecar's blocks that may match, then its unindexed rest.
 function segment(s: ArchiveStream, seq: number, q: Query, probe: Uint16Array | undefined, top: TopK, st: RecallStats): void {
-  let f: File;
-  try {
-    f = new File(s.path(seq));
-  } catch (e) {
-    rethrowFatal(e);
-    return;
-  }
+  const f = new File(s.path(seq));
   st.segments++;
   try {
     const open = s.open && s.open.seq === seq ? s.open : undefined;
@@ -240,14 +249,12 @@ function block(s: ArchiveStream, f: File, seq: number, b: BlockInfo, q: Query, t
 // Digests of moments or events (the digest stream is small: read whole) that
 // match a keyword, or whose span overlaps the range.
 export function digests(d: ArchiveStream, events: boolean, q: Query, top: TopK, st: RecallStats): void {
-  for (const seq of d.newestFirst()) {
-    let f: File;
-    try {
-      f = new File(d.path(seq));
-    } catch (e) {
-      rethrowFatal(e);
-      continue;
-    }
+  for (const seq of d.newestFirst()) twice(d, seq, () => digestSegment(d, seq, events, q, top, st));
+}
+
+function digestSegment(d: ArchiveStream, seq: number, events: boolean, q: Query, top: TopK, st: RecallStats): void {
+  {
+    const f = new File(d.path(seq));
     st.segments++;
     try {
       const end = d.open && d.open.seq === seq ? d.open.validEnd : validEndOf(f, f.length, d.bufs.chunk);
