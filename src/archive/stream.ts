@@ -127,25 +127,26 @@ export class ArchiveStream {
   // The open segment: its valid end, its sidecar, its twin. A segment that
   // cannot be opened is replaced by its twin when there is one.
   private loadOpen(seq: number, twinLen: number): void {
-    let f: File | undefined;
-    try {
-      f = new File(this.path(seq));
-    } catch (e) {
-      rethrowFatal(e);
-      f = undefined;
-    }
-    if (!f && twinLen >= 0) {
+    const segLen = this.segs.get(seq) ?? 0;
+    // a failed open is tried once more: SPIFFS read errors are mostly transient
+    let f = this.tryOpen(this.path(seq)) ?? this.tryOpen(this.path(seq));
+    // The twin takes the segment's place when the segment cannot be opened, or
+    // when the twin is longer (the segment lost bytes: a write open that fell
+    // back to "wb+" emptied it); never when the twin holds less than the
+    // segment (it is being copied again: the segment is the only whole copy).
+    if (twinLen > 0 && twinLen >= segLen && (!f || twinLen > segLen)) {
+      if (f) f.close();
       if (File.delete(this.path(seq)) && File.rename(this.path(seq, "twn"), this.path(seq))) {
-        this.repaired.push(`${STREAM_CHAR[this.stream]}${seq}: unreadable, its twin put in its place`);
+        this.repaired.push(`${STREAM_CHAR[this.stream]}${seq}: ${f ? "shorter than its twin" : "unreadable"}, its twin put in its place`);
         this.segs.set(seq, twinLen);
         twinLen = -1;
-        try {
-          f = new File(this.path(seq));
-        } catch (e) {
-          rethrowFatal(e);
-          f = undefined;
-        }
       }
+      f = this.tryOpen(this.path(seq));
+    } else if (f && twinLen >= 0) {
+      // a twin that cannot be opened is copied again by steps
+      const t = this.tryOpen(this.path(seq, "twn"));
+      if (t) t.close();
+      else twinLen = -1;
     }
     if (!f) {
       this.unreadable.push(`${STREAM_CHAR[this.stream]}${seq}`);
@@ -177,6 +178,15 @@ export class ArchiveStream {
 
   nextSeq = 1;
 
+  private tryOpen(path: string): File | undefined {
+    try {
+      return new File(path);
+    } catch (e) {
+      rethrowFatal(e);
+      return undefined;
+    }
+  }
+
   // Indexes the open segment's closed blocks not yet indexed; counts its tail.
   private catchUp(f: File): void {
     const o = this.open as OpenSeg;
@@ -184,7 +194,8 @@ export class ArchiveStream {
     const b = new BlockBuilder(this.stream, o.indexedEnd, room);
     scanRange(f, o.indexedEnd, o.validEnd, this.bufs.chunk, (buf, s, e, size) => b.add(buf, s, e, size));
     const out = b.flush(false);
-    o.tailRecords = b.tailRecords;
+    const closed = decodeRecords(out, b.count);
+    o.tailRecords = b.tailRecords + recordsOf(closed); // every record after the indexed blocks
     if (!b.count) return;
     try {
       if (!o.sideOk) {
@@ -193,8 +204,9 @@ export class ArchiveStream {
         o.sideOk = true;
       }
       writeSideRecords(this.path(o.seq, "six"), o.blocks.length, out);
-      for (const x of decodeRecords(out, b.count)) o.blocks.push(x);
+      for (const x of closed) o.blocks.push(x);
       o.indexedEnd = b.end;
+      o.tailRecords = b.tailRecords;
     } catch (e) {
       rethrowFatal(e);
       o.sideOk = false; // the blocks stay unindexed: queries scan them
@@ -362,12 +374,14 @@ export class ArchiveStream {
       s = i + 1;
     }
     const recs = b.flush(false);
-    o.tailRecords = b.tailRecords;
+    const closed = decodeRecords(recs, b.count);
+    o.tailRecords = b.tailRecords + recordsOf(closed); // every record after the indexed blocks
     if (!b.count || !o.sideOk) return;
     try {
       writeSideRecords(this.path(o.seq, "six"), o.blocks.length, recs);
-      for (const x of decodeRecords(recs, b.count)) o.blocks.push(x);
+      for (const x of closed) o.blocks.push(x);
       o.indexedEnd = b.end;
+      o.tailRecords = b.tailRecords;
     } catch (e) {
       rethrowFatal(e);
       o.sideOk = false;
@@ -465,6 +479,12 @@ export class ArchiveStream {
     File.delete(this.path(s, "twn"));
     return true;
   }
+}
+
+function recordsOf(blocks: BlockInfo[]): number {
+  let n = 0;
+  for (const b of blocks) n += b.records;
+  return n;
 }
 
 // ---- helpers -----------------------------------------------------------------------------
