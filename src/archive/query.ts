@@ -175,10 +175,16 @@ export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): 
   if (probe) {
     const sp = sigProbe(q.folded as Uint8Array, SUMMARY_MASK);
     const bySlot = summarized.slice().sort((a, b) => a.slot - b.slot);
-    const failed = s.cat.summaries(bySlot, s.bufs.sum, (e, buf, off) => {
-      st.summaries++;
-      if (sigHas(buf, off, sp)) cands.push({ seq: e.seq, max: e.max, min: e.min });
-    });
+    const failed = s.cat.summaries(
+      bySlot,
+      s.bufs.sum,
+      (e, buf, off) => {
+        st.summaries++;
+        if (sigHas(buf, off, sp)) cands.push({ seq: e.seq, max: e.max, min: e.min });
+      },
+      // a damaged summary: the segment is no longer taken as summarized, so a step seals it again
+      (e) => s.cat.entries.delete(e.seq),
+    );
     for (const e of failed) cands.push({ seq: e.seq, max: e.max, min: e.min }); // read its sidecar instead
   } else cands = summarized.map((e) => ({ seq: e.seq, max: e.max, min: e.min }));
   cands.sort((a, b) => b.max - a.max || b.seq - a.seq);
