@@ -466,6 +466,7 @@ export class Archive {
     const top = new TopK(q.limit);
     search(this.streams[t], q, top, st);
     if (t !== "fact" && this.streams.digest.segs.size) digests(this.streams.digest, t === "event", q, top, st);
+    this.migration.search(t, q, top);
     return top.items();
   }
 

@@ -14,7 +14,10 @@ import { parseLine, tsKey, recordId, TS_OFFSET, type ArchiveType, type ArchiveRe
 import { EMOTIONS, REPEATS, type Fact, type Moment, type Event } from "../memory/types";
 import { utcOffset } from "../time/local";
 import { decode } from "../text/utf8";
-import { SEGMENT_BYTES, validEndOf, type ArchiveStream } from "./stream";
+import { SEGMENT_BYTES, validEndOf, scanRange, type ArchiveStream } from "./stream";
+import { eventSeconds } from "./codec";
+import { containsFolded } from "./fold";
+import type { Query, TopK } from "./query";
 
 export const LIVE_SEQ = 100000; // the first segment number after an upgrade
 const TYPES: readonly ArchiveType[] = ["fact", "moment", "event"];
@@ -217,6 +220,34 @@ export class Migration {
       p.p += used;
       this.save();
       return `migrate: ${type} ${lines.length} records`;
+    } finally {
+      f.close();
+    }
+  }
+
+  // Recall while migrating: the version-1 lines not migrated yet are scanned
+  // (once the migration is over, none are). Linear, but only for the minutes
+  // a migration takes.
+  search(type: ArchiveType, q: Query, top: TopK): void {
+    if (!this.active) return;
+    const y = TYPES.indexOf(type);
+    if (y < this.prog.y) return;
+    const src = this.source(type);
+    if (!src) return;
+    const from = y === this.prog.y ? (this.prog.s ? this.prog.a : this.prog.p) : 0;
+    const f = new File(src);
+    try {
+      const end = validEndOf(f, f.length, this.buf);
+      scanRange(f, from, end, this.buf, (b, ls, le, size, pos) => {
+        if (size === le - ls) return;
+        const it = parseLine(b, ls, le, type);
+        if (!it) return;
+        const r = toRecord(type, it, tsKey(b, ls + TS_OFFSET));
+        const t = type === "event" ? eventSeconds(r as Event) : (r as Fact).timestamp;
+        if (t < q.lo || t > q.hi || q.hidden(y + 1, it.id)) return;
+        if (q.folded && !containsFolded(it.content, q.folded) && !(it.topic && containsFolded(it.topic, q.folded))) return;
+        top.add({ it, t, seq: 0, pos });
+      });
     } finally {
       f.close();
     }

@@ -62,6 +62,10 @@ export const scenarios: Scenario[] = [
       const r = a.check();
       ok(r.migrating, "the check reports the migration");
       a.append("fact", [{ timestamp: Math.floor(T0 / 1000), content: "升级后的新事实" }]);
+      equal(a.recallByKeyword("fact", "萤火虫", 100).length, Math.ceil(300 / 13), "recall finds what is not migrated yet");
+      for (let i = 0; i < 5; i++) a.step();
+      equal(a.recallByKeyword("fact", "萤火虫", 100).length, Math.ceil(300 / 13), "and in the middle of the migration, once each");
+      equal(a.recallByTimeRange("fact", "2024-01-02", "2024-01-02", 100).length, 24, "a day by time range in the middle of the migration");
       let steps = 0;
       while (a.step() && steps < 2000) steps++;
       ok(steps < 2000, "the migration ends");
