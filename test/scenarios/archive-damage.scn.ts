@@ -41,14 +41,14 @@ function offsetOf(dev: SimDevice, name: string, text: string): number {
   return -1;
 }
 
-// Three sealed fact segments, an open one, and moments; settled.
+// Sealed fact segments, an open one, and moments; settled.
 function build(): { dev: SimDevice; a: Archive } {
   const dev = fresh();
   const a = new Archive(root);
-  fillFacts(a, 1800);
+  fillFacts(a, 1200);
   for (let i = 0; i < 40; i += 4) a.append("moment", [0, 1, 2, 3].map((k) => moment(i + k, "日常", `第${i + k}个时刻：和主人一起看书`)));
   a.settle();
-  ok(a.report().fact.segments >= 3, "several segments");
+  ok(a.report().fact.segments >= 2, "a sealed segment and the open one");
   return { dev, a };
 }
 
@@ -168,11 +168,12 @@ export const scenarios: Scenario[] = [
       const facts = a.recallByTimeRange("fact", undefined, undefined, 1000).concat(a.recallByTimeRange("fact", undefined, "2024-02-10", 1000));
       const moments = a.recallByTimeRange("moment", undefined, undefined, 1000);
       for (const x of facts.concat(moments)) known.set(x.id, JSON.stringify(x));
-      equal(known.size, 1840);
+      const total = known.size;
+      equal(total, 1240);
       const base = image(dev);
       const real = repairIsReal();
       let lost = 0;
-      for (let seed = 1; seed <= 40; seed++) {
+      for (let seed = 1; seed <= 20; seed++) {
         const d = fresh();
         for (const [n, b] of base) d.spiffs.load(n, b.slice());
         const where = d.inject("bit_flip", { partition: "storage", seed });
@@ -189,7 +190,7 @@ export const scenarios: Scenario[] = [
           equal(JSON.stringify(x), known.get(x.id), `${where}: a served record is exactly as archived`);
           seen.add(x.id);
         }
-        const missing = 1840 - new Set([...seen].filter((x) => known.has(x))).size;
+        const missing = total - new Set([...seen].filter((x) => known.has(x))).size;
         ok(missing <= (real ? 0 : 1), `${where}: ${missing} records missing`);
         lost += missing;
       }
