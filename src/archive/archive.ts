@@ -314,7 +314,7 @@ export class Archive {
     if (!want.size) return out;
     const st = (this.lastRecall = blankStats());
     const top = new TopK(MAX_LIMIT);
-    search(this.streams[t], { lo, hi, limit: MAX_LIMIT, hidden: () => false }, top, st);
+    this.reading(t, () => search(this.streams[t], { lo, hi, limit: MAX_LIMIT, hidden: () => false }, top, st));
     for (const it of top.items()) {
       const i = want.get(it.id);
       if (i !== undefined) out[i] = true;
@@ -413,7 +413,11 @@ export class Archive {
         if (size === le - ls || lineKind(buf, ls, le) !== KIND_RECORD) return;
         const it = parseRecord(buf, ls, le, type);
         if (!it || this.tombs.has(STREAM_CODE[type], it.id)) return;
-        b.add({ t: lineT(buf, ls, le), type, topic: it.topic, content: it.content, importance: it.importance, significance: it.significance, emotion_type: it.emotion_type });
+        try {
+          b.add({ t: lineT(buf, ls, le), type, topic: it.topic, content: it.content, importance: it.importance, significance: it.significance, emotion_type: it.emotion_type, emotion_intensity: it.emotion_intensity });
+        } catch (e) {
+          rethrowFatal(e); // a record the digest refuses is left out of it, never a reason not to retire
+        }
       });
     } finally {
       f.close();
@@ -436,7 +440,7 @@ export class Archive {
     const t = archiveType(type);
     const n = limitOf(limit);
     const st = (this.lastRecall = blankStats());
-    return recent(this.streams[t], n, this.query(0, 0xffffffff, undefined, n), st);
+    return this.reading(t, () => recent(this.streams[t], n, this.query(0, 0xffffffff, undefined, n), st));
   }
 
   // Records with start <= time <= end (local dates, inclusive), newest first;
@@ -463,11 +467,26 @@ export class Archive {
   }
 
   private run(t: ArchiveType, q: Query, st: RecallStats): ArchivedItem[] {
-    const top = new TopK(q.limit);
-    search(this.streams[t], q, top, st);
-    if (t !== "fact" && this.streams.digest.segs.size) digests(this.streams.digest, t === "event", q, top, st);
-    this.migration.search(t, q, top);
-    return top.items();
+    return this.reading(t, () => {
+      const top = new TopK(q.limit);
+      search(this.streams[t], q, top, st);
+      if (t !== "fact" && this.streams.digest.segs.size) digests(this.streams.digest, t === "event", q, top, st);
+      this.migration.search(t, q, top);
+      return top.items();
+    });
+  }
+
+  // A read the file system refuses (a read error, no free descriptor) is a
+  // clear ArchiveError("io"), never a partial answer: the caller serves what
+  // NVS holds and says the archive could not be read now.
+  private reading<T>(t: ArchiveType, fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      rethrowFatal(e);
+      if (e instanceof ArchiveError) throw e;
+      throw new ArchiveError("io", `archive: the ${t} archive cannot be read now (${messageOf(e)}); it is kept as it is`);
+    }
   }
 
   // The MCP tool's recall (seed 000 §12.6): by keyword if one is given, else by

@@ -30,9 +30,17 @@ export interface RecallStats {
   summaries: number; // catalog summaries read
   damaged: number; // lines not served: their CRC fails and one flipped bit does not explain it
   repaired: number; // blocks or lines repaired in RAM (one flipped bit)
+  unreadable: string[]; // segments that could not be opened: the answer is partial
 }
 
-export const blankStats = (): RecallStats => ({ segments: 0, blocksRead: 0, linesParsed: 0, summaries: 0, damaged: 0, repaired: 0 });
+// A line's time; a line that does not start like a record is checked first
+// (one flipped bit in its "t" is repaired in place).
+function tOf(buf: Uint8Array, s: number, e: number): number {
+  const t = lineT(buf, s, e);
+  return t >= 0 || lineKind(buf, s, e) !== KIND_RECORD ? t : lineT(buf, s, e);
+}
+
+export const blankStats = (): RecallStats => ({ segments: 0, blocksRead: 0, linesParsed: 0, summaries: 0, damaged: 0, repaired: 0, unreadable: [] });
 
 export interface Query {
   lo: number; // unix seconds, inclusive
@@ -100,48 +108,52 @@ function take(buf: Uint8Array, s: number, e: number, trusted: boolean, stream: S
   return it;
 }
 
-// A segment whose open or read fails is read once more (SPIFFS read errors
-// are mostly transient; what the first try added is added again at most once,
-// by id); one that fails again makes the query a clear error, never a partial
-// answer that looks whole.
-function twice(s: ArchiveStream, seq: number, fn: () => void): void {
-  try {
-    fn();
-    return;
-  } catch (e) {
-    rethrowFatal(e);
-  }
-  try {
-    fn();
-  } catch (e) {
-    rethrowFatal(e);
-    throw new ArchiveError("io", `archive: ${STREAM_CHAR[s.stream]}${seq} cannot be read now (${messageOf(e)})`);
+// ---- recent --------------------------------------------------------------------------------
+
+// Opens segment `seq` and runs fn on it. SPIFFS read errors are mostly
+// transient: an open or a read that fails is tried once more (what the first
+// try added is added again at most once, by id). A segment that still cannot
+// be opened is named in the stats (the answer is partial, and says so); a read
+// that fails again is ArchiveError("io"), never an answer that looks whole.
+function withSegment(s: ArchiveStream, seq: number, st: RecallStats, fn: (f: File) => void): void {
+  for (let attempt = 0; ; attempt++) {
+    let f: File;
+    try {
+      f = new File(s.path(seq));
+    } catch (e) {
+      rethrowFatal(e);
+      if (attempt === 0) continue;
+      st.unreadable.push(s.path(seq)); // kept; the answer says it is partial
+      return;
+    }
+    if (attempt === 0) st.segments++;
+    try {
+      fn(f);
+      return;
+    } catch (e) {
+      rethrowFatal(e);
+      if (attempt > 0) throw e instanceof ArchiveError ? e : new ArchiveError("io", `archive: ${STREAM_CHAR[s.stream]}${seq} cannot be read now (${messageOf(e)})`);
+    } finally {
+      f.close();
+    }
   }
 }
-
-// ---- recent --------------------------------------------------------------------------------
 
 export function recent(st0: ArchiveStream, limit: number, q: Query, st: RecallStats): ArchivedItem[] {
   const out: ArchivedItem[] = [];
   const seen = new Set<string>();
   for (const seq of st0.newestFirst()) {
     if (out.length >= limit) break;
-    twice(st0, seq, () => {
-      const f = new File(st0.path(seq));
-      st.segments++;
-      try {
-        const end = st0.open && st0.open.seq === seq ? st0.open.validEnd : validEndOf(f, f.length, st0.bufs.chunk);
-        scanBackward(f, end, st0.bufs.chunk, (buf, s, e) => {
-          if (lineT(buf, s, e) < 0) return;
-          const it = take(buf, s, e, false, st0.stream, q, st);
-          if (!it || seen.has(it.id)) return;
-          seen.add(it.id);
-          out.push(it);
-          return out.length < limit;
-        });
-      } finally {
-        f.close();
-      }
+    withSegment(st0, seq, st, (f) => {
+      const end = st0.open && st0.open.seq === seq ? st0.open.validEnd : validEndOf(f, f.length, st0.bufs.chunk);
+      scanBackward(f, end, st0.bufs.chunk, (buf, s, e) => {
+        if (tOf(buf, s, e) < 0) return;
+        const it = take(buf, s, e, false, st0.stream, q, st);
+        if (!it || seen.has(it.id)) return;
+        seen.add(it.id);
+        out.push(it);
+        return out.length < limit;
+      });
     });
   }
   return out;
@@ -168,7 +180,7 @@ export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): 
     } else unknown.push({ seq, max: 0xffffffff, min: 0 });
   }
   // segments the catalog does not know yet (the open one, unsealed ones) first: they are the newest
-  for (const c of unknown) twice(s, c.seq, () => segment(s, c.seq, q, probe, top, st));
+  for (const c of unknown) segment(s, c.seq, q, probe, top, st);
   if (!summarized.length) return;
   if (top.full && summarized.every((e) => e.max < top.oldest)) return;
   let cands: Cand[] = [];
@@ -190,15 +202,17 @@ export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): 
   cands.sort((a, b) => b.max - a.max || b.seq - a.seq);
   for (const c of cands) {
     if (top.full && c.max < top.oldest) break;
-    twice(s, c.seq, () => segment(s, c.seq, q, probe, top, st));
+    segment(s, c.seq, q, probe, top, st);
   }
 }
 
 // One segment: its sidecar's blocks that may match, then its unindexed rest.
 function segment(s: ArchiveStream, seq: number, q: Query, probe: Uint16Array | undefined, top: TopK, st: RecallStats): void {
-  const f = new File(s.path(seq));
-  st.segments++;
-  try {
+  withSegment(s, seq, st, (f) => segmentIn(s, f, seq, q, probe, top, st));
+}
+
+function segmentIn(s: ArchiveStream, f: File, seq: number, q: Query, probe: Uint16Array | undefined, top: TopK, st: RecallStats): void {
+  {
     const open = s.open && s.open.seq === seq ? s.open : undefined;
     const length = f.length;
     const end = open ? open.validEnd : validEndOf(f, length, s.bufs.chunk);
@@ -219,13 +233,11 @@ function segment(s: ArchiveStream, seq: number, q: Query, probe: Uint16Array | u
     if (side.indexedEnd < end)
       scanRange(f, side.indexedEnd, end, s.bufs.chunk, (buf, ls, le, size, pos) => {
         if (size === le - ls) return;
-        const t = lineT(buf, ls, le);
+        const t = tOf(buf, ls, le);
         if (t < 0 || t < q.lo || t > q.hi) return;
         const it = take(buf, ls, le, false, s.stream, q, st);
         if (it && matches(it, q, t)) top.add({ it, t, seq, pos });
       });
-  } finally {
-    f.close();
   }
 }
 
@@ -233,15 +245,14 @@ function block(s: ArchiveStream, f: File, seq: number, b: BlockInfo, q: Query, t
   const buf = s.bufs.chunk;
   const n = readInto(f, b.offset, b.length, buf);
   st.blocksRead++;
-  let trusted = n === b.length && crc32(buf, 0, n) === b.crc;
-  if (!trusted && n === b.length && repairBit(buf, 0, n, b.crc) >= 0) {
-    st.repaired++;
-    trusted = true;
-  }
+  // a block whose CRC holds as read is trusted whole; one repaired from its CRC
+  // is not (three flips can pass for one): its lines are each checked too
+  const trusted = n === b.length && crc32(buf, 0, n) === b.crc;
+  if (!trusted && n === b.length && repairBit(buf, 0, n, b.crc) >= 0) st.repaired++;
   for (let ls = 0; ls < n; ) {
     const i = buf.indexOf(NL, ls);
     if (i < 0) break;
-    const t = lineT(buf, ls, i);
+    const t = tOf(buf, ls, i);
     if (t >= q.lo && t <= q.hi) {
       const it = take(buf, ls, i, trusted, s.stream, q, st);
       if (it && matches(it, q, t)) top.add({ it, t, seq, pos: b.offset + ls });
@@ -255,17 +266,15 @@ function block(s: ArchiveStream, f: File, seq: number, b: BlockInfo, q: Query, t
 // Digests of moments or events (the digest stream is small: read whole) that
 // match a keyword, or whose span overlaps the range.
 export function digests(d: ArchiveStream, events: boolean, q: Query, top: TopK, st: RecallStats): void {
-  for (const seq of d.newestFirst()) twice(d, seq, () => digestSegment(d, seq, events, q, top, st));
+  for (const seq of d.newestFirst()) withSegment(d, seq, st, (f) => digestsIn(d, f, seq, events, q, top, st));
 }
 
-function digestSegment(d: ArchiveStream, seq: number, events: boolean, q: Query, top: TopK, st: RecallStats): void {
+function digestsIn(d: ArchiveStream, f: File, seq: number, events: boolean, q: Query, top: TopK, st: RecallStats): void {
   {
-    const f = new File(d.path(seq));
-    st.segments++;
-    try {
+    {
       const end = d.open && d.open.seq === seq ? d.open.validEnd : validEndOf(f, f.length, d.bufs.chunk);
       scanRange(f, 0, end, d.bufs.chunk, (buf, ls, le, size, pos) => {
-        if (size === le - ls || lineT(buf, ls, le) < 0) return;
+        if (size === le - ls || tOf(buf, ls, le) < 0) return;
         const it = take(buf, ls, le, false, "digest", q, st);
         if (!it || (it.type === "event") !== events) return;
         const t = lineT(buf, ls, le);
@@ -278,8 +287,6 @@ function digestSegment(d: ArchiveStream, seq: number, events: boolean, q: Query,
         }
         top.add({ it, t, seq, pos });
       });
-    } finally {
-      f.close();
     }
   }
 }

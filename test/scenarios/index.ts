@@ -33,6 +33,8 @@ import { scenarios as listenSpeech } from "./listen-speech.scn";
 import { scenarios as preload } from "./preload.scn";
 import { scenarios as xiaozhi } from "./xiaozhi.scn";
 import { scenarios as memoryFork } from "./memory-fork.scn";
+import { scenarios as repair } from "./repair.scn";
+import { scenarios as digest } from "./digest.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -68,4 +70,6 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preload", scenarios: preload },
   { file: "xiaozhi", scenarios: xiaozhi },
   { file: "memory-fork", scenarios: memoryFork },
+  { file: "repair", scenarios: repair },
+  { file: "digest", scenarios: digest },
 ];
