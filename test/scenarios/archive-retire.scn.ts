@@ -83,7 +83,7 @@ export const scenarios: Scenario[] = [
       const jan = a.recallByTimeRange("moment", "2024-01-01", "2024-01-31", 50);
       ok(jan.length >= 1 && jan.every((x) => x.digest === true), `a digest answers for January 2024: ${JSON.stringify(jan.map((x) => x.month))}`);
       ok((jan[0].count ?? 0) >= 1, "it counts what it folded");
-      ok(jan[0].month === "" || jan[0].month === "2024-01", `its month: ${jan[0].month}`); // "" while digest.ts is the placeholder
+      ok(jan.some((x) => x.month === "2024-01"), `January's digest: ${JSON.stringify(jan.map((x) => x.month))}`);
       // the newest month is whole
       equal(a.recallByKeyword("moment", `第${months - 1}月`, 100).filter((x) => !x.digest).length, 60);
       // after a reboot too
