@@ -316,7 +316,8 @@ export class Catalog {
   // Reads the summaries of `want` (entries sorted by slot) in one pass of the
   // file, in chunks of at most 4 KB, and calls on(entry, buf, off) for each
   // whose CRC holds; returns the entries whose summary could not be used.
-  summaries(want: CatEntry[], buf: Uint8Array, on: (e: CatEntry, buf: Uint8Array, off: number) => void): CatEntry[] {
+  // `damaged` hears of each summary that was read whole but fails its CRC.
+  summaries(want: CatEntry[], buf: Uint8Array, on: (e: CatEntry, buf: Uint8Array, off: number) => void, damaged?: (e: CatEntry) => void): CatEntry[] {
     const failed: CatEntry[] = [];
     if (!want.length) return failed;
     let f: File;
@@ -341,7 +342,10 @@ export class Catalog {
         for (let k = i; k < j; k++) {
           const off = (k - i) * SUMMARY_BYTES;
           if (off + SUMMARY_BYTES <= n && crc32(buf, off, off + SUMMARY_BYTES) === want[k].sumCrc) on(want[k], buf, off);
-          else failed.push(want[k]);
+          else {
+            if (off + SUMMARY_BYTES <= n) damaged?.(want[k]);
+            failed.push(want[k]);
+          }
         }
         i = j;
       }
