@@ -135,8 +135,8 @@ export class Archive {
       digest: new ArchiveStream(root, "digest", this.bufs),
     };
     this.tombs = new Tombstones(root);
-    this.migration = new Migration(root, this.streams);
-    this.scrubber = new Scrubber([this.streams.fact, this.streams.moment, this.streams.event], this.tombs);
+    this.migration = new Migration(root, this.streams, this.bufs);
+    this.scrubber = new Scrubber([this.streams.fact, this.streams.moment, this.streams.event], this.tombs, this.bufs);
     this.fallbackTotal = opts.partitionBytes ?? STORAGE_PARTITION_BYTES;
   }
 
