@@ -45,6 +45,7 @@ export const STORAGE_PARTITION_BYTES = 3 * 1024 * 1024; // partitions/*.csv "sto
 // segment being written, the NVS mirror files and the digest of what retires.
 export const RETIRE_AT = 0.68;
 export const HARD_LIMIT = USABLE_FRACTION; // an append never takes the partition above it
+export const VERIFY_MS = 3600000; // a sliced group of the catalog is checked once an hour
 
 export interface ArchiveOptions {
   partitionBytes?: number; // the file system's size when System.info() cannot tell
@@ -118,6 +119,8 @@ export class Archive {
   private bufs = new Buffers();
   private checked = false;
   private migration: Migration;
+  private lastVerify = 0;
+  private verifyNext = 0;
   private scrubber: Scrubber;
   private fallbackTotal: number;
 
@@ -132,8 +135,8 @@ export class Archive {
       digest: new ArchiveStream(root, "digest", this.bufs),
     };
     this.tombs = new Tombstones(root);
-    this.migration = new Migration(root, this.streams);
-    this.scrubber = new Scrubber([this.streams.fact, this.streams.moment, this.streams.event], this.tombs);
+    this.migration = new Migration(root, this.streams, this.bufs);
+    this.scrubber = new Scrubber([this.streams.fact, this.streams.moment, this.streams.event], this.tombs, this.bufs);
     this.fallbackTotal = opts.partitionBytes ?? STORAGE_PARTITION_BYTES;
   }
 
@@ -264,6 +267,8 @@ export class Archive {
     for (let attempt = 0; ; attempt++) {
       const { used, total } = this.space();
       if (used + growth > total * HARD_LIMIT) {
+        // full segments not sealed yet still have their twins: sealing drops them
+        if (this.sealPending()) continue;
         if (this.retireOne(s.stream)) {
           retired++;
           continue;
@@ -357,6 +362,13 @@ export class Archive {
           return { did: `seal ${s} ${u[0]}` };
         }
       }
+      for (const s of STREAMS) {
+        const c = this.streams[s].cat;
+        if (c.sliceDue) {
+          c.sliceStep(this.bufs.side);
+          return { did: `slice ${s}` };
+        }
+      }
       const { used, total } = this.space();
       if (used > total * RETIRE_AT && this.retireOne()) return { did: "retire" };
       const m = this.migration.step();
@@ -371,6 +383,17 @@ export class Archive {
       }
       const d = this.scrubber.step();
       if (d) return { did: d };
+      // a sliced group is checked against its CRC now and then: a flipped bit
+      // there could hide a segment from a keyword (it is built again if so)
+      if (_nowMs - this.lastVerify >= VERIFY_MS) {
+        this.lastVerify = _nowMs;
+        for (const s of STREAMS) {
+          const c = this.streams[s].cat;
+          if (!c.sliced) continue;
+          const g = this.verifyNext++ % c.sliced;
+          if (!c.verifyGroup(g, this.bufs.side)) return { did: `slice ${s} group ${g} failed its check: built again` };
+        }
+      }
     } catch (e) {
       rethrowFatal(e);
       trace(`archive: step failed: ${messageOf(e)}\n`);
@@ -379,12 +402,33 @@ export class Archive {
     return undefined;
   }
 
-  // Runs steps until there is nothing left (tests, tools; never on the device's
-  // conversation path). Returns the number of steps.
+  // Runs steps until there is nothing left or one fails (tests, tools; never on
+  // the device's conversation path). Returns the number of steps.
   settle(max = 10000): number {
     let n = 0;
-    while (n < max && this.step()) n++;
+    for (let r; n < max && (r = this.step()); ) {
+      n++;
+      if (r.did.indexOf("failed") === 0) break;
+    }
     return n;
+  }
+
+  // Seals every full segment at once (an append short of room: their twins go).
+  private sealPending(): boolean {
+    let did = false;
+    for (const x of STREAMS) {
+      const st = this.streams[x];
+      for (const seq of st.unsealed()) {
+        try {
+          st.seal(seq);
+          did = true;
+        } catch (e) {
+          rethrowFatal(e);
+        }
+      }
+      while (st.dropTwins()) did = true;
+    }
+    return did;
   }
 
   // Folds the oldest sealed segment of moments (then events) into digests and

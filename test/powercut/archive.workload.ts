@@ -21,7 +21,7 @@ function prefill(dev: SimDevice) {
   if (!template) {
     const other = new SimDevice({ now: Date.UTC(2026, 0, 1) }).install();
     try {
-      const a = new Archive(config.file.root, { budget: BUDGET });
+      const a = new Archive(config.file.root);
       const t0 = Math.floor(Date.UTC(2025, 0, 1) / 1000);
       const records: { kind: Kind; key: string; value: string; ts: number }[] = [];
       for (let i = 0; i < 120; i += 5) {

@@ -38,7 +38,7 @@ export function boot(opts: BootOptions = {}, onRemind?: (r: string) => void): Bo
       onRemind?.(`${r.content}@${r.datetime}`);
     },
   };
-  const b = bootDevice(() => new Archive(config.file.root, opts.budget !== undefined ? { budget: opts.budget } : {}), { sink });
+  const b = bootDevice(() => new Archive(config.file.root), { sink });
   return { service: b.service, archive: b.archive, reminded, line: b.line };
 }
 
