@@ -13,7 +13,7 @@ import { recordId, type ArchiveType, type ArchiveRecord } from "../../src/archiv
 import { encodeRecord } from "../../src/archive/codec";
 import { formatIso, fromLocal, toLocal } from "../../src/time/local";
 import { Life, START, RARE, ABSENT, chars } from "./data";
-import { queriesAt, monthOf, target, measure, recallOf, bootArchive, type Measured, type QuerySpec, type Scenario } from "./queries";
+import { queriesAt, monthOf, target, measure, bootArchive, type Measured, type QuerySpec, type Scenario } from "./queries";
 import type { XsOptions } from "./xs-entry";
 import { ensureWorker, cacheRoot } from "../../test/xs/build-worker";
 import { Xsnap } from "../../test/xs/xsnap";
@@ -525,4 +525,3 @@ async function runXs(snapshots: Snapshot[], partitionBytes: number, minMs: numbe
   return results;
 }
 
-export { recallOf };
