@@ -69,6 +69,7 @@ export interface CheckReport {
   used: number; // bytes of the file system in use
   total: number;
   migrating?: boolean; // version-1 files are being migrated
+  unlisted?: boolean; // the file system could not be listed: nothing is served until a later check can
 }
 
 export interface AppendResult {
@@ -171,7 +172,8 @@ export class Archive {
     }
     this.migration.floor();
     try {
-      this.tombs.load(this.bufs.side);
+      // without a listing every copy is opened: a tombstone is never missed
+      this.tombs.load(this.bufs.side, (path) => !this.listed || files.has(path.slice(this.root.length)));
     } catch (e) {
       rethrowFatal(e);
     }
@@ -185,9 +187,12 @@ export class Archive {
   // The root's files by name (one walk of the file system).
   private files(): Map<string, number> {
     const files = new Map<string, number>();
-    listing(this.root)?.forEach((len, path) => files.set(path.slice(this.root.length), len));
+    const l = listing(this.root);
+    this.listed = l !== undefined;
+    l?.forEach((len, path) => files.set(path.slice(this.root.length), len));
     return files;
   }
+  private listed = false; // the last listing worked: what it lacks does not exist
 
   report(): CheckReport {
     const one = (s: ArchiveStream): StreamReport => {
@@ -202,11 +207,18 @@ export class Archive {
     const { used, total } = this.space();
     const r: CheckReport = { fact: one(this.streams.fact), moment: one(this.streams.moment), event: one(this.streams.event), digest: one(this.streams.digest), forgotten: this.tombs.size, used, total };
     if (this.migration.active) r.migrating = true;
+    if (!this.listed) r.unlisted = true;
     return r;
   }
 
+  // A file system that cannot be listed now is not taken for an empty one:
+  // every operation is a clear ArchiveError until a check can list it.
   private ensure(): void {
     if (!this.checked) this.check();
+    if (!this.listed) {
+      this.checked = false;
+      throw new ArchiveError("io", "archive: the file system cannot be listed now; nothing was read or written");
+    }
   }
 
   // The file system's use: System.info() on the device.
@@ -269,7 +281,7 @@ export class Archive {
       if (used + growth > total * HARD_LIMIT) {
         // full segments not sealed yet still have their twins: sealing drops them
         if (this.sealPending()) continue;
-        if (this.retireOne(s.stream)) {
+        if (this.retireOne()) {
           retired++;
           continue;
         }
@@ -287,7 +299,7 @@ export class Archive {
         rethrowFatal(e);
         if (attempt > 2) throw e;
         if (e instanceof ArchiveError && e.code === "full") {
-          if (!this.retireOne(s.stream)) throw e;
+          if (!this.retireOne()) throw e;
           retired++;
           continue;
         }
@@ -370,7 +382,7 @@ export class Archive {
         }
       }
       const { used, total } = this.space();
-      if (used > total * RETIRE_AT && this.retireOne()) return { did: "retire" };
+      if ((this.retiring || used > total * RETIRE_AT) && this.retireOne(true)) return { did: "retire" };
       const m = this.migration.step();
       if (m) return { did: m };
       for (const s of STREAMS) {
@@ -433,22 +445,49 @@ export class Archive {
 
   // Folds the oldest sealed segment of moments (then events) into digests and
   // retires it. `except`: the stream being appended to keeps its open segment.
-  private retireOne(_except?: Stream): boolean {
+  // Retires the oldest sealed segment of moments (then events): its monthly
+  // digests are appended first, then it is deleted. As a step (`piecewise`),
+  // the digests are written about 4 KB per step (a segment of events can span
+  // years: tens of digests), and the segment goes with the last piece; an
+  // append short of room does it all at once. A cut in between writes the
+  // same digest lines again (one per id in every answer).
+  private retireOne(piecewise = false): boolean {
+    if (this.retiring) return this.retirePiece();
     for (const type of ["moment", "event"] as const) {
       const s = this.streams[type];
       const seqs = s.newestFirst().reverse();
       for (const seq of seqs) {
         if (s.open && s.open.seq === seq) continue;
-        this.digestSegment(s, seq, type);
-        s.retire(seq);
+        this.retiring = { s, seq, lines: this.digestSegment(s, seq, type) };
+        if (!piecewise) while (this.retiring) this.retirePiece();
+        else this.retirePiece();
         return true;
       }
     }
     return false;
   }
 
-  // Reads one segment (at most 56 KB) and appends its monthly digests.
-  private digestSegment(s: ArchiveStream, seq: number, type: "moment" | "event"): void {
+  private retiring: { s: ArchiveStream; seq: number; lines: Line[] } | undefined;
+
+  private retirePiece(): boolean {
+    const r = this.retiring!;
+    if (!r.s.segs.has(r.seq)) {
+      this.retiring = undefined; // gone meanwhile
+      return true;
+    }
+    let n = 0, bytes = 0;
+    while (n < r.lines.length && (n === 0 || bytes + r.lines[n].line.length <= 4096)) bytes += r.lines[n++].line.length;
+    if (n) this.streams.digest.append(r.lines.slice(0, n));
+    r.lines = r.lines.slice(n);
+    if (!r.lines.length) {
+      this.retiring = undefined;
+      r.s.retire(r.seq);
+    }
+    return true;
+  }
+
+  // Reads one segment (at most 56 KB) and gives its monthly digest lines.
+  private digestSegment(s: ArchiveStream, seq: number, type: "moment" | "event"): Line[] {
     const b = new DigestBuilder();
     const f = new File(s.path(seq));
     try {
@@ -469,7 +508,7 @@ export class Archive {
     const lines: Line[] = [];
     for (const d of b.take())
       lines.push(encodeDigest({ from: d.from, to: d.to, month: d.month, count: d.moments + d.events, keywords: d.keywords, points: d.points.join("；"), source: seq, events: type === "event" }));
-    if (lines.length) this.streams.digest.append(lines);
+    return lines;
   }
 
   // ---- recall ----------------------------------------------------------------------------------

@@ -51,8 +51,8 @@ export class Migration {
   detect(files: Map<string, number>): void {
     let v1 = false;
     for (const t of TYPES) for (const x of V1_EXT) if (files.has(`${BASE[t]}.${x}`)) v1 = true;
-    this.prog = this.readProgress() ?? { n: 0, y: 0, p: 0, s: 0, a: 0, l: 0 };
     this.active = v1 || files.has("v1mig.a") || files.has("v1mig.b");
+    this.prog = (this.active ? this.readProgress() : undefined) ?? { n: 0, y: 0, p: 0, s: 0, a: 0, l: 0 };
     for (const t of TYPES) this.streams[t].skip = this.active && this.prog.y === TYPES.indexOf(t) ? this.prog.s : -1;
   }
 

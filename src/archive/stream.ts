@@ -245,7 +245,7 @@ export class ArchiveStream {
     // short is completed in the segment that holds its first part)
     if (!o || !tail || o.validEnd + total + 2 > SEGMENT_BYTES) {
       o = this.rollover();
-      tail = this.readTail(o);
+      tail = headerLine(this.stream, o.seq); // all a new segment holds: no read
     }
     const repair = o.length > o.validEnd;
     let n = repair ? 2 : 0;
@@ -278,7 +278,13 @@ export class ArchiveStream {
 
   // Starts the next segment: its header line, its twin, its sidecar.
   private rollover(): OpenSeg {
-    const seq = Math.max(this.nextSeq, (this.open?.seq ?? 0) + 1);
+    let seq = Math.max(this.nextSeq, (this.open?.seq ?? 0) + 1);
+    // a segment this stream did not know of (learnt before a listing that
+    // missed it) is never overwritten: the next number is taken
+    while (File.exists(this.path(seq)) && this.lengthOf(seq) > 64) {
+      this.segs.set(seq, this.lengthOf(seq));
+      seq++;
+    }
     const head = headerLine(this.stream, seq);
     for (const p of [this.path(seq), this.path(seq, "twn")]) {
       remove(p); // a leftover of a cut rollover
@@ -312,6 +318,20 @@ export class ArchiveStream {
       return out.subarray(0, k);
     } finally {
       f.close();
+    }
+  }
+
+  private lengthOf(seq: number): number {
+    try {
+      const f = new File(this.path(seq));
+      try {
+        return f.length;
+      } finally {
+        f.close();
+      }
+    } catch (e) {
+      rethrowFatal(e);
+      return 65536; // cannot be opened: taken as holding records
     }
   }
 

@@ -51,11 +51,14 @@ export class Tombstones {
   }
 
   // Reads both copies (each a few hundred bytes); keeps every valid entry of either.
-  load(buf: Uint8Array): void {
+  // `present`: the root's listing says the file exists (on SPIFFS an open of a
+  // missing file walks the whole file system for nothing).
+  load(buf: Uint8Array, present: (path: string) => boolean = () => true): void {
     this.set.clear();
     for (let k = 0; k < 2; k++) {
       this.ok[k] = false;
       this.lengths[k] = 0;
+      if (!present(this.paths[k])) continue;
       let f: File;
       try {
         f = new File(this.paths[k]);
