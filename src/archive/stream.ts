@@ -438,7 +438,9 @@ export class ArchiveStream {
       }
     } catch (e) {
       rethrowFatal(e);
-      o.twin = -1;
+      // a full file system keeps what was copied (the copy goes on when room
+      // returns); anything else starts the twin again
+      if (!(e instanceof ArchiveError && e.code === "full")) o.twin = -1;
       throw e;
     } finally {
       src.close();
