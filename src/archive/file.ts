@@ -2,9 +2,9 @@
 // of at most 4 KB, forwards and backwards. A scan holds one chunk; lines never
 // come from flash one by one.
 //
-// A "segment" is a complete line (its bytes end with "\n", which the callback
-// does not see), or, in a damaged file, a 4 KB piece of a run of bytes with no
-// newline; such pieces are never records.
+// A scan hands on complete lines (their bytes end with "\n", which the
+// callback does not see), or, in a damaged file, 4 KB pieces of a run of bytes
+// with no newline; such pieces are never records.
 
 import { File, Iterator, System } from "file";
 import { NL } from "./line";
@@ -183,42 +183,38 @@ export function validEnd(f: File, length: number, buf: Uint8Array): number {
   return 0;
 }
 
-// Segment callback: buf[s..e) is the segment without its "\n", pos its offset in
+// Line callback: buf[s..e) is the line without its "\n", pos its offset in
 // the file, size its bytes on flash (with the "\n"). Return false to stop.
 export type OnSegment = (buf: Uint8Array, s: number, e: number, pos: number, size: number) => boolean | void;
 
-// Scans f[start..end) forwards. `end` must be a line boundary. Returns false if stopped.
-export function scanForward(f: File, start: number, end: number, buf: Uint8Array, on: OnSegment): boolean {
-  let pos = start; // file offset of buf[0]
-  let have = 0; // bytes in buf
-  let read = start; // next byte to read
+// Calls on(buf, s, e, size, pos) for each line of f[start..end) (end: a line
+// boundary); a run of 4 KB without a newline comes as one piece (size = e - s).
+// `on` returning false stops the scan.
+export function scanRange(f: File, start: number, end: number, buf: Uint8Array, on: (buf: Uint8Array, s: number, e: number, size: number, pos: number) => boolean | void): void {
+  let pos = start, have = 0;
   while (pos < end) {
-    const n = Math.min(CHUNK - have, end - read);
-    if (n > 0) have += readInto(f, read, n, buf, have);
-    read = pos + have;
+    const n = Math.min(CHUNK - have, end - pos - have);
+    if (n > 0) {
+      const k = readInto(f, pos + have, n, buf, have);
+      if (k <= 0) throw new ArchiveError("io", "archive: short read");
+      have += k;
+    }
     let s = 0;
     for (;;) {
       const i = buf.indexOf(NL, s);
       if (i < 0 || i >= have) break;
-      if (on(buf, s, i, pos + s, i + 1 - s) === false) return false;
+      if (on(buf, s, i, i + 1 - s, pos + s) === false) return;
       s = i + 1;
     }
-    if (s === 0 && have === CHUNK) {
-      // a full chunk without a newline: damage, passed on as one piece
-      if (on(buf, 0, CHUNK, pos, CHUNK) === false) return false;
-      s = CHUNK;
+    if (s === 0) {
+      // no newline in a full chunk (damage), or the last bytes before `end`
+      if (on(buf, 0, have, have, pos) === false) return;
+      s = have;
     }
-    if (s < have) buf.copyWithin(0, s, have);
+    buf.copyWithin(0, s, have);
     pos += s;
     have -= s;
-    if (read >= end && have > 0 && s === 0) {
-      // bytes before `end` without a final newline (end was not a line boundary)
-      if (on(buf, 0, have, pos, have) === false) return false;
-      pos += have;
-      have = 0;
-    }
   }
-  return true;
 }
 
 // Scans f[start..end) backwards, newest line first. `start` must be a line

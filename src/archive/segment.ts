@@ -8,7 +8,7 @@
 
 import { File } from "file";
 import { crc32 } from "../nvs/crc32";
-import { CHUNK, readInto, scanForward, writeAt, openWrite, remove, rethrowFatal } from "./file";
+import { CHUNK, readInto, writeAt, openWrite, remove, rethrowFatal } from "./file";
 import { lineOk, lineT, parseRecord, textsOf, STREAM_CHAR, STREAM_CODE, type Stream } from "./codec";
 import { sigAdd, SIG_BYTES } from "./fold";
 import { repairLine } from "./repair";
@@ -267,18 +267,6 @@ export class BlockBuilder {
     if (final) this.close();
     return this.out.subarray(0, this.count * RECORD);
   }
-}
-
-// Indexes f[start..end) (start: the end of the indexed blocks) into block
-// records; `final` closes the last block. Reads in chunks; returns the builder.
-export function indexRange(f: File, stream: Stream, start: number, end: number, room: number, final: boolean, buf: Uint8Array): BlockBuilder {
-  const b = new BlockBuilder(stream, start, room);
-  if (end > start)
-    scanForward(f, start, end, buf, (bb, s, e, _pos, size) => {
-      b.add(bb, s, e, size);
-    });
-  b.flush(final);
-  return b;
 }
 
 // Decodes the block records a builder finished (for the in-RAM view of the open segment).

@@ -10,7 +10,7 @@
 // are never written again; retiring deletes them whole.
 
 import { File } from "file";
-import { CHUNK, ArchiveError, readInto, writeAt, openAppend, openWrite, remove, rename, rethrowFatal, messageOf } from "./file";
+import { CHUNK, ArchiveError, validEnd, scanRange, readInto, writeAt, openAppend, openWrite, remove, rename, rethrowFatal, messageOf } from "./file";
 import { lineT, headerLine, parseRecord, textsOf, NL, STREAM_CHAR, type Line, type Stream } from "./codec";
 import { sigAdd } from "./fold";
 import { Catalog, SUMMARY_BYTES, SUMMARY_MASK } from "./catalog";
@@ -199,20 +199,17 @@ export class ArchiveStream {
     const closed = decodeRecords(out, b.count);
     o.tailRecords = b.tailRecords + recordsOf(closed); // every record after the indexed blocks
     if (!b.count) return;
-    try {
-      if (!o.sideOk) {
-        if (o.blocks.length) return; // a sidecar that cannot be trusted is rebuilt when sealing
+    if (!o.sideOk) {
+      if (o.blocks.length) return; // a sidecar that cannot be trusted is rebuilt when sealing
+      try {
         createSide(this.path(o.seq, "six"), this.stream, o.seq);
         o.sideOk = true;
+      } catch (e) {
+        rethrowFatal(e);
+        return;
       }
-      writeSideRecords(this.path(o.seq, "six"), o.blocks.length, out);
-      for (const x of closed) o.blocks.push(x);
-      o.indexedEnd = b.end;
-      o.tailRecords = b.tailRecords;
-    } catch (e) {
-      rethrowFatal(e);
-      o.sideOk = false; // the blocks stay unindexed: queries scan them
     }
+    this.commitBlocks(o, out, closed, b);
   }
 
   // ---- appending ------------------------------------------------------------------------
@@ -399,6 +396,12 @@ export class ArchiveStream {
     const closed = decodeRecords(recs, b.count);
     o.tailRecords = b.tailRecords + recordsOf(closed); // every record after the indexed blocks
     if (!b.count || !o.sideOk) return;
+    this.commitBlocks(o, recs, closed, b);
+  }
+
+  // Writes the block records of blocks just closed to the sidecar; a write that
+  // fails leaves them unindexed (queries scan them; sealing indexes them).
+  private commitBlocks(o: OpenSeg, recs: Uint8Array, closed: BlockInfo[], b: BlockBuilder): void {
     try {
       writeSideRecords(this.path(o.seq, "six"), o.blocks.length, recs);
       for (const x of closed) o.blocks.push(x);
@@ -513,47 +516,10 @@ function recordsOf(blocks: BlockInfo[]): number {
 
 // ---- helpers -----------------------------------------------------------------------------
 
-export function validEndOf(f: File, length: number, buf: Uint8Array): number {
-  let end = length;
-  while (end > 0) {
-    const s = Math.max(0, end - CHUNK);
-    const n = readInto(f, s, end - s, buf);
-    const i = n > 0 ? buf.lastIndexOf(NL, n - 1) : -1;
-    if (i >= 0) return s + i + 1;
-    end = s;
-  }
-  return 0;
-}
+// The end of the last complete line, and the forward line scan (file.ts).
+export const validEndOf = validEnd;
+export { scanRange };
 
-// Calls on(buf, s, e, size, pos) for each line of f[start..end) (end: a line
-// boundary); a run of 4 KB without a newline comes as one piece (size = e - s).
-// `on` returning false stops the scan.
-export function scanRange(f: File, start: number, end: number, buf: Uint8Array, on: (buf: Uint8Array, s: number, e: number, size: number, pos: number) => boolean | void): void {
-  let pos = start, have = 0;
-  while (pos < end) {
-    const n = Math.min(CHUNK - have, end - pos - have);
-    if (n > 0) {
-      const k = readInto(f, pos + have, n, buf, have);
-      if (k <= 0) throw new ArchiveError("io", "archive: short read");
-      have += k;
-    }
-    let s = 0;
-    for (;;) {
-      const i = buf.indexOf(NL, s);
-      if (i < 0 || i >= have) break;
-      if (on(buf, s, i, i + 1 - s, pos + s) === false) return;
-      s = i + 1;
-    }
-    if (s === 0) {
-      // no newline in a full chunk (damage), or the last bytes before `end`
-      if (on(buf, 0, have, have, pos) === false) return;
-      s = have;
-    }
-    buf.copyWithin(0, s, have);
-    pos += s;
-    have -= s;
-  }
-}
 
 // Is the line's record already among the tail's lines (same time and bytes)?
 function tailHas(tail: Uint8Array, from: number, validEnd: number, l: Line, _stream: Stream): boolean {
