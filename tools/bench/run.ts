@@ -60,6 +60,7 @@ export interface NameTraffic {
 export class PerName {
   readonly byName = new Map<string, NameTraffic>();
   private depth = 0;
+  maxOpen = 0; // the most files open at once (SPIFFS descriptors; the device has 5)
   onWrite?: () => void; // after every outer call that wrote to flash
   constructor(readonly dev: SimDevice) {
     const sp = dev.spiffs as unknown as Record<string, (...a: unknown[]) => unknown>;
@@ -87,6 +88,7 @@ export class PerName {
           if (method === "open") n.opens++;
           if (method === "open" && threw && !dev.spiffs.exists(name)) n.missing++;
           if (after.bytesWritten !== b.bytesWritten) this.onWrite?.();
+          this.maxOpen = Math.max(this.maxOpen, dev.spiffs.openFiles);
         }
       };
     }
@@ -414,6 +416,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     used_percent: r2(usedMax * 100),
     used_percent_end: last ? r2(dev.spiffs.stats().percent) : null,
     append_bytes_read_max: appendReadMax,
+    max_open_files: names.maxOpen, // the whole run, upkeep included (target ≤ 5)
     append_ms_device_max: r2(appendMsMax),
     write_amplification: r2(wa),
     twin_write_factor: r2(lineBytes ? twinWritten / lineBytes : 0),
