@@ -23,10 +23,24 @@ export const LIVE_SEQ = 100000; // the first segment number after an upgrade
 const TYPES: readonly ArchiveType[] = ["fact", "moment", "event"];
 const BASE: Record<ArchiveType, string> = { fact: "facts", moment: "moments", event: "events" };
 const V1_EXT = ["jsonl", "done", "new", "idx", "sig", "nix", "nsg"];
+// What is migrated, in order: each type's file, then a committed format-1
+// compaction (".done") a cut left beside it. Both are read when both exist: a
+// cut in the middle of format 1's swap may have left the ".jsonl" whole or
+// shortened, and a ".done" that is empty or damaged must never stand in for
+// it. A record in both is stored twice and served once (one per id).
+const SOURCES: readonly [ArchiveType, string][] = [
+  ["fact", "jsonl"],
+  ["fact", "done"],
+  ["moment", "jsonl"],
+  ["moment", "done"],
+  ["event", "jsonl"],
+  ["event", "done"],
+];
+const CLEANUP = SOURCES.length;
 
 interface Progress {
   n: number; // write counter: the higher valid copy wins
-  y: number; // 0 facts, 1 moments, 2 events, 3 deleting the version-1 files
+  y: number; // the source being migrated (SOURCES), CLEANUP (6): deleting the version-1 files
   p: number; // offset in the version-1 file of the next line to migrate
   s: number; // the migrated segment being written (0: none)
   a: number; // the version-1 offset that segment started at
@@ -53,7 +67,7 @@ export class Migration {
     for (const t of TYPES) for (const x of V1_EXT) if (files.has(`${BASE[t]}.${x}`)) v1 = true;
     this.active = v1 || files.has("v1mig.a") || files.has("v1mig.b");
     this.prog = (this.active ? this.readProgress() : undefined) ?? { n: 0, y: 0, p: 0, s: 0, a: 0, l: 0 };
-    for (const t of TYPES) this.streams[t].skip = this.active && this.prog.y === TYPES.indexOf(t) ? this.prog.s : -1;
+    for (const t of TYPES) this.streams[t].skip = this.active && this.prog.y < CLEANUP && SOURCES[this.prog.y][0] === t ? this.prog.s : -1;
   }
 
   // After the streams load: everything archived from now on sorts after the migrated segments.
@@ -100,10 +114,9 @@ export class Migration {
     }
   }
 
-  private source(t: ArchiveType): string | undefined {
-    // a version-1 compaction committed but not swapped in: its ".done" is the file
-    for (const x of ["done", "jsonl"]) if (File.exists(`${this.root}${BASE[t]}.${x}`)) return `${this.root}${BASE[t]}.${x}`;
-    return undefined;
+  private source(y: number): string | undefined {
+    const path = `${this.root}${BASE[SOURCES[y][0]]}.${SOURCES[y][1]}`;
+    return File.exists(path) ? path : undefined;
   }
 
   // One step: at most 4 KB of version-1 lines read and written, or a segment
@@ -112,7 +125,7 @@ export class Migration {
   step(): string | undefined {
     if (!this.active) return undefined;
     const p = this.prog;
-    if (p.y >= 3) {
+    if (p.y >= CLEANUP) {
       for (const t of TYPES)
         for (const x of V1_EXT) {
           const path = `${this.root}${BASE[t]}.${x}`;
@@ -126,9 +139,9 @@ export class Migration {
       for (const t of TYPES) this.streams[t].skip = -1;
       return "migrate: done";
     }
-    const type = TYPES[p.y];
+    const type = SOURCES[p.y][0];
     const s = this.streams[type];
-    const src = this.source(type);
+    const src = this.source(p.y);
     if (!src) return this.next();
     const f = new File(src);
     try {
@@ -230,26 +243,27 @@ export class Migration {
   // a migration takes.
   search(type: ArchiveType, q: Query, top: TopK): void {
     if (!this.active) return;
-    const y = TYPES.indexOf(type);
-    if (y < this.prog.y) return;
-    const src = this.source(type);
-    if (!src) return;
-    const from = y === this.prog.y ? (this.prog.s ? this.prog.a : this.prog.p) : 0;
-    const f = new File(src);
-    try {
-      const end = validEndOf(f, f.length, this.bufs.chunk);
-      scanRange(f, from, end, this.bufs.chunk, (b, ls, le, size, pos) => {
-        if (size === le - ls) return;
-        const it = parseLine(b, ls, le, type);
-        if (!it) return;
-        const r = toRecord(type, it, tsKey(b, ls + TS_OFFSET));
-        const t = type === "event" ? eventSeconds(r as Event) : (r as Fact).timestamp;
-        if (t < q.lo || t > q.hi || q.hidden(y + 1, it.id)) return;
-        if (q.folded && !containsFolded(it.content, q.folded) && !(it.topic && containsFolded(it.topic, q.folded))) return;
-        top.add({ it, t, seq: 0, pos });
-      });
-    } finally {
-      f.close();
+    for (let y = this.prog.y; y < CLEANUP; y++) {
+      if (SOURCES[y][0] !== type) continue;
+      const src = this.source(y);
+      if (!src) continue;
+      const from = y === this.prog.y ? (this.prog.s ? this.prog.a : this.prog.p) : 0;
+      const f = new File(src);
+      try {
+        const end = validEndOf(f, f.length, this.bufs.chunk);
+        scanRange(f, from, end, this.bufs.chunk, (b, ls, le, size, pos) => {
+          if (size === le - ls) return;
+          const it = parseLine(b, ls, le, type);
+          if (!it) return;
+          const r = toRecord(type, it, tsKey(b, ls + TS_OFFSET));
+          const t = type === "event" ? eventSeconds(r as Event) : (r as Fact).timestamp;
+          if (t < q.lo || t > q.hi || q.hidden(TYPES.indexOf(type) + 1, it.id)) return;
+          if (q.folded && !containsFolded(it.content, q.folded) && !(it.topic && containsFolded(it.topic, q.folded))) return;
+          top.add({ it, t, seq: 0, pos });
+        });
+      } finally {
+        f.close();
+      }
     }
   }
 
@@ -258,7 +272,7 @@ export class Migration {
     p.y++;
     p.p = p.s = p.a = p.l = 0;
     this.save();
-    return `migrate: ${p.y < 3 ? TYPES[p.y] : "cleanup"}`;
+    return `migrate: ${p.y < CLEANUP ? SOURCES[p.y].join(".") : "cleanup"}`;
   }
 }
 

@@ -80,6 +80,21 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "archive v2: an empty or damaged format-1 .done beside its file never stands in for it (format 1 installed it unchecked)",
+    run() {
+      new SimDevice({ now: T0 }).install();
+      const v1 = writeV1(200);
+      const f = new File(root + "facts.done", true); // a compaction's commit file, empty (damaged)
+      f.close();
+      const a = new Archive(root);
+      a.check();
+      while (a.step());
+      const got = contents(a, "fact");
+      deepEqual(Array.from(new Set(got)).sort(), v1.facts.slice().sort(), "every fact of the file is kept");
+      ok(!File.exists(root + "facts.done") && !File.exists(root + "facts.jsonl"), "both format-1 files gone at the end");
+    },
+  },
+  {
     name: "archive v2: a power cut at any write of the migration loses and duplicates nothing",
     run() {
       const base = new SimDevice({ now: T0 }).install();
