@@ -132,6 +132,48 @@ describe("fault sweeps under the absolute oracle", function () {
     });
   });
 
+  // The archive's rules (format 2), each broken by hand after a clean run of the archive workload.
+  describe("the oracle catches in the archive", () => {
+    const arc = workloads.find((w) => w.name === "archive")!;
+    const planted = (plant: (dev: SimDevice, names: string[]) => void) => {
+      const dev = new SimDevice({ ...arc.device, now: arc.start }).install();
+      const bg = arc.prefill!(dev);
+      const ai = new Ai(dev, arc.boot);
+      for (const b of bg) ai.ledger.background(b.kind, b.key, b.value, b.ts);
+      arc.run(ai);
+      plant(dev, dev.spiffs.list().map((f) => f.name.slice(1)));
+      dev.reboot();
+      const v = blankVerdict();
+      check(ai, ai.boot(), v);
+      return v;
+    };
+    const drop = (names: string[], re: RegExp) => {
+      const gone = names.filter((n) => re.test(n));
+      assert.ok(gone.length, `no file matches ${re}`);
+      for (const n of gone) assert.ok(File.delete(config.file.root + n), n);
+    };
+
+    it("a retired moment whose month has no digest", () => {
+      const v = planted((_dev, names) => drop(names, /^d\d{6}\./));
+      assert.ok(v.ackedLost > 0 && v.failures.some((f) => /no digest/.test(f)), JSON.stringify(v));
+    });
+
+    it("moments leaving newest first (a newer segment gone while an older one stays)", () => {
+      const v = planted((_dev, names) => drop(names, /^m000003\./));
+      assert.ok(v.ackedLost > 0 && v.failures.some((f) => /older one is still there/.test(f)), JSON.stringify(v));
+    });
+
+    it("a fact gone from the archive (facts are never retired, prefilled ones neither)", () => {
+      const v = planted((_dev, names) => drop(names, /^f\d{6}\./));
+      assert.ok(v.ackedLost > 0 && v.failures.some((f) => /prefilled/.test(f)), JSON.stringify(v));
+    });
+
+    it("a forgotten record back (both tombstone copies gone)", () => {
+      const v = planted((_dev, names) => drop(names, /^tomb\.[ab]$/));
+      assert.ok(v.ackedLost > 0 && v.failures.some((f) => /acknowledged null/.test(f)), JSON.stringify(v));
+    });
+  });
+
   it("npm run powercut prints one line per kind with the issue's fields and a last line with fault_kinds and the totals", () => {
     const out = execFileSync(process.execPath, ["--import", "tsx", "tools/powercut.ts", "--kind", "none,mount_failure", "--workload", "listen"], { encoding: "utf8" });
     const lines = out.trim().split("\n").map((l) => JSON.parse(l));
