@@ -24,6 +24,8 @@ import { encodeRecord, encodeDigest, STREAMS, STREAM_CODE, type Line, type Strea
 import { ArchiveStream, Buffers, scanRange, validEndOf } from "./stream";
 import { recent, search, digests, blankStats, TopK, type Query, type RecallStats } from "./query";
 import { Tombstones } from "./tomb";
+import { Migration } from "./migrate";
+import { Scrubber } from "./scrub";
 import { DigestBuilder } from "./digest";
 import { lineKind, KIND_RECORD, readSide } from "./segment";
 import { parseRecord, lineT } from "./codec";
@@ -115,6 +117,8 @@ export class Archive {
   readonly tombs: Tombstones;
   private bufs = new Buffers();
   private checked = false;
+  private migration: Migration;
+  private scrubber: Scrubber;
   private fallbackTotal: number;
 
   constructor(
@@ -128,6 +132,8 @@ export class Archive {
       digest: new ArchiveStream(root, "digest", this.bufs),
     };
     this.tombs = new Tombstones(root);
+    this.migration = new Migration(root, this.streams);
+    this.scrubber = new Scrubber([this.streams.fact, this.streams.moment, this.streams.event], this.tombs);
     this.fallbackTotal = opts.partitionBytes ?? STORAGE_PARTITION_BYTES;
   }
 
@@ -137,8 +143,21 @@ export class Archive {
   // (a few KB); the catalogs' entries and the tombstones. Never throws (but a
   // power cut in the simulator): what cannot be read is named and kept.
   check(): CheckReport {
-    const files = new Map<string, number>();
-    listing(this.root)?.forEach((len, path) => files.set(path.slice(this.root.length), len));
+    let files = this.files();
+    let relist = false;
+    for (const s of STREAMS) {
+      try {
+        if (Scrubber.recover(this.streams[s], files)) relist = true;
+      } catch (e) {
+        rethrowFatal(e);
+      }
+    }
+    if (relist) files = this.files();
+    try {
+      this.migration.detect(files);
+    } catch (e) {
+      rethrowFatal(e);
+    }
     for (const s of STREAMS) {
       try {
         this.streams[s].load(files);
@@ -147,6 +166,7 @@ export class Archive {
         this.streams[s].unreadable.push(messageOf(e));
       }
     }
+    this.migration.floor();
     try {
       this.tombs.load(this.bufs.side);
     } catch (e) {
@@ -157,6 +177,13 @@ export class Archive {
     const repaired = STREAMS.map((s) => this.streams[s].repaired.join("; ")).filter((x) => x);
     if (repaired.length) trace(`archive: ${repaired.join("; ")}\n`);
     return r;
+  }
+
+  // The root's files by name (one walk of the file system).
+  private files(): Map<string, number> {
+    const files = new Map<string, number>();
+    listing(this.root)?.forEach((len, path) => files.set(path.slice(this.root.length), len));
+    return files;
   }
 
   report(): CheckReport {
@@ -170,7 +197,9 @@ export class Archive {
       return r;
     };
     const { used, total } = this.space();
-    return { fact: one(this.streams.fact), moment: one(this.streams.moment), event: one(this.streams.event), digest: one(this.streams.digest), forgotten: this.tombs.size, used, total };
+    const r: CheckReport = { fact: one(this.streams.fact), moment: one(this.streams.moment), event: one(this.streams.event), digest: one(this.streams.digest), forgotten: this.tombs.size, used, total };
+    if (this.migration.active) r.migrating = true;
+    return r;
   }
 
   private ensure(): void {
@@ -258,9 +287,7 @@ export class Archive {
           continue;
         }
         // learn the stream again (what reached flash) and try once more
-        const files = new Map<string, number>();
-        listing(this.root)?.forEach((len, path) => files.set(path.slice(this.root.length), len));
-        s.load(files);
+        s.load(this.files());
         if (attempt > 0) throw e instanceof ArchiveError ? e : new ArchiveError("io", `archive: ${messageOf(e)}`);
       }
     }
@@ -332,6 +359,8 @@ export class Archive {
       }
       const { used, total } = this.space();
       if (used > total * RETIRE_AT && this.retireOne()) return { did: "retire" };
+      const m = this.migration.step();
+      if (m) return { did: m };
       for (const s of STREAMS) {
         const st = this.streams[s];
         const live = (seq: number) => st.segs.has(seq);
@@ -340,10 +369,8 @@ export class Archive {
           return { did: `catalog ${s}` };
         }
       }
-      if (this.tombs.size) {
-        const d = this.dropTombs();
-        if (d) return { did: d };
-      }
+      const d = this.scrubber.step();
+      if (d) return { did: d };
     } catch (e) {
       rethrowFatal(e);
       trace(`archive: step failed: ${messageOf(e)}\n`);
@@ -397,11 +424,6 @@ export class Archive {
     if (lines.length) this.streams.digest.append(lines);
   }
 
-  // Tombstones whose records are no longer on flash (their segment retired).
-  private dropTombs(): string | undefined {
-    return undefined;
-  }
-
   // ---- recall ----------------------------------------------------------------------------------
 
   private query(lo: number, hi: number, keyword: string | undefined, limit: number): Query {
@@ -444,6 +466,7 @@ export class Archive {
     const top = new TopK(q.limit);
     search(this.streams[t], q, top, st);
     if (t !== "fact" && this.streams.digest.segs.size) digests(this.streams.digest, t === "event", q, top, st);
+    this.migration.search(t, q, top);
     return top.items();
   }
 

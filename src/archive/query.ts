@@ -42,7 +42,7 @@ export interface Query {
   hidden: (code: number, id: string) => boolean;
 }
 
-interface Hit {
+export interface Hit {
   it: ArchivedItem;
   t: number;
   seq: number;

@@ -44,7 +44,7 @@ export class ArchiveStream {
   unreadable: string[] = []; // segments that could not be read (named, never deleted)
   repaired: string[] = []; // what boot did (a twin put in place, a retire finished)
   twinsToDrop: number[] = [];
-  bad = 0;
+  skip = -1; // a segment a migration is writing: not the stream's until sealed (migrate.ts)
 
   constructor(
     readonly root: string,
@@ -91,6 +91,7 @@ export class ArchiveStream {
       if (name[0] !== c) return;
       const p = parseName(name);
       if (!p) return;
+      if (p.seq === this.skip) return;
       if (p.ext === "jsonl") segs.set(p.seq, len);
       else if (p.ext === "twn") twins.set(p.seq, len);
       else if (p.ext === "six") sides.add(p.seq);
@@ -118,7 +119,9 @@ export class ArchiveStream {
     twins.forEach((_l, s) => {
       if (s !== top && segs.has(s) && this.cat.entries.get(s)?.bytes === segs.get(s)) this.twinsToDrop.push(s);
     });
-    if (top >= 0) this.loadOpen(top, twins.has(top) ? (twins.get(top) as number) : -1);
+    this.nextSeq = top + 1;
+    // a sealed segment is never written again: the next append starts a new one
+    if (top >= 0 && this.cat.entries.get(top)?.bytes !== segs.get(top)) this.loadOpen(top, twins.has(top) ? (twins.get(top) as number) : -1);
   }
 
   // The open segment: its valid end, its sidecar, its twin. A segment that
@@ -451,7 +454,8 @@ export function validEndOf(f: File, length: number, buf: Uint8Array): number {
 
 // Calls on(buf, s, e, size, pos) for each line of f[start..end) (end: a line
 // boundary); a run of 4 KB without a newline comes as one piece (size = e - s).
-export function scanRange(f: File, start: number, end: number, buf: Uint8Array, on: (buf: Uint8Array, s: number, e: number, size: number, pos: number) => void): void {
+// `on` returning false stops the scan.
+export function scanRange(f: File, start: number, end: number, buf: Uint8Array, on: (buf: Uint8Array, s: number, e: number, size: number, pos: number) => boolean | void): void {
   let pos = start, have = 0;
   while (pos < end) {
     const n = Math.min(CHUNK - have, end - pos - have);
@@ -464,12 +468,12 @@ export function scanRange(f: File, start: number, end: number, buf: Uint8Array, 
     for (;;) {
       const i = buf.indexOf(NL, s);
       if (i < 0 || i >= have) break;
-      on(buf, s, i, i + 1 - s, pos + s);
+      if (on(buf, s, i, i + 1 - s, pos + s) === false) return;
       s = i + 1;
     }
     if (s === 0) {
       // no newline in a full chunk (damage), or the last bytes before `end`
-      on(buf, 0, have, have, pos);
+      if (on(buf, 0, have, have, pos) === false) return;
       s = have;
     }
     buf.copyWithin(0, s, have);

@@ -17,6 +17,8 @@ import { scenarios as archive } from "./archive.scn";
 import { scenarios as archiveCompact } from "./archive-compact.scn";
 import { scenarios as archiver } from "./archiver.scn";
 import { scenarios as archiveFaults } from "./archive-faults.scn";
+import { scenarios as archiveMigrate } from "./archive-migrate.scn";
+import { scenarios as archiveForget } from "./archive-forget.scn";
 import { scenarios as memoryTool } from "./memory-tool.scn";
 import { scenarios as listen } from "./listen.scn";
 import { scenarios as listenPending } from "./listen-pending.scn";
@@ -47,6 +49,8 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "archive-compact", scenarios: archiveCompact },
   { file: "archiver", scenarios: archiver },
   { file: "archive-faults", scenarios: archiveFaults },
+  { file: "archive-migrate", scenarios: archiveMigrate },
+  { file: "archive-forget", scenarios: archiveForget },
   { file: "memory-tool", scenarios: memoryTool },
   { file: "listen", scenarios: listen },
   { file: "listen-pending", scenarios: listenPending },

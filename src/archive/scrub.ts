@@ -1,0 +1,181 @@
+// Forgotten records leave the flash (docs/FORMAT.md §3.7): while tombstones
+// wait, steps look through every sealed segment of their streams, one segment
+// per step, and a segment that holds a forgotten line is written again without
+// it, 8 KB per step, into `.scr`; then `.jsonl` is renamed `.old` (the commit
+// point), `.scr` renamed `.jsonl`, and `.old` and the sidecar deleted (the
+// segment is sealed again by a later step). A tombstone goes once a whole pass
+// found its record nowhere on flash.
+
+import { File } from "file";
+import { CHUNK, readInto, writeAt, openAppend, openWrite, rename, rethrowFatal } from "./file";
+import { STREAM_CODE, STREAM_CHAR } from "./codec";
+import { parseRecord } from "./codec";
+import { lineKind, KIND_RECORD } from "./segment";
+import { scanRange, validEndOf, type ArchiveStream } from "./stream";
+import { Tombstones, hex } from "./tomb";
+import type { Stream } from "./codec";
+
+const STEP_WRITE = 8192;
+
+interface Job {
+  stream: ArchiveStream;
+  seq: number;
+  src: number; // next byte of the segment to copy
+  end: number; // the segment's valid end
+  dst: number; // bytes written to .scr
+  ids: string[]; // the forgotten records it drops
+}
+
+export class Scrubber {
+  private queue: { stream: ArchiveStream; seq: number }[] | undefined;
+  private job: Job | undefined;
+  private found = new Map<string, number>(); // tombstones whose record was seen this pass: in how many segments
+  private lastPass = ""; // what the archive looked like at the end of the last pass that changed nothing
+  private buf = new Uint8Array(CHUNK);
+
+  constructor(
+    readonly streams: ArchiveStream[],
+    readonly tombs: Tombstones,
+  ) {}
+
+  // Boot: finishes or undoes a rewrite a cut interrupted.
+  static recover(s: ArchiveStream, files: Map<string, number>): boolean {
+    let did = false;
+    files.forEach((_len, name) => {
+      const m = /^([fmed])(\d{6})\.(scr|old)$/.exec(name);
+      if (!m || m[1] !== STREAM_CHAR[s.stream]) return;
+      did = true;
+      const seq = Number(m[2]);
+      const scr = s.path(seq).replace(/jsonl$/, "scr"), old = s.path(seq).replace(/jsonl$/, "old");
+      if (m[3] === "old") {
+        // committed: the rewritten segment is the segment
+        if (!File.exists(s.path(seq)) && File.exists(scr)) File.rename(scr, s.path(seq));
+        if (File.exists(s.path(seq))) {
+          File.delete(old);
+          File.delete(s.path(seq, "six"));
+        }
+      } else if (!files.has(name.replace(/scr$/, "old"))) File.delete(scr); // not committed
+    });
+    return did;
+  }
+
+  // One step, or undefined when there is nothing to scrub.
+  step(): string | undefined {
+    if (!this.tombs.size) {
+      this.queue = undefined;
+      return undefined;
+    }
+    if (this.job) return this.copy();
+    if (!this.queue && this.shape() === this.lastPass) return undefined; // nothing new since a pass found nothing to do
+    if (!this.queue) {
+      this.queue = [];
+      this.found.clear();
+      for (const s of this.streams) for (const seq of s.newestFirst()) this.queue.push({ stream: s, seq });
+    }
+    const next = this.queue.pop();
+    if (!next) {
+      // a whole pass: tombstones whose record is nowhere on flash go
+      const found = this.found;
+      this.queue = undefined;
+      const before = this.tombs.size;
+      this.tombs.drop((t) => (found.get(`${t.code}:${hex(t.id)}`) ?? 0) > 0);
+      if (before !== this.tombs.size) return `scrub: ${before - this.tombs.size} tombstones dropped`;
+      this.lastPass = this.shape();
+      return undefined;
+    }
+    const { stream: s, seq } = next;
+    if (!s.segs.has(seq)) return `scrub: ${seq} gone`;
+    let hits = 0, end = 0;
+    const ids: string[] = [];
+    const code = STREAM_CODE[s.stream];
+    try {
+      const f = new File(s.path(seq));
+      try {
+        end = validEndOf(f, f.length, this.buf);
+        scanRange(f, 0, end, this.buf, (b, ls, le, size) => {
+          if (size === le - ls || lineKind(b, ls, le) !== KIND_RECORD) return;
+          const it = parseRecord(b, ls, le, s.stream);
+          if (it && this.tombs.has(code, it.id)) {
+            hits++;
+            const k = `${code}:${it.id}`;
+            ids.push(k);
+            this.found.set(k, (this.found.get(k) ?? 0) + 1);
+          }
+        });
+      } finally {
+        f.close();
+      }
+    } catch (e) {
+      rethrowFatal(e);
+      // unreadable now: its tombstones stay (they might be in it)
+      this.tombs.entries().forEach((t) => t.code === code && this.found.set(`${t.code}:${hex(t.id)}`, 1));
+      return `scrub: ${s.stream} ${seq} unreadable`;
+    }
+    // the open segment is rewritten once it is sealed (a later pass)
+    if (!hits || (s.open && s.open.seq === seq)) return `scrub: ${s.stream} ${seq} looked at`;
+    File.delete(this.scr(s, seq));
+    this.job = { stream: s, seq, src: 0, end, dst: 0, ids };
+    return `scrub: ${s.stream} ${seq} holds ${hits} forgotten`;
+  }
+
+  // Tombstones, segments and their lengths: a pass is worth running again only when these change.
+  private shape(): string {
+    let k = `${this.tombs.size}`;
+    for (const s of this.streams) s.segs.forEach((l, q) => (k += `,${q}:${l}`));
+    return k;
+  }
+
+  private scr(s: ArchiveStream, seq: number): string {
+    return s.path(seq).replace(/jsonl$/, "scr");
+  }
+
+  // Copies up to 8 KB of kept lines into `.scr`; at the end, swaps it in.
+  private copy(): string {
+    const j = this.job as Job;
+    const s = j.stream, code = STREAM_CODE[s.stream];
+    const f = new File(s.path(j.seq));
+    try {
+      const stop = Math.min(j.end, j.src + STEP_WRITE);
+      const out = new Uint8Array(stop - j.src);
+      let n = 0, last = j.src;
+      scanRange(f, j.src, j.end, this.buf, (b, ls, le, size, pos) => {
+        if (pos + size > stop) return false;
+        last = pos + size;
+        if (size > le - ls && lineKind(b, ls, le) === KIND_RECORD) {
+          const it = parseRecord(b, ls, le, s.stream);
+          if (it && this.tombs.has(code, it.id)) return;
+        }
+        // kept as it is on flash (header and bad lines too: they tell what happened)
+        out.set(b.subarray(ls, ls + size), n);
+        n += size;
+      });
+      if (last === j.src && j.src < j.end) last = j.end; // nothing whole fits: a damaged run, dropped
+      const w = j.dst === 0 ? openWrite(this.scr(s, j.seq)) : openAppend(this.scr(s, j.seq), j.dst);
+      try {
+        if (n) writeAt(w, out.subarray(0, n), j.dst);
+      } finally {
+        w.close();
+      }
+      j.dst += n;
+      j.src = last;
+    } catch (e) {
+      rethrowFatal(e);
+      this.job = undefined;
+      File.delete(this.scr(s, j.seq));
+      throw e;
+    } finally {
+      f.close();
+    }
+    if (j.src < j.end) return `scrub: ${s.stream} ${j.seq} copied ${j.dst}`;
+    // the swap: `.old` is the commit point
+    const old = s.path(j.seq).replace(/jsonl$/, "old");
+    rename(s.path(j.seq), old);
+    rename(this.scr(s, j.seq), s.path(j.seq));
+    File.delete(old);
+    File.delete(s.path(j.seq, "six"));
+    s.segs.set(j.seq, j.dst);
+    for (const k of j.ids) this.found.set(k, (this.found.get(k) ?? 1) - 1);
+    this.job = undefined;
+    return `scrub: ${s.stream} ${j.seq} rewritten`;
+  }
+}

@@ -1,0 +1,112 @@
+// Forget reaches the flash (issue 12 §7): a tombstone hides a record at once,
+// idle steps rewrite its sealed segment without it, and a power cut at any
+// write of that rewrite neither brings the forgotten record back nor loses or
+// duplicates another one (absolute oracle: the exact set of contents).
+import config from "mc/config";
+import { SimDevice } from "../../host-sim/device";
+import { Archive } from "../../src/archive/archive";
+import { fromLocal } from "../../src/time/local";
+import { ok, equal, deepEqual } from "./assert";
+import type { Scenario } from "./types";
+
+const root = config.file.root;
+const T0 = Date.UTC(2026, 1, 5, 5, 0);
+const SECRET = "秘密日记";
+
+function fill(a: Archive, n: number): string[] {
+  const t0 = Math.floor(fromLocal(2024, 1, 1, 8, 0) / 1000);
+  const all: string[] = [];
+  for (let i = 0; i < n; i += 5) {
+    const b = [];
+    for (let k = i; k < i + 5; k++) b.push({ timestamp: t0 + k * 3600, content: `第${k}条：主人说的事${k === 77 ? SECRET : ""}` });
+    a.append("fact", b);
+    for (const x of b) all.push(x.content);
+  }
+  return all;
+}
+
+function contents(a: Archive): string[] {
+  const out: string[] = [];
+  a.forEach("fact", (it) => out.push(it.content));
+  return out.sort();
+}
+
+function onFlash(dev: SimDevice, text: string): boolean {
+  const needle = new TextEncoder().encode(text);
+  for (const e of dev.spiffs.list()) {
+    const b = dev.spiffs.content(e.name);
+    outer: for (let i = 0; i + needle.length <= b.length; i++) {
+      for (let k = 0; k < needle.length; k++) if (b[i + k] !== needle[k]) continue outer;
+      return true;
+    }
+  }
+  return false;
+}
+
+export const scenarios: Scenario[] = [
+  {
+    name: "archive v2: forget hides at once, survives a reboot, and its bytes leave the flash by steps",
+    run() {
+      const dev = new SimDevice({ now: T0 }).install();
+      let a = new Archive(root);
+      a.check();
+      const all = fill(a, 1500);
+      a.settle();
+      ok(onFlash(dev, SECRET), "on flash before");
+      const ids = a.recallByKeyword("fact", SECRET).map((x) => x.id);
+      equal(ids.length, 1, "found");
+      equal(a.forget("fact", ids), 1, "hidden");
+      equal(a.recallByKeyword("fact", SECRET).length, 0, "hidden at once");
+      dev.reboot();
+      a = new Archive(root);
+      equal(a.check().forgotten, 1, "the tombstone survives a reboot");
+      equal(a.recallByKeyword("fact", SECRET).length, 0, "still hidden");
+      a.settle();
+      ok(!onFlash(dev, SECRET), "gone from the flash");
+      equal(a.report().forgotten, 0, "the tombstone dropped once nothing is left");
+      deepEqual(contents(a), all.filter((c) => c.indexOf(SECRET) < 0).sort(), "every other fact, once");
+    },
+  },
+  {
+    name: "archive v2: a power cut at any write of a forget's rewrite never brings it back and loses nothing else",
+    run() {
+      const base = new SimDevice({ now: T0 }).install();
+      const a0 = new Archive(root);
+      a0.check();
+      const all = fill(a0, 1100); // the first segment (with the secret) sealed, the second open
+      a0.settle();
+      a0.forget("fact", a0.recallByKeyword("fact", SECRET).map((x) => x.id));
+      const kept = all.filter((c) => c.indexOf(SECRET) < 0).sort();
+      const image = base.spiffs.list().map((e) => ({ name: e.name, bytes: base.spiffs.content(e.name) }));
+      // how many flash writes the whole rewrite takes, to spread the cuts over it
+      const dry = new SimDevice({ now: T0 }).install();
+      for (const f of image) dry.spiffs.load(f.name, f.bytes.slice());
+      const w0 = dry.flash.writes;
+      const ad = new Archive(root);
+      ad.check();
+      ad.settle();
+      ok(!onFlash(dry, SECRET), "the uncut run removes it");
+      const total = dry.flash.writes - w0;
+      const stride = Math.max(1, Math.floor(total / 60));
+      let cuts = 0;
+      for (let n = 1; n <= total; n += stride) {
+        const dev = new SimDevice({ now: T0 }).install();
+        for (const f of image) dev.spiffs.load(f.name, f.bytes.slice());
+        let a = new Archive(root);
+        a.check();
+        dev.inject("power_cut", { at: n, seed: n });
+        if (!SimDevice.survive(() => a.settle())) continue;
+        cuts++;
+        dev.reboot();
+        a = new Archive(root);
+        a.check();
+        equal(a.recallByKeyword("fact", SECRET).length, 0, `cut at write ${n}: still hidden after the reboot`);
+        a.settle();
+        equal(a.recallByKeyword("fact", SECRET).length, 0, `cut at write ${n}: still hidden`);
+        deepEqual(contents(a), kept, `cut at write ${n}: every other fact exactly once`);
+        ok(!onFlash(dev, SECRET), `cut at write ${n}: gone from the flash in the end`);
+      }
+      ok(total > 10 && cuts === Math.ceil(total / stride), `every cut reached the rewrite (${cuts} cuts over ${total} writes)`);
+    },
+  },
+];
