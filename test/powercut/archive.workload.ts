@@ -91,7 +91,7 @@ function prefill(dev: SimDevice): Pre[] {
 // Forgets an archived record: the tool's `delete` when it reaches the archive
 // (issue 12 item 7), else Archive.forget with the record's id, as the tool
 // would. The ledger hears of it like of any change.
-function forget(ai: Ai, type: "fact" | "moment", content: string, ts: number, topic = ""): void {
+export function forget(ai: Ai, type: "fact" | "moment", content: string, ts: number, topic = ""): void {
   const r = ai.call({ action: "delete", type, content });
   if (stored(r)) return;
   const a = ai.booted.archive;
