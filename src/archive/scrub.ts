@@ -133,8 +133,15 @@ export class Scrubber {
   private copy(): string {
     const j = this.job as Job;
     const s = j.stream, code = STREAM_CODE[s.stream];
-    const f = new File(s.path(j.seq));
+    if (!s.segs.has(j.seq)) {
+      // retired meanwhile (the partition crossed the retire line): its bytes are gone already
+      this.job = undefined;
+      File.delete(this.scr(s, j.seq));
+      return `scrub: ${s.stream} ${j.seq} gone`;
+    }
+    let f: File | undefined;
     try {
+      f = new File(s.path(j.seq));
       const stop = Math.min(j.end, j.src + STEP_WRITE);
       const out = new Uint8Array(stop - j.src);
       let n = 0, last = j.src;
@@ -164,7 +171,7 @@ export class Scrubber {
       File.delete(this.scr(s, j.seq));
       throw e;
     } finally {
-      f.close();
+      f?.close();
     }
     if (j.src < j.end) return `scrub: ${s.stream} ${j.seq} copied ${j.dst}`;
     // the swap: `.old` is the commit point

@@ -1,0 +1,76 @@
+// Upkeep steps that meet each other (found by the archive power-cut workload,
+// test/powercut/archive.workload.ts): a forgotten moment's segment is being
+// rewritten without it (scrub, 8 KB a step) when the partition crosses the
+// retire line, and retire takes that very segment (the oldest moments). The
+// rewrite must end there, its temporary file gone, and upkeep go on; and a
+// step that keeps failing must not run every 250 ms for ever.
+import config from "mc/config";
+import { SimDevice } from "../../host-sim/device";
+import { Archive, RETIRE_AT } from "../../src/archive/archive";
+import { recordId } from "../../src/archive/line";
+import { startMaintenance, STEP_MS, IDLE_MS } from "../../src/archive/maintenance";
+import type { Archiver } from "../../src/archive/archiver";
+import { fromLocal } from "../../src/time/local";
+import { ok, equal } from "./assert";
+import type { Scenario } from "./types";
+
+const root = config.file.root;
+const FILL = "我们一边走一边聊天，看见了很多有趣的东西，回家的路上还唱了歌";
+
+export const scenarios: Scenario[] = [
+  {
+    name: "archive v2: retire takes the segment a forget is rewriting: the rewrite ends, its .scr goes, upkeep goes on",
+    run() {
+      const dev = new SimDevice({ now: fromLocal(2026, 3, 1, 12, 0), storageBytes: 400 * 1024 }).install();
+      const a = new Archive(root);
+      a.check();
+      const t0 = Math.floor(fromLocal(2025, 1, 1, 10, 0) / 1000);
+      const first = { timestamp: t0, topic: "散步", content: `秘密的时刻：${FILL}`, emotion: "happy" as const, intensity: 3, importance: 3 };
+      // three full moment segments and a little of a fourth, sealed (below the retire line)
+      for (let i = 0; i < 800; i += 8) {
+        const b = [];
+        for (let k = i; k < i + 8; k++) b.push(k === 0 ? first : { ...first, timestamp: t0 + k * 3600, content: `第${k}个时刻：${FILL}` });
+        a.append("moment", b);
+        while (a.step()) {
+          // full segments sealed, their twins dropped
+        }
+      }
+      const info = () => dev.spiffs.stats();
+      ok(info().used < info().total * RETIRE_AT, `below the retire line: ${JSON.stringify(info())}`);
+      equal(a.forget("moment", [recordId("moment", first)]), 1);
+      // the oldest segment holds it: the scrub starts copying it
+      let did = "";
+      for (let i = 0; i < 20 && did.indexOf("copied") < 0; i++) did = a.step()?.did ?? "";
+      ok(did.indexOf("scrub: moment 1 copied") === 0, `the rewrite is under way: ${did}`);
+      // more moments cross the retire line: the next step retires the oldest segment, the one being rewritten
+      // (far enough above it that sealing the open segment, which drops its twin, stays above)
+      for (let k = 0; k < 600 && info().used <= info().total * (RETIRE_AT + 0.05); k += 10) {
+        const more = [];
+        for (let i = k; i < k + 10; i++) more.push({ ...first, timestamp: t0 + (800 + i) * 3600, content: `后来的第${i}个时刻：${FILL}` });
+        a.append("moment", more);
+      }
+      ok(info().used > info().total * (RETIRE_AT + 0.05), `above the retire line: ${JSON.stringify(info())}`);
+      const seen: string[] = [];
+      let steps = 0;
+      for (let r = a.step(); r && steps < 200; r = a.step(), steps++) seen.push(r.did);
+      ok(seen.indexOf("retire") >= 0 && seen.indexOf("scrub: moment 1 rewritten") < 0, `retired before the rewrite ended: ${seen.join(", ")}`);
+      ok(steps < 200, `upkeep ends: ${seen.slice(-3).join(", ")}`);
+      ok(!seen.some((d) => d.indexOf("failed") === 0), `no step failed: ${seen.filter((d) => d.indexOf("failed") === 0).slice(0, 2).join(", ")}`);
+      ok(!dev.spiffs.exists("/m000001.scr") && !dev.spiffs.exists("/m000001.jsonl"), "the retired segment and its rewrite are gone");
+      equal(a.recallByKeyword("moment", "秘密", 10).length, 0, "the forgotten moment stays hidden");
+      ok(a.recallByTimeRange("moment", "2025-01-01", "2025-01-01", 50).some((it) => it.digest === true), "its month has a digest");
+    },
+  },
+  {
+    name: "archive v2: a step that keeps failing is tried again once a minute, not every 250 ms",
+    run() {
+      const dev = new SimDevice({ now: fromLocal(2026, 3, 1, 12, 0) }).install();
+      let calls = 0;
+      const archiver = { archive: { step: () => (calls++, { did: "failed: file not found" }) }, maintenance: () => ({ fact: 0, moment: 0, event: 0 }) } as unknown as Archiver;
+      const m = startMaintenance(archiver);
+      dev.clock.advanceTo(dev.clock.now + 10 * 60000);
+      m.stop();
+      ok(calls >= 5 && calls <= 1 + (10 * 60000) / IDLE_MS, `${calls} failing steps in 10 minutes (every ${STEP_MS} ms would be ${(10 * 60000) / STEP_MS})`);
+    },
+  },
+];
