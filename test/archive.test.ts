@@ -1,18 +1,20 @@
-// Node-only checks of the archive: device-code rules in src/archive, object
-// names that SPIFFS can hold, and docs/FORMAT.md §3 kept in step with the code.
+// Node-only checks of the archive (format 2): device-code rules in src/archive,
+// object names that SPIFFS can hold, and docs/FORMAT.md §3 kept in step with
+// the code's numbers.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import "../host-sim/trace";
-import { typeState } from "../src/archive/state";
-import { ARCHIVE_TYPES, MAX_LINE_BYTES, TS_OFFSET, PREFIX } from "../src/archive/line";
-import { IDX_HEADER, ENTRY_BYTES, SIG_HEADER, IDX_MAGIC, SIG_MAGIC, IDX_VERSION } from "../src/archive/sidecar";
+import { MAX_LINE, SUFFIX, STREAMS } from "../src/archive/codec";
+import { segName, SIDE_MAGIC, SIDE_HEADER, ENTRY, RECORD, SIDE_MAX, SEGMENT_BLOCKS, SEGMENT_BYTES as SEGMENT_BYTES_SEG } from "../src/archive/segment";
+import { SEGMENT_BYTES } from "../src/archive/stream";
+import { SUMMARY_BYTES, CAT_HEADER, CAT_ENTRY } from "../src/archive/catalog";
+import { TOMB_HEADER, TOMB_ENTRY, MAX_TOMBS } from "../src/archive/tomb";
 import { SIG_BYTES, SIG_HASHES } from "../src/archive/fold";
 import { CHUNK } from "../src/archive/file";
-import { BUDGET_FRACTION, LOW_WATER, SOFT_LIMIT } from "../src/archive/archive";
-import { KEEP_BLOCKS } from "../src/archive/compact";
-import { Archive } from "../src/archive/archive";
+import { LIVE_SEQ } from "../src/archive/migrate";
+import { RETIRE_AT, HARD_LIMIT, Archive } from "../src/archive/archive";
 import type { ArchiveAccess } from "../src/mcp/memory-tool";
 import { SimDevice } from "../host-sim/device";
 
@@ -32,7 +34,7 @@ describe("archive (Node only)", () => {
         else assert.ok(allowed.has(spec), `${f}: imports ${spec}`);
       }
       const code = text.replace(/\/\/.*$/gm, "");
-      for (const bad of ["console.", "setTimeout", "Intl.", "\\p{", ".normalize(", "localeCompare", "toSorted", "Object.groupBy", "process.", "require(", "structuredClone"])
+      for (const bad of ["console.", "setTimeout", "Intl.", "\\p{", ".normalize(", "localeCompare", "toSorted", "toReversed", "Object.groupBy", "process.", "require(", "structuredClone", "TextEncoder", "TextDecoder"])
         assert.ok(!code.includes(bad), `${f} uses ${bad}`);
     }
   });
@@ -44,14 +46,27 @@ describe("archive (Node only)", () => {
     assert.equal(access.count("event"), 0);
   });
 
-  it("every object name fits SPIFFS (31 bytes) and every rename path the ESP32 port's 31-byte buffer", () => {
-    for (const t of ARCHIVE_TYPES) {
-      const s = typeState("/data/", t);
-      for (const p of [s.path, s.idx, s.sig, s.newPath, s.donePath, s.nix, s.nsg]) {
-        assert.ok(Buffer.byteLength(p) <= 31, p);
-        assert.ok(Buffer.byteLength(p.slice("/data".length)) <= 31, p);
-      }
+  it("every object name fits SPIFFS (31 bytes), and every rename path the ESP32 port's 31-byte buffer", () => {
+    const names: string[] = ["/data/tomb.a", "/data/tomb.b", "/data/v1mig.a", "/data/v1mig.b"];
+    for (const s of STREAMS) {
+      for (const ext of ["jsonl", "six", "twn", "ret", "scr", "scx"] as const) names.push(segName("/data/", s, 999999, ext));
+      names.push(segName("/data/", s, 999999, "jsonl").replace(/jsonl$/, "old"));
+      names.push(`/data/${s[0]}.cat`, `/data/${s[0]}.sum`);
     }
+    for (const p of names) {
+      assert.ok(Buffer.byteLength(p) <= 31, p);
+      assert.ok(Buffer.byteLength(p.slice("/data".length)) <= 31, p);
+    }
+  });
+
+  it("the format's numbers agree with each other", () => {
+    assert.equal(SEGMENT_BYTES_SEG, SEGMENT_BYTES, "segment.ts and stream.ts say the same segment size");
+    // blocks of whole lines of at most 512 bytes are at least CHUNK - 511 bytes: 16 records suffice
+    assert.ok(Math.ceil(SEGMENT_BYTES / (CHUNK - MAX_LINE + 1)) <= SEGMENT_BLOCKS);
+    assert.equal(RECORD, ENTRY + SIG_BYTES);
+    assert.equal(SIDE_MAX, SIDE_HEADER + SEGMENT_BLOCKS * RECORD);
+    assert.ok(SIDE_MAX <= 2 * CHUNK);
+    assert.ok(RETIRE_AT < HARD_LIMIT && HARD_LIMIT <= 0.75);
   });
 
   it("docs/FORMAT.md §3 documents the archive with the code's numbers", () => {
@@ -59,35 +74,38 @@ describe("archive (Node only)", () => {
     const at = doc.indexOf("## 3. Archive (SPIFFS)");
     assert.ok(at >= 0, "section 3 is there");
     const next = doc.indexOf("\n## ", at + 5);
-    const sec = next < 0 ? doc.slice(at) : doc.slice(at, next);
+    const sec = (next < 0 ? doc.slice(at) : doc.slice(at, next)).replace(/\s+/g, " ");
     const le = (n: number) => [0, 8, 16, 24].map((s) => ((n >>> s) & 0xff).toString(16).toUpperCase().padStart(2, "0")).join(" ");
+    const comma = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
     for (const [what, text] of [
-      ["file names", "facts.jsonl"],
-      ["file names", "moments.jsonl"],
-      ["file names", "events.jsonl"],
-      ["line cap", `at most ${MAX_LINE_BYTES} bytes\nwith its newline`],
-      ["prefix", PREFIX.replace(/"/g, '"')],
-      ["timestamp offset", `offset ${TS_OFFSET}`],
-      ["index magic", le(IDX_MAGIC)],
-      ["signature magic", le(SIG_MAGIC)],
-      ["index header", `${IDX_HEADER}-byte header`],
-      ["entry", `${ENTRY_BYTES}-byte entr`],
-      ["signature header", `${SIG_HEADER}-byte header`],
-      ["signature", `one signature of ${SIG_BYTES} bytes per entry`],
-      ["signature bits", `${SIG_BYTES * 8}-bit Bloom filter`],
-      ["bit masks", `\`h & ${SIG_BYTES * 8 - 1}\``],
-      ["hashes", `sets ${SIG_HASHES} bit positions`],
-      ["block", `blocks of whole lines of at most ${CHUNK} bytes`],
-      ["version", `version ${IDX_VERSION}`],
-      ["budget", `${Math.round(BUDGET_FRACTION * 100)}%`],
-      ["low water", `${Math.round(LOW_WATER * 100)}%`],
-      ["soft limit", `${Math.round(SOFT_LIMIT * 100)}%`],
-      ["kept blocks", `${KEEP_BLOCKS} newest blocks`],
+      ["segment names", "/<s><seq>.jsonl"],
+      ["sidecar names", "/<s><seq>.six"],
+      ["twin names", "/<s><seq>.twn"],
+      ["catalog names", "/<s>.cat"],
+      ["tombstones", "/tomb.a"],
+      ["line cap", `at most ${MAX_LINE} bytes with the newline`],
+      ["CRC suffix", `the ${SUFFIX} bytes \`,"z":"hhhhhhhh"}\``],
+      ["segment size", `${comma(SEGMENT_BYTES)} bytes`],
+      ["block records", `${SEGMENT_BLOCKS} block records`],
+      ["sidecar magic", le(SIDE_MAGIC)],
+      ["sidecar header", `Header, ${SIDE_HEADER} bytes`],
+      ["block record", `${SIDE_HEADER} + ${RECORD}·i`],
+      ["sidecar size", `${comma(SIDE_MAX)} bytes`],
+      ["block size", `at most ${CHUNK} bytes`],
+      ["block signature", `${SIG_BYTES * 8}-bit Bloom filter`],
+      ["summary bits", `${comma(SUMMARY_BYTES * 8)}-bit filter`],
+      ["summary slots", `${CAT_HEADER} + ${SUMMARY_BYTES}·i`],
+      ["catalog entries", `${CAT_HEADER} + ${CAT_ENTRY}·i`],
+      ["hashes", `sets ${SIG_HASHES} bits`],
+      ["block mask", `${SIG_BYTES * 8 - 1} for a block`],
+      ["summary mask", `${SUMMARY_BYTES * 8 - 1} for a summary`],
+      ["tomb header", `Header, ${TOMB_HEADER} bytes: magic \`${le(0x32544d50)}\``],
+      ["tomb entries", `${TOMB_ENTRY}-byte entries`],
+      ["tomb cap", `At most ${MAX_TOMBS} tombstones`],
+      ["retire", `above ${Math.round(RETIRE_AT * 100)}%`],
+      ["hard limit", `above ${Math.round(HARD_LIMIT * 100)}% first retires`],
+      ["live seq", `${LIVE_SEQ}`],
       ["torn close", "`#\\n`"],
-      [".new", ".new"],
-      [".done", ".done"],
-      [".nix", ".nix"],
-      [".nsg", ".nsg"],
     ] as const)
       assert.ok(sec.includes(text), `§3 lacks the ${what}: ${text}`);
   });

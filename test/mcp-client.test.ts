@@ -151,9 +151,12 @@ describe("MCP client: the official SDK over stdio against npm start", function (
       assert.equal(got.type, "fact");
       assert.equal(got.count, 1, recall.text);
       assert.equal(got.items[0].content, "养了一只叫豆豆的猫");
+      assert.equal(got.items[0].archived, true, "found in the archive");
+      // recall sees all memory: the latest facts are those still in NVS, newest first
       const recent = JSON.parse((await call(r, { action: "recall", type: "fact", limit: 3 })).text);
       assert.equal(recent.count, 3);
-      for (const x of recent.items) assert.ok(["养了一只叫豆豆的猫", "第0件小事", "第1件小事", "第2件小事", "第3件小事"].includes(x.content), x.content);
+      assert.deepEqual(recent.items.map((x: { content: string }) => x.content), ["第19件小事", "第18件小事", "第17件小事"]);
+      assert.ok(recent.items.every((x: { archived?: boolean }) => x.archived === undefined));
       const both = JSON.parse((await call(r, { action: "search", keyword: "豆豆" })).text);
       assert.equal(both.count, 0, "no longer in NVS");
       assert.equal(both.archived.fact.length, 1, "found in the archive");

@@ -45,6 +45,7 @@ export const STORAGE_PARTITION_BYTES = 3 * 1024 * 1024; // partitions/*.csv "sto
 // segment being written, the NVS mirror files and the digest of what retires.
 export const RETIRE_AT = 0.68;
 export const HARD_LIMIT = USABLE_FRACTION; // an append never takes the partition above it
+export const VERIFY_MS = 3600000; // a sliced group of the catalog is checked once an hour
 
 export interface ArchiveOptions {
   partitionBytes?: number; // the file system's size when System.info() cannot tell
@@ -118,6 +119,8 @@ export class Archive {
   private bufs = new Buffers();
   private checked = false;
   private migration: Migration;
+  private lastVerify = 0;
+  private verifyNext = 0;
   private scrubber: Scrubber;
   private fallbackTotal: number;
 
@@ -314,7 +317,7 @@ export class Archive {
     if (!want.size) return out;
     const st = (this.lastRecall = blankStats());
     const top = new TopK(MAX_LIMIT);
-    search(this.streams[t], { lo, hi, limit: MAX_LIMIT, hidden: () => false }, top, st);
+    this.reading(t, () => search(this.streams[t], { lo, hi, limit: MAX_LIMIT, hidden: () => false }, top, st));
     for (const it of top.items()) {
       const i = want.get(it.id);
       if (i !== undefined) out[i] = true;
@@ -357,6 +360,13 @@ export class Archive {
           return { did: `seal ${s} ${u[0]}` };
         }
       }
+      for (const s of STREAMS) {
+        const c = this.streams[s].cat;
+        if (c.sliceDue) {
+          c.sliceStep(this.bufs.side);
+          return { did: `slice ${s}` };
+        }
+      }
       const { used, total } = this.space();
       if (used > total * RETIRE_AT && this.retireOne()) return { did: "retire" };
       const m = this.migration.step();
@@ -371,6 +381,17 @@ export class Archive {
       }
       const d = this.scrubber.step();
       if (d) return { did: d };
+      // a sliced group is checked against its CRC now and then: a flipped bit
+      // there could hide a segment from a keyword (it is built again if so)
+      if (_nowMs - this.lastVerify >= VERIFY_MS) {
+        this.lastVerify = _nowMs;
+        for (const s of STREAMS) {
+          const c = this.streams[s].cat;
+          if (!c.sliced) continue;
+          const g = this.verifyNext++ % c.sliced;
+          if (!c.verifyGroup(g, this.bufs.side)) return { did: `slice ${s} group ${g} failed its check: built again` };
+        }
+      }
     } catch (e) {
       rethrowFatal(e);
       trace(`archive: step failed: ${messageOf(e)}\n`);
@@ -413,7 +434,11 @@ export class Archive {
         if (size === le - ls || lineKind(buf, ls, le) !== KIND_RECORD) return;
         const it = parseRecord(buf, ls, le, type);
         if (!it || this.tombs.has(STREAM_CODE[type], it.id)) return;
-        b.add({ t: lineT(buf, ls, le), type, topic: it.topic, content: it.content, importance: it.importance, significance: it.significance, emotion_type: it.emotion_type });
+        try {
+          b.add({ t: lineT(buf, ls, le), type, topic: it.topic, content: it.content, importance: it.importance, significance: it.significance, emotion_type: it.emotion_type, emotion_intensity: it.emotion_intensity });
+        } catch (e) {
+          rethrowFatal(e); // a record the digest refuses is left out of it, never a reason not to retire
+        }
       });
     } finally {
       f.close();
@@ -436,7 +461,7 @@ export class Archive {
     const t = archiveType(type);
     const n = limitOf(limit);
     const st = (this.lastRecall = blankStats());
-    return recent(this.streams[t], n, this.query(0, 0xffffffff, undefined, n), st);
+    return this.reading(t, () => recent(this.streams[t], n, this.query(0, 0xffffffff, undefined, n), st));
   }
 
   // Records with start <= time <= end (local dates, inclusive), newest first;
@@ -463,11 +488,26 @@ export class Archive {
   }
 
   private run(t: ArchiveType, q: Query, st: RecallStats): ArchivedItem[] {
-    const top = new TopK(q.limit);
-    search(this.streams[t], q, top, st);
-    if (t !== "fact" && this.streams.digest.segs.size) digests(this.streams.digest, t === "event", q, top, st);
-    this.migration.search(t, q, top);
-    return top.items();
+    return this.reading(t, () => {
+      const top = new TopK(q.limit);
+      search(this.streams[t], q, top, st);
+      if (t !== "fact" && this.streams.digest.segs.size) digests(this.streams.digest, t === "event", q, top, st);
+      this.migration.search(t, q, top);
+      return top.items();
+    });
+  }
+
+  // A read the file system refuses (a read error, no free descriptor) is a
+  // clear ArchiveError("io"), never a partial answer: the caller serves what
+  // NVS holds and says the archive could not be read now.
+  private reading<T>(t: ArchiveType, fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      rethrowFatal(e);
+      if (e instanceof ArchiveError) throw e;
+      throw new ArchiveError("io", `archive: the ${t} archive cannot be read now (${messageOf(e)}); it is kept as it is`);
+    }
   }
 
   // The MCP tool's recall (seed 000 §12.6): by keyword if one is given, else by

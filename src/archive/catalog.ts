@@ -19,6 +19,14 @@ export const CAT_ENTRY = 32;
 const CAT_MAGIC = 0x32434d50; // "PMC2"
 const SUM_MAGIC = 0x32554d50; // "PMU2"
 export const MAX_SLOTS = 256;
+// Bit-sliced groups (`/<s>.bsl`): the summaries of 8 consecutive slots
+// transposed, so that a keyword's few bit positions cost one byte each per
+// group instead of 2 KB per segment: keyword recall stays flat with age.
+export const GROUP = 8;
+export const GROUP_BYTES = SUMMARY_BYTES * 8; // one byte per summary bit position
+export const GROUP_STRIDE = GROUP_BYTES + 4; // and the CRC-32 of those bytes
+const BSL_MAGIC = 0x32424d50; // "PMB2"
+const SLICE_STEP = 4096; // bytes of a group written per step
 
 export interface CatEntry {
   slot: number;
@@ -49,6 +57,9 @@ function headerOk(b: Uint8Array, magic: number, stream: Stream): boolean {
 export class Catalog {
   readonly catPath: string;
   readonly sumPath: string;
+  readonly bslPath: string;
+  sliced = 0; // complete groups in .bsl (their CRC written)
+  slicing = 0; // bytes of the next group already written
   entries = new Map<number, CatEntry>(); // by segment seq: the last valid entry
   slots = 0; // slots used (valid or not)
   why: string | undefined; // why the catalog was found damaged or missing
@@ -59,6 +70,135 @@ export class Catalog {
   ) {
     this.catPath = `${root}${STREAM_CHAR[stream]}.cat`;
     this.sumPath = `${root}${STREAM_CHAR[stream]}.sum`;
+    this.bslPath = `${root}${STREAM_CHAR[stream]}.bsl`;
+  }
+
+  // How far the sliced groups go (from the file's length alone: no read).
+  loadSliced(length: number | undefined): void {
+    const body = length === undefined ? -1 : length - CAT_HEADER;
+    this.sliced = body < 0 ? 0 : Math.floor(body / GROUP_STRIDE);
+    // a group being built resumes at its last whole step
+    this.slicing = body < 0 ? 0 : Math.floor((body % GROUP_STRIDE) / SLICE_STEP) * SLICE_STEP;
+    if (this.sliced * GROUP > this.slots) {
+      // the catalog was started again: the groups no longer match its slots
+      this.sliced = this.slicing = 0;
+      this.dropSliced();
+    }
+  }
+
+  dropSliced(): void {
+    File.delete(this.bslPath);
+    this.sliced = this.slicing = 0;
+  }
+
+  // Is there a complete group of slots not sliced yet?
+  get sliceDue(): boolean {
+    return (this.sliced + 1) * GROUP <= this.slots;
+  }
+
+  // One step of slicing the next group: 4 KB of its bytes (each from 512 bytes
+  // of its 8 summaries), or, at the end, its CRC. A summary that fails its CRC
+  // gives all ones: that segment is always a candidate (its sidecar decides).
+  sliceStep(buf: Uint8Array): void {
+    const g = this.sliced;
+    if (g === 0 && this.slicing === 0) {
+      File.delete(this.bslPath);
+      const f = openWrite(this.bslPath);
+      try {
+        writeAt(f, header(BSL_MAGIC, this.stream), 0);
+      } finally {
+        f.close();
+      }
+    }
+    const base = CAT_HEADER + g * GROUP_STRIDE;
+    const f = openWrite(this.bslPath);
+    try {
+      if (this.slicing < GROUP_BYTES) {
+        const out = new Uint8Array(SLICE_STEP);
+        const bySlot = new Map<number, CatEntry>();
+        this.entries.forEach((e) => bySlot.set(e.slot, e));
+        const sf = new File(this.sumPath);
+        try {
+          for (let j = 0; j < GROUP; j++) {
+            const e = bySlot.get(g * GROUP + j);
+            // the whole summary is read to check it (2 KB), then 512 bytes used
+            let okSum = false;
+            if (e) {
+              const n = readInto(sf, CAT_HEADER + e.slot * SUMMARY_BYTES, SUMMARY_BYTES, buf);
+              okSum = n === SUMMARY_BYTES && crc32(buf, 0, SUMMARY_BYTES) === e.sumCrc;
+            }
+            const bit = 1 << j;
+            for (let i = 0; i < SLICE_STEP; i++) {
+              const p = this.slicing + i;
+              if (!e) continue; // a dead or missing slot: never a candidate
+              if (!okSum || buf[p >> 3] & (1 << (p & 7))) out[i] |= bit;
+            }
+          }
+        } finally {
+          sf.close();
+        }
+        writeAt(f, out, base + this.slicing);
+        this.slicing += SLICE_STEP;
+        return;
+      }
+      // the group's CRC, from what is on flash
+      let c = 0;
+      for (let at = 0; at < GROUP_BYTES; at += CHUNK) {
+        readInto(f, base + at, CHUNK, buf);
+        c = crc32(buf, 0, CHUNK, c);
+      }
+      const b = new Uint8Array(4);
+      put32(b, 0, c);
+      writeAt(f, b, base + GROUP_BYTES);
+      this.sliced++;
+      this.slicing = 0;
+    } finally {
+      f.close();
+    }
+  }
+
+  // Checks one sliced group against its CRC (16 KB read); a group that fails
+  // drops the sliced file (it is built again by steps; the summaries serve meanwhile).
+  verifyGroup(g: number, buf: Uint8Array): boolean {
+    if (g >= this.sliced) return true;
+    let f: File;
+    try {
+      f = new File(this.bslPath);
+    } catch (e) {
+      rethrowFatal(e);
+      this.dropSliced();
+      return false;
+    }
+    let good = false;
+    try {
+      const base = CAT_HEADER + g * GROUP_STRIDE;
+      let c = 0;
+      for (let at = 0; at < GROUP_BYTES; at += CHUNK) {
+        readInto(f, base + at, CHUNK, buf);
+        c = crc32(buf, 0, CHUNK, c);
+      }
+      readInto(f, base + GROUP_BYTES, 4, buf);
+      good = u32(buf, 0) === c;
+    } catch (e) {
+      rethrowFatal(e);
+    } finally {
+      f.close();
+    }
+    if (!good) this.dropSliced();
+    return good;
+  }
+
+  // The slots of group g that may hold every one of `positions` (summary bit
+  // positions): one byte read per position, stopping when none is left.
+  // Returns a bit mask of the group's slots, or -1 when the file cannot be read.
+  sliceCandidates(f: File, g: number, positions: Uint16Array, buf: Uint8Array): number {
+    let mask = 0xff;
+    const base = CAT_HEADER + g * GROUP_STRIDE;
+    for (let i = 0; i < positions.length && mask; i++) {
+      if (readInto(f, base + positions[i], 1, buf) !== 1) return -1;
+      mask &= buf[0];
+    }
+    return mask;
   }
 
   // Reads the entries (a few KB). Never throws for damage: what does not check
@@ -163,6 +303,7 @@ export class Catalog {
     this.entries.clear();
     this.slots = 0;
     this.why = undefined;
+    this.dropSliced();
   }
 
   // Slots no live segment uses.
@@ -175,7 +316,8 @@ export class Catalog {
   // Reads the summaries of `want` (entries sorted by slot) in one pass of the
   // file, in chunks of at most 4 KB, and calls on(entry, buf, off) for each
   // whose CRC holds; returns the entries whose summary could not be used.
-  summaries(want: CatEntry[], buf: Uint8Array, on: (e: CatEntry, buf: Uint8Array, off: number) => void): CatEntry[] {
+  // `damaged` hears of each summary that was read whole but fails its CRC.
+  summaries(want: CatEntry[], buf: Uint8Array, on: (e: CatEntry, buf: Uint8Array, off: number) => void, damaged?: (e: CatEntry) => void): CatEntry[] {
     const failed: CatEntry[] = [];
     if (!want.length) return failed;
     let f: File;
@@ -200,7 +342,10 @@ export class Catalog {
         for (let k = i; k < j; k++) {
           const off = (k - i) * SUMMARY_BYTES;
           if (off + SUMMARY_BYTES <= n && crc32(buf, off, off + SUMMARY_BYTES) === want[k].sumCrc) on(want[k], buf, off);
-          else failed.push(want[k]);
+          else {
+            if (off + SUMMARY_BYTES <= n) damaged?.(want[k]);
+            failed.push(want[k]);
+          }
         }
         i = j;
       }

@@ -14,10 +14,10 @@
 
 import { File } from "file";
 import { crc32 } from "../nvs/crc32";
-import { CHUNK, readInto, scanBackward, rethrowFatal } from "./file";
-import { lineT, parseRecord, textsOf, NL, STREAM_CODE, type Stream } from "./codec";
+import { CHUNK, ArchiveError, readInto, scanBackward, rethrowFatal, messageOf } from "./file";
+import { lineT, parseRecord, textsOf, NL, STREAM_CODE, STREAM_CHAR, type Stream } from "./codec";
 import { containsFolded, sigProbe, sigHas, SIG_BYTES } from "./fold";
-import { SUMMARY_MASK, type CatEntry } from "./catalog";
+import { SUMMARY_MASK, GROUP, type CatEntry } from "./catalog";
 import { readSide, lineKind, KIND_RECORD, NO_MIN, type BlockInfo } from "./segment";
 import { scanRange, validEndOf, type ArchiveStream } from "./stream";
 import { repairBit } from "./repair";
@@ -28,11 +28,20 @@ export interface RecallStats {
   blocksRead: number;
   linesParsed: number;
   summaries: number; // catalog summaries read
+  groups: number; // sliced groups of 8 summaries consulted (a byte per bit position)
   damaged: number; // lines not served: their CRC fails and one flipped bit does not explain it
   repaired: number; // blocks or lines repaired in RAM (one flipped bit)
+  unreadable: string[]; // segments that could not be opened: the answer is partial
 }
 
-export const blankStats = (): RecallStats => ({ segments: 0, blocksRead: 0, linesParsed: 0, summaries: 0, damaged: 0, repaired: 0 });
+// A line's time; a line that does not start like a record is checked first
+// (one flipped bit in its "t" is repaired in place).
+function tOf(buf: Uint8Array, s: number, e: number): number {
+  const t = lineT(buf, s, e);
+  return t >= 0 || lineKind(buf, s, e) !== KIND_RECORD ? t : lineT(buf, s, e);
+}
+
+export const blankStats = (): RecallStats => ({ segments: 0, blocksRead: 0, linesParsed: 0, summaries: 0, groups: 0, damaged: 0, repaired: 0, unreadable: [] });
 
 export interface Query {
   lo: number; // unix seconds, inclusive
@@ -102,32 +111,51 @@ function take(buf: Uint8Array, s: number, e: number, trusted: boolean, stream: S
 
 // ---- recent --------------------------------------------------------------------------------
 
+// Opens segment `seq` and runs fn on it. SPIFFS read errors are mostly
+// transient: an open or a read that fails is tried once more (what the first
+// try added is added again at most once, by id). A segment that still cannot
+// be opened is named in the stats (the answer is partial, and says so); a read
+// that fails again is ArchiveError("io"), never an answer that looks whole.
+function withSegment(s: ArchiveStream, seq: number, st: RecallStats, fn: (f: File) => void): void {
+  for (let attempt = 0; ; attempt++) {
+    let f: File;
+    try {
+      f = new File(s.path(seq));
+    } catch (e) {
+      rethrowFatal(e);
+      if (attempt === 0) continue;
+      st.unreadable.push(s.path(seq)); // kept; the answer says it is partial
+      return;
+    }
+    if (attempt === 0) st.segments++;
+    try {
+      fn(f);
+      return;
+    } catch (e) {
+      rethrowFatal(e);
+      if (attempt > 0) throw e instanceof ArchiveError ? e : new ArchiveError("io", `archive: ${STREAM_CHAR[s.stream]}${seq} cannot be read now (${messageOf(e)})`);
+    } finally {
+      f.close();
+    }
+  }
+}
+
 export function recent(st0: ArchiveStream, limit: number, q: Query, st: RecallStats): ArchivedItem[] {
   const out: ArchivedItem[] = [];
   const seen = new Set<string>();
   for (const seq of st0.newestFirst()) {
     if (out.length >= limit) break;
-    let f: File;
-    try {
-      f = new File(st0.path(seq));
-    } catch (e) {
-      rethrowFatal(e);
-      continue; // named by the check report (unreadable); its twin or a later check restores it
-    }
-    st.segments++;
-    try {
+    withSegment(st0, seq, st, (f) => {
       const end = st0.open && st0.open.seq === seq ? st0.open.validEnd : validEndOf(f, f.length, st0.bufs.chunk);
       scanBackward(f, end, st0.bufs.chunk, (buf, s, e) => {
-        if (lineT(buf, s, e) < 0) return;
+        if (tOf(buf, s, e) < 0) return;
         const it = take(buf, s, e, false, st0.stream, q, st);
         if (!it || seen.has(it.id)) return;
         seen.add(it.id);
         out.push(it);
         return out.length < limit;
       });
-    } finally {
-      f.close();
-    }
+    });
   }
   return out;
 }
@@ -159,11 +187,46 @@ export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): 
   let cands: Cand[] = [];
   if (probe) {
     const sp = sigProbe(q.folded as Uint8Array, SUMMARY_MASK);
-    const bySlot = summarized.slice().sort((a, b) => a.slot - b.slot);
-    const failed = s.cat.summaries(bySlot, s.bufs.sum, (e, buf, off) => {
-      st.summaries++;
-      if (sigHas(buf, off, sp)) cands.push({ seq: e.seq, max: e.max, min: e.min });
-    });
+    let bySlot = summarized.slice().sort((a, b) => a.slot - b.slot);
+    // sliced groups first: a byte per bit position and group
+    const sliced = s.cat.sliced * GROUP;
+    if (sliced && bySlot.length && bySlot[0].slot < sliced) {
+      const pos = Uint16Array.from(sp).sort();
+      let f: File | undefined;
+      try {
+        f = new File(s.cat.bslPath);
+      } catch (e) {
+        rethrowFatal(e);
+      }
+      const rest: CatEntry[] = [];
+      let g = -1, mask = 0;
+      for (const e of bySlot) {
+        if (!f || e.slot >= sliced) {
+          rest.push(e);
+          continue;
+        }
+        const eg = Math.floor(e.slot / GROUP);
+        if (eg !== g) {
+          g = eg;
+          mask = s.cat.sliceCandidates(f, g, pos, s.bufs.sum);
+          st.groups++;
+        }
+        if (mask < 0) rest.push(e); // unreadable: its summary decides
+        else if (mask & (1 << (e.slot % GROUP))) cands.push({ seq: e.seq, max: e.max, min: e.min });
+      }
+      f?.close();
+      bySlot = rest;
+    }
+    const failed = s.cat.summaries(
+      bySlot,
+      s.bufs.sum,
+      (e, buf, off) => {
+        st.summaries++;
+        if (sigHas(buf, off, sp)) cands.push({ seq: e.seq, max: e.max, min: e.min });
+      },
+      // a damaged summary: the segment is no longer taken as summarized, so a step seals it again
+      (e) => s.cat.entries.delete(e.seq),
+    );
     for (const e of failed) cands.push({ seq: e.seq, max: e.max, min: e.min }); // read its sidecar instead
   } else cands = summarized.map((e) => ({ seq: e.seq, max: e.max, min: e.min }));
   cands.sort((a, b) => b.max - a.max || b.seq - a.seq);
@@ -175,15 +238,11 @@ export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): 
 
 // One segment: its sidecar's blocks that may match, then its unindexed rest.
 function segment(s: ArchiveStream, seq: number, q: Query, probe: Uint16Array | undefined, top: TopK, st: RecallStats): void {
-  let f: File;
-  try {
-    f = new File(s.path(seq));
-  } catch (e) {
-    rethrowFatal(e);
-    return;
-  }
-  st.segments++;
-  try {
+  withSegment(s, seq, st, (f) => segmentIn(s, f, seq, q, probe, top, st));
+}
+
+function segmentIn(s: ArchiveStream, f: File, seq: number, q: Query, probe: Uint16Array | undefined, top: TopK, st: RecallStats): void {
+  {
     const open = s.open && s.open.seq === seq ? s.open : undefined;
     const length = f.length;
     const end = open ? open.validEnd : validEndOf(f, length, s.bufs.chunk);
@@ -204,13 +263,11 @@ function segment(s: ArchiveStream, seq: number, q: Query, probe: Uint16Array | u
     if (side.indexedEnd < end)
       scanRange(f, side.indexedEnd, end, s.bufs.chunk, (buf, ls, le, size, pos) => {
         if (size === le - ls) return;
-        const t = lineT(buf, ls, le);
+        const t = tOf(buf, ls, le);
         if (t < 0 || t < q.lo || t > q.hi) return;
         const it = take(buf, ls, le, false, s.stream, q, st);
         if (it && matches(it, q, t)) top.add({ it, t, seq, pos });
       });
-  } finally {
-    f.close();
   }
 }
 
@@ -218,15 +275,14 @@ function block(s: ArchiveStream, f: File, seq: number, b: BlockInfo, q: Query, t
   const buf = s.bufs.chunk;
   const n = readInto(f, b.offset, b.length, buf);
   st.blocksRead++;
-  let trusted = n === b.length && crc32(buf, 0, n) === b.crc;
-  if (!trusted && n === b.length && repairBit(buf, 0, n, b.crc) >= 0) {
-    st.repaired++;
-    trusted = true;
-  }
+  // a block whose CRC holds as read is trusted whole; one repaired from its CRC
+  // is not (three flips can pass for one): its lines are each checked too
+  const trusted = n === b.length && crc32(buf, 0, n) === b.crc;
+  if (!trusted && n === b.length && repairBit(buf, 0, n, b.crc) >= 0) st.repaired++;
   for (let ls = 0; ls < n; ) {
     const i = buf.indexOf(NL, ls);
     if (i < 0) break;
-    const t = lineT(buf, ls, i);
+    const t = tOf(buf, ls, i);
     if (t >= q.lo && t <= q.hi) {
       const it = take(buf, ls, i, trusted, s.stream, q, st);
       if (it && matches(it, q, t)) top.add({ it, t, seq, pos: b.offset + ls });
@@ -240,19 +296,15 @@ function block(s: ArchiveStream, f: File, seq: number, b: BlockInfo, q: Query, t
 // Digests of moments or events (the digest stream is small: read whole) that
 // match a keyword, or whose span overlaps the range.
 export function digests(d: ArchiveStream, events: boolean, q: Query, top: TopK, st: RecallStats): void {
-  for (const seq of d.newestFirst()) {
-    let f: File;
-    try {
-      f = new File(d.path(seq));
-    } catch (e) {
-      rethrowFatal(e);
-      continue;
-    }
-    st.segments++;
-    try {
+  for (const seq of d.newestFirst()) withSegment(d, seq, st, (f) => digestsIn(d, f, seq, events, q, top, st));
+}
+
+function digestsIn(d: ArchiveStream, f: File, seq: number, events: boolean, q: Query, top: TopK, st: RecallStats): void {
+  {
+    {
       const end = d.open && d.open.seq === seq ? d.open.validEnd : validEndOf(f, f.length, d.bufs.chunk);
       scanRange(f, 0, end, d.bufs.chunk, (buf, ls, le, size, pos) => {
-        if (size === le - ls || lineT(buf, ls, le) < 0) return;
+        if (size === le - ls || tOf(buf, ls, le) < 0) return;
         const it = take(buf, ls, le, false, "digest", q, st);
         if (!it || (it.type === "event") !== events) return;
         const t = lineT(buf, ls, le);
@@ -265,8 +317,6 @@ export function digests(d: ArchiveStream, events: boolean, q: Query, top: TopK, 
         }
         top.add({ it, t, seq, pos });
       });
-    } finally {
-      f.close();
     }
   }
 }

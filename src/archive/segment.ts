@@ -13,7 +13,7 @@ import { lineOk, lineT, parseRecord, textsOf, STREAM_CHAR, STREAM_CODE, type Str
 import { sigAdd, SIG_BYTES } from "./fold";
 import { repairLine } from "./repair";
 
-export const SEGMENT_BYTES = 65536;
+export const SEGMENT_BYTES = 57344; // as stream.ts (FORMAT.md §3.3)
 export const SEGMENT_BLOCKS = 16;
 export const SIDE_HEADER = 32;
 export const ENTRY = 32;

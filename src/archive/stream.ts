@@ -111,6 +111,7 @@ export class ArchiveStream {
       }
     });
     this.cat.load(this.bufs.chunk, files.has(`${c}.cat`));
+    this.cat.loadSliced(files.get(`${c}.bsl`));
     this.segs = segs;
     this.open = undefined;
     let top = -1;
@@ -127,25 +128,26 @@ export class ArchiveStream {
   // The open segment: its valid end, its sidecar, its twin. A segment that
   // cannot be opened is replaced by its twin when there is one.
   private loadOpen(seq: number, twinLen: number): void {
-    let f: File | undefined;
-    try {
-      f = new File(this.path(seq));
-    } catch (e) {
-      rethrowFatal(e);
-      f = undefined;
-    }
-    if (!f && twinLen >= 0) {
+    const segLen = this.segs.get(seq) ?? 0;
+    // a failed open is tried once more: SPIFFS read errors are mostly transient
+    let f = this.tryOpen(this.path(seq)) ?? this.tryOpen(this.path(seq));
+    // The twin takes the segment's place when the segment cannot be opened, or
+    // when the twin is longer (the segment lost bytes: a write open that fell
+    // back to "wb+" emptied it); never when the twin holds less than the
+    // segment (it is being copied again: the segment is the only whole copy).
+    if (twinLen > 0 && twinLen >= segLen && (!f || twinLen > segLen)) {
+      if (f) f.close();
       if (File.delete(this.path(seq)) && File.rename(this.path(seq, "twn"), this.path(seq))) {
-        this.repaired.push(`${STREAM_CHAR[this.stream]}${seq}: unreadable, its twin put in its place`);
+        this.repaired.push(`${STREAM_CHAR[this.stream]}${seq}: ${f ? "shorter than its twin" : "unreadable"}, its twin put in its place`);
         this.segs.set(seq, twinLen);
         twinLen = -1;
-        try {
-          f = new File(this.path(seq));
-        } catch (e) {
-          rethrowFatal(e);
-          f = undefined;
-        }
       }
+      f = this.tryOpen(this.path(seq));
+    } else if (f && twinLen >= 0) {
+      // a twin that cannot be opened is copied again by steps
+      const t = this.tryOpen(this.path(seq, "twn"));
+      if (t) t.close();
+      else twinLen = -1;
     }
     if (!f) {
       this.unreadable.push(`${STREAM_CHAR[this.stream]}${seq}`);
@@ -177,6 +179,15 @@ export class ArchiveStream {
 
   nextSeq = 1;
 
+  private tryOpen(path: string): File | undefined {
+    try {
+      return new File(path);
+    } catch (e) {
+      rethrowFatal(e);
+      return undefined;
+    }
+  }
+
   // Indexes the open segment's closed blocks not yet indexed; counts its tail.
   private catchUp(f: File): void {
     const o = this.open as OpenSeg;
@@ -184,7 +195,8 @@ export class ArchiveStream {
     const b = new BlockBuilder(this.stream, o.indexedEnd, room);
     scanRange(f, o.indexedEnd, o.validEnd, this.bufs.chunk, (buf, s, e, size) => b.add(buf, s, e, size));
     const out = b.flush(false);
-    o.tailRecords = b.tailRecords;
+    const closed = decodeRecords(out, b.count);
+    o.tailRecords = b.tailRecords + recordsOf(closed); // every record after the indexed blocks
     if (!b.count) return;
     try {
       if (!o.sideOk) {
@@ -193,8 +205,9 @@ export class ArchiveStream {
         o.sideOk = true;
       }
       writeSideRecords(this.path(o.seq, "six"), o.blocks.length, out);
-      for (const x of decodeRecords(out, b.count)) o.blocks.push(x);
+      for (const x of closed) o.blocks.push(x);
       o.indexedEnd = b.end;
+      o.tailRecords = b.tailRecords;
     } catch (e) {
       rethrowFatal(e);
       o.sideOk = false; // the blocks stay unindexed: queries scan them
@@ -210,13 +223,29 @@ export class ArchiveStream {
   // acknowledged then.
   append(lines: Line[]): { written: number; bytes: number } {
     let o = this.open;
-    let total = 0;
-    for (const l of lines) total += l.line.length;
-    if (!o || o.validEnd + total + 2 > SEGMENT_BYTES) o = this.rollover();
     // the tail: the bytes after the indexed blocks (less than a block, plus a torn append)
-    const tail = this.readTail(o);
-    const fresh = lines.filter((l) => !tailHas(tail, o!.indexedEnd, o!.validEnd, l, this.stream));
+    let tail = o ? this.readTail(o) : undefined;
+    let fresh = lines;
+    if (o && tail) {
+      const t = tail, oo = o;
+      fresh = lines.filter((l) => !tailHas(t, oo.indexedEnd, oo.validEnd, l, this.stream));
+      // a repeated batch may straddle the end of the last indexed block: that
+      // block is read (4 KB) only when a line's time falls in its range
+      const last = o.blocks[o.blocks.length - 1];
+      if (last && fresh.some((l) => l.t >= last.min && l.t <= last.max)) {
+        const b = this.readBlock(o, last.offset, last.length);
+        fresh = fresh.filter((l) => !tailHas(b, 0, b.length, l, this.stream));
+      }
+    }
     if (!fresh.length) return { written: 0, bytes: 0 };
+    let total = 0;
+    for (const l of fresh) total += l.line.length;
+    // the lines that are not there yet decide whether they fit (a batch cut
+    // short is completed in the segment that holds its first part)
+    if (!o || !tail || o.validEnd + total + 2 > SEGMENT_BYTES) {
+      o = this.rollover();
+      tail = this.readTail(o);
+    }
     const repair = o.length > o.validEnd;
     let n = repair ? 2 : 0;
     for (const l of fresh) n += l.line.length;
@@ -270,6 +299,19 @@ export class ArchiveStream {
     this.segs.set(seq, head.length);
     this.nextSeq = seq + 1;
     return this.open;
+  }
+
+  // Bytes [at, at+n) of the open segment (n <= 4 KB).
+  private readBlock(o: OpenSeg, at: number, n: number): Uint8Array {
+    const out = new Uint8Array(n);
+    const f = new File(this.path(o.seq));
+    try {
+      const k = readInto(f, at, n, this.bufs.chunk);
+      out.set(this.bufs.chunk.subarray(0, k), 0);
+      return out.subarray(0, k);
+    } finally {
+      f.close();
+    }
   }
 
   // The open segment's bytes after its indexed blocks, read once (less than 4 KB
@@ -333,12 +375,14 @@ export class ArchiveStream {
       s = i + 1;
     }
     const recs = b.flush(false);
-    o.tailRecords = b.tailRecords;
+    const closed = decodeRecords(recs, b.count);
+    o.tailRecords = b.tailRecords + recordsOf(closed); // every record after the indexed blocks
     if (!b.count || !o.sideOk) return;
     try {
       writeSideRecords(this.path(o.seq, "six"), o.blocks.length, recs);
-      for (const x of decodeRecords(recs, b.count)) o.blocks.push(x);
+      for (const x of closed) o.blocks.push(x);
       o.indexedEnd = b.end;
+      o.tailRecords = b.tailRecords;
     } catch (e) {
       rethrowFatal(e);
       o.sideOk = false;
@@ -436,6 +480,12 @@ export class ArchiveStream {
     File.delete(this.path(s, "twn"));
     return true;
   }
+}
+
+function recordsOf(blocks: BlockInfo[]): number {
+  let n = 0;
+  for (const b of blocks) n += b.records;
+  return n;
 }
 
 // ---- helpers -----------------------------------------------------------------------------

@@ -4,12 +4,14 @@
 // changes; a rejected call changes nothing.
 
 import { Memory, MemoryError, text, int, oneOf, PROFILE_FIELDS, type ProfileField, type Result, type Commit } from "../memory/memory";
-import { EMOTIONS, GOAL_CATEGORIES, MEMBER_TYPES, type StoreName } from "../memory/types";
+import { EMOTIONS, GOAL_CATEGORIES, MEMBER_TYPES, REPEATS, type StoreName, type Fact, type Moment, type Event } from "../memory/types";
 import { blobEntries, NVS_ENTRY_BYTES, NVS_USABLE_BYTES } from "../nvs/budget";
 import { DOMAINS } from "../nvs/store";
 import { Schedules, type ScheduleView } from "../schedule/schedules";
 import { byteLength } from "../text/utf8";
-import { parseLocal, formatDate, formatDateTime } from "../time/local";
+import { parseLocal, formatDate, formatDateTime, formatIso } from "../time/local";
+import { recordId, eventIso } from "../archive/line";
+import { foldString, containsFolded } from "../archive/fold";
 import { now } from "../time/clock";
 import { ToolError, quote, type Tool } from "./server";
 import { PendingQueue } from "../listen/pending";
@@ -22,9 +24,10 @@ export type RecallType = (typeof RECALL_TYPES)[number];
 type Type = (typeof TYPES)[number];
 
 export const READ_BUDGET_BYTES = 6000;
+export const FORGET_AT_ONCE = 50; // archived records one delete hides at most
 export const UPCOMING_IN_READ = 8;
 
-// What the archive offers the tool (src/archive).
+// What the archive offers the tool (src/archive/archive.ts's Archive).
 export interface RecallQuery {
   keyword?: string;
   start?: string; // YYYY-MM-DD, inclusive
@@ -34,6 +37,12 @@ export interface RecallQuery {
 export interface ArchiveAccess {
   recall(type: RecallType, q: RecallQuery): object[];
   count(type: RecallType): number;
+  // hides archived records by id at once (tombstones); how many were newly
+  // hidden; throws ArchiveError and changes nothing on failure. Without it
+  // (an archive of format 1) delete reaches NVS only.
+  forget?(type: RecallType, ids: string[]): number;
+  // the last recall's: segments it could not open (its answer is partial)
+  readonly lastRecall?: { readonly unreadable?: readonly string[] };
   footprint?(): number; // bytes of every archive file (status)
   readonly budget?: number; // bytes the archive may use (status)
 }
@@ -51,7 +60,7 @@ export const DESCRIPTION = [
   "action=complete_schedule: content of a schedule done (a repeating one moves to its next time) or of a dated event.",
   "action=delete: type and content. type=all erases all memory of the user: first without force to see what goes, then force=true once the user agrees.",
   "The device also hears the conversation: what the user says twice or clearly is stored at its end. action=pending lists it; confirm or drop settles an item (content, type if several match); your own write settles it too.",
-  "'Do you remember…' (你还记得…吗): action=search with keyword, through current memory and the archive. A past period (上个月, 去年): action=recall with type fact, moment or event and start_date/end_date, or a keyword; neither gives the latest.",
+  "'Do you remember…' (你还记得…吗, 上次…): action=search with keyword: all memory, old and new. A period (上个月, 去年): action=recall, type fact, moment or event, start_date/end_date or a keyword; neither: the latest.",
   "action=status: storage use, records per type, boots, the last repair. If read has a `notice`, tell the owner what it says.",
 ].join("\n");
 
@@ -135,7 +144,7 @@ export class MemoryTool implements Tool {
         case "write":
           return this.changing(() => this.write(args));
         case "delete":
-          return this.changing(() => this.delete(args));
+          return this.delete(args);
         case "complete_schedule":
           return this.changing(() => this.complete(args));
         case "recall":
@@ -284,39 +293,108 @@ export class MemoryTool implements Tool {
   // ---- delete, complete ----------------------------------------------------------------
 
   private delete(a: Record<string, unknown>): string {
-    if (a.type === "all") return this.deleteAll(a);
+    if (a.type === "all") return this.changing(() => this.deleteAll(a));
     const type = this.type(a);
-    if (type === "event") return out({ result: deleteEvent(this.memory, a.content) ? "deleted" : "not_found", type });
-    let r: Result;
-    if ((PROFILE_FIELDS as readonly string[]).includes(type)) r = this.memory.clearProfile(type as ProfileField, a.content);
-    else
-      switch (type) {
-        case "like":
-        case "dislike":
-          r = this.memory.removePreference(type, a.content);
-          break;
-        case "family":
-          r = this.memory.removeFamily(a.content ?? a.name ?? a.relation);
-          break;
-        case "fact":
-          r = this.memory.removeFact(a.content);
-          break;
-        case "trait":
-          r = this.memory.removeTrait(a.content);
-          break;
-        case "habit":
-          r = this.memory.removeHabit(a.content);
-          break;
-        case "moment":
-          r = this.memory.removeMoment(a.content);
-          break;
-        case "goal":
-          r = this.memory.removeGoal(a.content);
-          break;
-        default:
-          r = this.schedules.remove(a.content);
+    if (type === "fact" || type === "moment" || type === "event") return this.forget(type, a.content);
+    return this.changing(() => {
+      let r: Result;
+      if ((PROFILE_FIELDS as readonly string[]).includes(type)) r = this.memory.clearProfile(type as ProfileField, a.content);
+      else
+        switch (type) {
+          case "like":
+          case "dislike":
+            r = this.memory.removePreference(type, a.content);
+            break;
+          case "family":
+            r = this.memory.removeFamily(a.content ?? a.name ?? a.relation);
+            break;
+          case "trait":
+            r = this.memory.removeTrait(a.content);
+            break;
+          case "habit":
+            r = this.memory.removeHabit(a.content);
+            break;
+          case "goal":
+            r = this.memory.removeGoal(a.content);
+            break;
+          default:
+            r = this.schedules.remove(a.content);
+        }
+      return out({ result: r.action === "NOOP" ? "not_found" : RESULT[r.action], type });
+    });
+  }
+
+  // delete of a fact, moment or event: from NVS (as ever) and from the archive,
+  // whose matching records are hidden at once (archive.forget: tombstones).
+  // Matching as in NVS: a fact by its content, a moment by its content or
+  // topic, an event by its content, else by a part of it that names one thing
+  // (src/mcp/fork.ts findEvent). The archive is searched first (nothing
+  // changes), then NVS is changed and committed like any call, then the
+  // archived records are hidden. If the archive fails, what left NVS stays
+  // gone (the user asked for it) and the reply is an error saying the
+  // archived copy is not hidden yet: the same delete again finishes it.
+  private forget(type: "fact" | "moment" | "event", content: unknown): string {
+    const q = type === "event" ? text(content, "content", 64) : text(content, type, 128);
+    const arc = this.archive;
+    let ids: string[] = [];
+    let unreadable: string | undefined; // the archive could not be searched
+    let part: string | undefined; // part of it could not be
+    if (arc && arc.forget) {
+      let items: Item[] | undefined;
+      try {
+        // the archive's keyword match (folded, a substring) finds every exact or part match
+        items = arc.recall(type, { keyword: q, limit: FORGET_AT_ONCE }) as Item[];
+        part = partOf(arc);
+      } catch (e) {
+        if (!archiveFailed(e)) throw e;
+        unreadable = (e as Error).message;
       }
-    return out({ result: r.action === "NOOP" ? "not_found" : RESULT[r.action], type });
+      if (items) ids = this.archivedMatches(items, type, q);
+    }
+    let removed = 0;
+    this.changing(() => {
+      if (type === "event") removed = deleteEvent(this.memory, q) ? 1 : 0;
+      else {
+        const before = this.memory.stores[type === "fact" ? "facts" : "moments"].count;
+        if (type === "fact") this.memory.removeFact(q);
+        else this.memory.removeMoment(q);
+        removed = before - this.memory.stores[type === "fact" ? "facts" : "moments"].count;
+      }
+      return "";
+    });
+    const gone = removed ? `deleted ${removed} ${type}${removed > 1 ? "s" : ""} from memory, but ` : "nothing was deleted: ";
+    if (unreadable !== undefined) throw new ToolError(`${gone}the archive cannot be searched now (${unreadable}), so an archived copy may still be there; try the same delete again later`);
+    let hidden = 0;
+    if (ids.length)
+      try {
+        hidden = arc!.forget!(type, ids);
+      } catch (e) {
+        if (!archiveFailed(e)) throw e;
+        throw new ToolError(`${gone}the archived copy could not be hidden now (${(e as Error).message}); try the same delete again`);
+      }
+    if (part) throw new ToolError(`deleted ${removed} ${type}${removed === 1 ? "" : "s"} from memory and ${hidden} from the archive, but part of the archive cannot be read now (${part}), so an archived copy may still be there; try the same delete again later`);
+    if (!removed && !hidden) return out({ result: "not_found", type });
+    return out({ result: "deleted", type, from_memory: removed, from_archive: hidden });
+  }
+
+  // The ids of the archived records (found by keyword, at most FORGET_AT_ONCE:
+  // a next delete finds the rest) that a delete of `q` names. A digest of many
+  // moments is not one of them.
+  private archivedMatches(found: Item[], type: "fact" | "moment" | "event", q: string): string[] {
+    const items = found.filter((x) => x.digest !== true);
+    if (type === "fact") return items.filter((x) => x.content === q).map((x) => x.id);
+    if (type === "moment") return items.filter((x) => x.content === q || x.topic === q).map((x) => x.id);
+    // an event: those of exactly this content (if any here or in NVS), else those
+    // containing it, which must all be one thing (one content) with NVS's
+    const exact = items.filter((x) => x.content === q);
+    const plain = this.memory.events().filter((e) => !e.schedule || !e.time);
+    if (exact.length || plain.some((e) => e.content === q)) return exact.map((x) => x.id);
+    const part = items.filter((x) => x.content.indexOf(q) >= 0);
+    const names: string[] = [];
+    for (const x of part) if (names.indexOf(x.content) < 0) names.push(x.content);
+    for (const e of plain) if (e.content.indexOf(q) >= 0 && names.indexOf(e.content) < 0) names.push(e.content);
+    if (names.length > 1) throw new MemoryError("ambiguous", `'${q}' matches ${names.length} events: ${names.slice(0, 5).map((n) => `'${n}'`).join(", ")}. Say which one`);
+    return part.map((x) => x.id);
   }
 
   // The fork erases everything at once; here it takes force=true, and without
@@ -324,7 +402,7 @@ export class MemoryTool implements Tool {
   private deleteAll(a: Record<string, unknown>): string {
     if (a.force !== undefined && typeof a.force !== "boolean") throw new ToolError("force must be true or false");
     if (a.force !== true)
-      return out({ result: "needs_force", type: "all", would_delete: whatAllIs(this.memory), keeps: "relationship, coins, archive", hint: "erases all memory of the user: ask the user, then call again with force=true" });
+      return out({ result: "needs_force", type: "all", would_delete: whatAllIs(this.memory), keeps: "relationship, coins, the archive (older facts, moments, events: delete them by content)", hint: "erases all memory of the user: ask the user, then call again with force=true" });
     const counts = eraseAll(this.memory);
     return out({ result: "deleted", type: "all", deleted: counts });
   }
@@ -430,6 +508,12 @@ export class MemoryTool implements Tool {
 
   // ---- recall and search -----------------------------------------------------------------------
 
+  // Recall sees all memory: the NVS records of the type that match, as the
+  // archive shows its own, and the archive's; newest first, one per id (a
+  // record a cut left in both is shown once, as archived), cut to `limit`.
+  // Same rules as the archive: a keyword (content or topic, folded), else a
+  // range of local dates (inclusive), else the latest. An archive that cannot
+  // be read now leaves the NVS records standing, marked partial.
   private recall(a: Record<string, unknown>): string {
     const type = oneOf<RecallType>(a.type, "type", RECALL_TYPES);
     const keyword = a.keyword === undefined ? undefined : text(a.keyword, "keyword", 64);
@@ -437,8 +521,21 @@ export class MemoryTool implements Tool {
     const end = date(a.end_date, "end_date");
     if (start && end && start > end) throw new ToolError("start_date is after end_date");
     const limit = int(a.limit, "limit", 1, 50, 10);
-    if (!this.archive) throw new ToolError("the archive is not available");
-    const items = this.archive.recall(type, { keyword, start, end, limit });
+    const q: RecallQuery = { keyword, start, end, limit };
+    const hot = nvsItems(this.memory, type, q);
+    let archived: object[] = [];
+    let unreadable: string | undefined;
+    if (!this.archive) unreadable = "the archive is not available";
+    else
+      try {
+        archived = this.archive.recall(type, q);
+        unreadable = partOf(this.archive);
+      } catch (e) {
+        if (!archiveFailed(e)) throw e;
+        unreadable = (e as Error).message;
+      }
+    const items = newestFirst(hot, archived as Item[], limit);
+    if (unreadable) return out({ type, count: items.length, items, partial: true, archive_unreadable: unreadable });
     return out({ type, count: items.length, items });
   }
 
@@ -449,19 +546,33 @@ export class MemoryTool implements Tool {
     const has = (s: string) => s.toLowerCase().indexOf(k) >= 0;
     const m = this.memory;
     const hits: { where: string; text: string }[] = [];
+    // ids of the facts, moments and events listed here: the archive's part does not repeat them
+    const listed: Record<RecallType, string[]> = { fact: [], moment: [], event: [] };
     const p = m.profile();
     for (const f of PROFILE_FIELDS) if (p[f] !== "" && p[f] !== 0 && has(String(p[f]))) hits.push({ where: "profile", text: `${f}: ${p[f]}` });
     const prefs = m.preferences();
     for (const l of prefs.likes) if (has(l)) hits.push({ where: "like", text: l });
     for (const l of prefs.dislikes) if (has(l)) hits.push({ where: "dislike", text: l });
     for (const f of m.family()) if (has(f.name) || has(f.relation) || has(f.sharedMemory)) hits.push({ where: "family", text: `${f.relation} ${f.name}`.trim() });
-    for (const f of m.facts()) if (has(f.content)) hits.push({ where: "fact", text: f.content });
+    for (const f of m.facts())
+      if (has(f.content)) {
+        hits.push({ where: "fact", text: f.content });
+        listed.fact.push(recordId("fact", f));
+      }
     for (const t of m.traits()) if (has(t.content)) hits.push({ where: "trait", text: t.content });
     for (const h of m.habits()) if (has(h.content)) hits.push({ where: "habit", text: h.content });
-    for (const x of m.moments()) if (has(x.content) || has(x.topic)) hits.push({ where: "moment", text: `${x.topic}: ${x.content}` });
+    for (const x of m.moments())
+      if (has(x.content) || has(x.topic)) {
+        hits.push({ where: "moment", text: `${x.topic}: ${x.content}` });
+        listed.moment.push(recordId("moment", x));
+      }
     for (const g of m.goals()) if (has(g.content)) hits.push({ where: "goal", text: g.content });
     for (const s of this.schedules.list({ completed: true })) if (has(s.content)) hits.push({ where: "schedule", text: `${s.content} at ${s.datetime}` });
-    for (const e of m.events()) if (!e.schedule && !e.time && has(e.content)) hits.push({ where: "event", text: e.eventType === "todo" ? e.content : `${e.content} on ${e.date}` });
+    for (const e of m.events()) {
+      if (!has(e.content)) continue;
+      if (!e.schedule && !e.time) hits.push({ where: "event", text: e.eventType === "todo" ? e.content : `${e.content} on ${e.date}` });
+      listed.event.push(recordId("event", e)); // a schedule is listed above
+    }
     const archived: Record<string, object[]> = {};
     // an archive file that cannot be read now leaves the rest of the answer
     // standing, marked partial (src/archive: the file is set aside, not lost)
@@ -469,16 +580,126 @@ export class MemoryTool implements Tool {
     if (this.archive)
       for (const t of RECALL_TYPES) {
         try {
-          const items = this.archive.recall(t, { keyword, limit });
-          if (items.length) archived[t] = items;
+          const ids = listed[t];
+          // asks for as many more as NVS may hide, so that `limit` new ones can remain
+          const items = (this.archive.recall(t, { keyword, limit: limit + ids.length }) as Item[]).filter((x) => ids.indexOf(x.id) < 0);
+          if (items.length) archived[t] = items.slice(0, limit);
+          const part = partOf(this.archive);
+          if (part) (unreadable ??= {})[t] = part;
         } catch (e) {
-          if (!(e instanceof Error) || e.name !== "ArchiveError") throw e;
-          (unreadable ??= {})[t] = e.message;
+          if (!archiveFailed(e)) throw e;
+          (unreadable ??= {})[t] = (e as Error).message;
         }
       }
     if (unreadable) return out({ keyword, count: hits.length, items: hits.slice(0, limit), archived, partial: true, archive_unreadable: unreadable });
     return out({ keyword, count: hits.length, items: hits.slice(0, limit), archived });
   }
+}
+
+// ---- recall over NVS and the archive together ---------------------------------------------
+
+// A record as recall shows it: an archived item's fields (ArchivedItem,
+// src/archive/line.ts).
+interface Item {
+  timestamp: string; // local YYYY-MM-DDTHH:MM:SS
+  id: string;
+  content: string;
+  topic?: string;
+  digest?: boolean; // a monthly digest of moments (archive format 2)
+  archived?: true;
+}
+
+// What the archive threw that leaves the rest of an answer standing: an
+// ArchiveError, or any other failure of its files (a read error that escaped
+// it): the archive is a part of memory that may fail alone. A power cut in
+// the simulator is not an answer.
+function archiveFailed(e: unknown): boolean {
+  return e instanceof Error && e.name !== "PowerCut";
+}
+
+// Why the archive's last answer is partial (segments it could not open), or undefined.
+function partOf(a: ArchiveAccess): string | undefined {
+  const u = a.lastRecall?.unreadable;
+  return u && u.length ? `archive: cannot open ${u.join(", ")} now` : undefined;
+}
+
+// An NVS record in the shape of an archived one: the same fields, keys, order
+// and id as the archive gives its items (src/archive/codec.ts parseRecord;
+// recordId, the local ISO time; test/scenarios/recall-all.scn.ts compares them).
+function itemOf(type: RecallType, r: Fact | Moment | Event): Item {
+  const id = recordId(type, r);
+  if (type === "fact") return { timestamp: formatIso((r as Fact).timestamp * 1000), type, id, content: r.content } as Item;
+  if (type === "moment") {
+    const m = r as Moment;
+    return {
+      timestamp: formatIso(m.timestamp * 1000),
+      type,
+      id,
+      content: m.content,
+      topic: m.topic,
+      emotion_type: Math.max(0, EMOTIONS.indexOf(m.emotion)),
+      emotion_intensity: m.intensity,
+      importance: m.importance,
+    } as Item;
+  }
+  const e = r as Event;
+  return {
+    timestamp: eventIso(e),
+    type,
+    id,
+    date: e.date,
+    time: e.time,
+    event_type: e.eventType,
+    content: e.content,
+    emotion_type: Math.max(0, EMOTIONS.indexOf(e.emotion)),
+    emotion_intensity: e.intensity,
+    significance: e.significance,
+    priority: e.priority,
+    flags: (e.schedule ? 1 : 0) | (e.completed ? 2 : 0) | (Math.max(0, REPEATS.indexOf(e.repeat)) << 2),
+  } as Item;
+}
+
+// The NVS records of a type that match a recall query, newest first (a later
+// one of the same second first: NVS keeps them in the order they came).
+export function nvsItems(m: Memory, type: RecallType, q: RecallQuery): Item[] {
+  const recs: (Fact | Moment | Event)[] = type === "fact" ? m.facts() : type === "moment" ? m.moments() : m.events();
+  const folded = q.keyword !== undefined && q.keyword.trim() !== "" ? foldString(q.keyword.trim()) : undefined;
+  const lo = !folded && q.start ? q.start + "T00:00:00" : "";
+  const hi = !folded && q.end ? q.end + "T23:59:59" : "~";
+  const found: { item: Item; at: number }[] = [];
+  for (let i = 0; i < recs.length; i++) {
+    const r = recs[i];
+    if (folded && !containsFolded(r.content, folded) && !(type === "moment" && containsFolded((r as Moment).topic, folded))) continue;
+    const item = itemOf(type, r);
+    if (item.timestamp < lo || item.timestamp > hi) continue;
+    found.push({ item, at: i });
+  }
+  found.sort((x, y) => (x.item.timestamp < y.item.timestamp ? 1 : x.item.timestamp > y.item.timestamp ? -1 : y.at - x.at));
+  return found.map((x) => x.item);
+}
+
+// Two lists, each newest first, as one: newest first, one item per id (a
+// record in both is shown as archived), at most `limit`. On the same second,
+// NVS first (the archive holds the older records).
+function newestFirst(hot: Item[], given: Item[], limit: number): Item[] {
+  // the archive's latest are the last archived: put in time order (on the
+  // same second, as the archive gave them)
+  const archived = given
+    .map((it, at) => ({ it, at }))
+    .sort((x, y) => (x.it.timestamp < y.it.timestamp ? 1 : x.it.timestamp > y.it.timestamp ? -1 : x.at - y.at))
+    .map((x) => x.it);
+  const inArchive = archived.map((x) => x.id);
+  const h = hot.filter((x) => inArchive.indexOf(x.id) < 0);
+  const out: Item[] = [];
+  const seen: string[] = [];
+  let i = 0, j = 0;
+  while (out.length < limit && (i < h.length || j < archived.length)) {
+    const x = j >= archived.length || (i < h.length && h[i].timestamp >= archived[j].timestamp) ? h[i++] : Object.assign({}, archived[j++], { archived: true as const });
+    if (seen.indexOf(x.id) >= 0) continue;
+    seen.push(x.id);
+    out.push(x);
+  }
+  return out;
 }
 
 // Events without a time (issue 15): what the listener stored as a birthday or

@@ -5,8 +5,9 @@ import { tearNone } from "../../host-sim/flash";
 import { Memory } from "../../src/memory/memory";
 import { newEvent, type Event } from "../../src/memory/types";
 import { Archive } from "../../src/archive/archive";
+import { recordId } from "../../src/archive/line";
 import { Archiver, pastEvent } from "../../src/archive/archiver";
-import { startMaintenance, nextRun } from "../../src/archive/maintenance";
+import { startMaintenance, nextRun, STEP_MS, IDLE_MS } from "../../src/archive/maintenance";
 import { fromLocal, toLocal } from "../../src/time/local";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
@@ -35,8 +36,11 @@ export const scenarios: Scenario[] = [
       const dev = new SimDevice({ now: T0 }).install();
       let { mem, archive } = boot(dev);
       const t = Math.floor(T0 / 1000);
-      for (let i = 0; i < 25; i++) mem.addFact(`测试事实${i}`, t + i);
+      for (let i = 0; i < 20; i++) mem.addFact(`测试事实${i}`, t + i);
+      const inNvs = mem.facts().slice(0, 5).map((f) => recordId("fact", f));
+      for (let i = 20; i < 25; i++) mem.addFact(`测试事实${i}`, t + i);
       equal(archive.count("fact"), 5);
+      deepEqual(archive.recallRecent("fact").map((x) => x.id).reverse(), inNvs, "an archived record's id is the recordId of the record in NVS");
       deepEqual(archive.recallRecent("fact").map((x) => x.content), ["测试事实4", "测试事实3", "测试事实2", "测试事实1", "测试事实0"]);
       equal(mem.facts().length, 20);
       for (let i = 0; i < 11; i++) mem.addMoment({ topic: "日常", content: `时刻${i}`, emotion: "happy", intensity: 3, importance: 4, timestamp: t + i });
@@ -159,6 +163,59 @@ export const scenarios: Scenario[] = [
       m.stop();
       dev.clock.advanceTo(T0 + 10 * DAY);
       equal(runs.length, 3, "stopped");
+    },
+  },
+  {
+    name: "maintenance runs the archive's idle steps only while no conversation is active (busy() false)",
+    run() {
+      const dev = new SimDevice({ now: T0 }).install();
+      const { archive, archiver } = boot(dev);
+      const t0 = Math.floor(T0 / 1000) - 400 * 86400;
+      const text = "主人今天放学以后和朋友们一起去公园玩，回家以后吃了晚饭，写完作业，又和小狗玩了一会儿，然后早早地睡觉了。";
+      let k = 0;
+      const fill = (n: number) => {
+        for (let i = 0; i < n; i += 25) {
+          const b = [];
+          for (let j = 0; j < 25; j++, k++) b.push({ timestamp: t0 + k * 60, content: `第${k}条：${text}` });
+          archive.append("fact", b);
+        }
+      };
+      fill(600);
+      ok(archive.report().fact.unsealed >= 2, "work waits");
+      let steps = 0, during = 0;
+      let busy = true;
+      const step = archive.step.bind(archive);
+      archive.step = (n?: number) => {
+        steps++;
+        if (busy) during++;
+        return step(n);
+      };
+      const m = startMaintenance(archiver, { busy: () => busy });
+      dev.clock.advanceTo(dev.clock.now + 10 * 60000);
+      equal(steps, 0, "no step while a conversation is active");
+      ok(archive.report().fact.unsealed >= 2);
+      busy = false;
+      dev.clock.advanceTo(dev.clock.now + IDLE_MS + 20 * STEP_MS);
+      equal(archive.report().fact.unsealed, 0, "idle: the steps ran");
+      ok(steps >= 3, `steps ${steps}`);
+      const idle = steps;
+      dev.clock.advanceTo(dev.clock.now + 5 * IDLE_MS);
+      ok(steps - idle <= 6, `nothing to do: a look every IDLE_MS (${steps - idle})`);
+      // a conversation starts: new work waits for its end
+      busy = true;
+      fill(300);
+      const waiting = archive.report().fact.unsealed;
+      ok(waiting >= 1);
+      dev.clock.advanceTo(dev.clock.now + 10 * 60000);
+      equal(during, 0, "never a step during a conversation");
+      equal(archive.report().fact.unsealed, waiting);
+      busy = false;
+      dev.clock.advanceTo(dev.clock.now + IDLE_MS + 20 * STEP_MS);
+      equal(archive.report().fact.unsealed, 0);
+      m.stop();
+      const stopped = steps;
+      dev.clock.advanceTo(dev.clock.now + 10 * IDLE_MS);
+      equal(steps, stopped, "stopped");
     },
   },
   {

@@ -14,7 +14,11 @@ import { scenarios as schedule } from "./schedule.scn";
 import { scenarios as scheduleReminder } from "./schedule-reminder.scn";
 import { scenarios as mcpServer } from "./mcp-server.scn";
 import { scenarios as archive } from "./archive.scn";
-import { scenarios as archiveCompact } from "./archive-compact.scn";
+import { scenarios as archiveSegments } from "./archive-segments.scn";
+import { scenarios as archiveTwin } from "./archive-twin.scn";
+import { scenarios as archiveDamage } from "./archive-damage.scn";
+import { scenarios as archiveTomb } from "./archive-tomb.scn";
+import { scenarios as archiveRetire } from "./archive-retire.scn";
 import { scenarios as archiver } from "./archiver.scn";
 import { scenarios as archiveFaults } from "./archive-faults.scn";
 import { scenarios as archiveMigrate } from "./archive-migrate.scn";
@@ -28,9 +32,11 @@ import { scenarios as sdkContract } from "./sdk-contract.scn";
 import { scenarios as spiffsFaults } from "./spiffs-faults.scn";
 import { scenarios as listenSpeech } from "./listen-speech.scn";
 import { scenarios as preload } from "./preload.scn";
-import { scenarios as recovery } from "./recovery.scn";
 import { scenarios as xiaozhi } from "./xiaozhi.scn";
 import { scenarios as memoryFork } from "./memory-fork.scn";
+import { scenarios as repair } from "./repair.scn";
+import { scenarios as digest } from "./digest.scn";
+import { scenarios as recallAll } from "./recall-all.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -47,7 +53,11 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "schedule-reminder", scenarios: scheduleReminder },
   { file: "mcp-server", scenarios: mcpServer },
   { file: "archive", scenarios: archive },
-  { file: "archive-compact", scenarios: archiveCompact },
+  { file: "archive-segments", scenarios: archiveSegments },
+  { file: "archive-twin", scenarios: archiveTwin },
+  { file: "archive-damage", scenarios: archiveDamage },
+  { file: "archive-tomb", scenarios: archiveTomb },
+  { file: "archive-retire", scenarios: archiveRetire },
   { file: "archiver", scenarios: archiver },
   { file: "archive-faults", scenarios: archiveFaults },
   { file: "archive-migrate", scenarios: archiveMigrate },
@@ -61,7 +71,9 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "spiffs-faults", scenarios: spiffsFaults },
   { file: "listen-speech", scenarios: listenSpeech },
   { file: "preload", scenarios: preload },
-  { file: "recovery", scenarios: recovery },
   { file: "xiaozhi", scenarios: xiaozhi },
   { file: "memory-fork", scenarios: memoryFork },
+  { file: "repair", scenarios: repair },
+  { file: "digest", scenarios: digest },
+  { file: "recall-all", scenarios: recallAll },
 ];

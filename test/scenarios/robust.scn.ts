@@ -430,7 +430,7 @@ export const scenarios: Scenario[] = [
       }
       dev.reboot();
       const ok1 = bootDevice(undefined, { sink: { remind() {} } });
-      ok(/^boot \d+; nvs ok; archive 0 records/.test(ok1.line), ok1.line);
+      ok(/^boot \d+; nvs ok; archive 0 segments/.test(ok1.line), ok1.line);
       ok1.maintenance?.stop();
       ok1.service.stop();
       svc = new Service({ sink: { remind() {} } });
@@ -452,7 +452,7 @@ export const scenarios: Scenario[] = [
       const b = patched("set", () => () => {
         throw new Error("nvs set fail");
       }, () => bootDevice(undefined, { sink: { remind() {} } }));
-      ok(b.line.startsWith("boot ") && b.line.includes("archive 1 records"), b.line);
+      ok(b.line.startsWith("boot ") && b.line.includes("archive 1 segments"), b.line);
       ok(b.service.memory.overflow !== undefined, "the archive stays in service");
       equal(b.service.memory.facts().length, 0, "settled in RAM: the archive holds it");
       ok(b.service.memory.health.writeErrors >= 1, "the refused writes are counted");

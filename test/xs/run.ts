@@ -56,9 +56,10 @@ function locationMapper(bundlePath: string): (text: string) => string {
   } catch {
     return (t) => t;
   }
-  const escaped = bundlePath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const escaped = bundlePath.replace(/\.js$/, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   return (text) =>
-    text.replace(new RegExp(`${escaped}:(\\d+)`, "g"), (whole, line: string) => {
+    // the bundle or one of its parts (splitBundle: same line numbers)
+    text.replace(new RegExp(`${escaped}(?:\\.p\\d+)?\\.js:(\\d+)`, "g"), (whole, line: string) => {
       const e = map!.findEntry(Number(line) - 1, 1e6) as { generatedLine?: number; originalSource?: string; originalLine?: number };
       if (e?.generatedLine !== Number(line) - 1 || !e.originalSource) return whole;
       const src = e.originalSource.startsWith("file:") ? fileURLToPath(e.originalSource) : path.resolve(path.dirname(bundlePath), e.originalSource);
@@ -78,6 +79,34 @@ function parseHints(bundlePath: string, mapLocations: (t: string) => string): st
   return hits.length ? `; \\p{…} regex escapes (unsupported on the device) at ${hits.join(", ")}` : "";
 }
 
+// XS gives each top-level declaration of a script a slot of its stack while the
+// script runs (the device's 1,024 slots, manifest.json): a script of 700
+// function declarations runs, one of 1,100 overflows it, and the whole lane's
+// bundle has about 900. So the bundle runs as several scripts, cut between
+// modules (esbuild's "// path" lines) at most PART_DECLS declarations each;
+// their bindings become globals that the later parts see. Each part is
+// preceded by blank lines so that its line numbers are the bundle's.
+const PART_DECLS = 450;
+
+function splitBundle(bundlePath: string): string[] {
+  const lines = fs.readFileSync(bundlePath, "utf8").split("\n");
+  const parts: string[] = [];
+  let from = 0, decls = 0;
+  const flush = (to: number) => {
+    const file = bundlePath.replace(/\.js$/, `.p${parts.length + 1}.js`);
+    fs.writeFileSync(file, "\n".repeat(from) + lines.slice(from, to).join("\n") + "\n");
+    parts.push(file);
+    from = to;
+    decls = 0;
+  };
+  lines.forEach((l, i) => {
+    if (decls >= PART_DECLS && i > from && /^\/\/ \S+\.(ts|js)$/.test(l)) flush(i);
+    if (/^(var|let|const|function|async function|class) /.test(l)) decls += /^(var|let|const) /.test(l) ? l.split(",").length : 1;
+  });
+  flush(lines.length);
+  return parts;
+}
+
 interface Test { file: string; name: string }
 
 async function main(): Promise<number> {
@@ -93,6 +122,7 @@ async function main(): Promise<number> {
   const bundlePath = path.join(cacheRoot(), `harness-${process.pid}.js`);
   await bundle(bundlePath);
   const mapLocations = locationMapper(bundlePath);
+  const parts = splitBundle(bundlePath);
   const t2 = Date.now();
 
   let tests: Test[] | null = null;
@@ -144,7 +174,7 @@ async function main(): Promise<number> {
     worker = new Xsnap({ bin, onCommand });
     try {
       arm();
-      await worker.script(bundlePath);
+      for (const p of parts) await worker.script(p);
       for (;;) {
         done = false;
         current = -1;
@@ -203,7 +233,7 @@ async function main(): Promise<number> {
   if (tests && list.length === 0) console.log(`# no scenarios${grep ? ` match --grep ${JSON.stringify(grep)}` : ""}`);
   const bad = !!fatal || failed > 0 || list.length === 0;
   if (bad || keep) process.stderr.write(`# bundle kept: ${rel(bundlePath)}\n`);
-  else for (const f of [bundlePath, `${bundlePath}.map`]) fs.rmSync(f, { force: true });
+  else for (const f of [bundlePath, `${bundlePath}.map`, ...parts]) fs.rmSync(f, { force: true });
   console.log(`# xs lane: worker ${((t1 - t0) / 1000).toFixed(1)} s, bundle ${((t2 - t1) / 1000).toFixed(1)} s, run ${((t3 - t2) / 1000).toFixed(1)} s`);
   console.log(`${passed} passed, ${failed} failed`);
   return bad ? 1 : 0;

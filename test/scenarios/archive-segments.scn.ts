@@ -1,0 +1,269 @@
+// Archive format 2, on flash (docs/FORMAT.md §3.2–3.6, §3.8): the lines of
+// every segment, the segments and their rollover, the sidecars' block
+// records, sealing by a step into the catalog, and keyword queries that read
+// the catalog's summaries and then only the segments that may match.
+import config from "mc/config";
+import { SimDevice } from "../../host-sim/device";
+import { Archive } from "../../src/archive/archive";
+import { SEGMENT_BYTES } from "../../src/archive/stream";
+import { crc32 } from "../../src/nvs/crc32";
+import { newEvent, type Fact } from "../../src/memory/types";
+import { fromLocal } from "../../src/time/local";
+import { decode, encode } from "../../src/text/utf8";
+import { fresh, fillFacts, moment, linesOf, crcHolds, reads, image, sec } from "./archive.scn";
+import { ok, equal, deepEqual } from "./assert";
+import type { Scenario } from "./types";
+
+const root = config.file.root;
+const u32 = (b: Uint8Array, at: number) => (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
+const u16 = (b: Uint8Array, at: number) => b[at] | (b[at + 1] << 8);
+
+export const KEYS: Record<string, string[]> = {
+  f: ["t", "c", "x", "z"],
+  m: ["t", "p", "c", "e", "i", "m", "x", "z"],
+  e: ["t", "d", "h", "y", "c", "e", "i", "g", "r", "f", "x", "z"],
+  d: ["t", "u", "o", "n", "w", "q", "k", "c", "z"],
+};
+
+// The segment files of a stream, by sequence number.
+export function segments(dev: SimDevice, s: string): number[] {
+  const out: number[] = [];
+  for (const e of dev.spiffs.list()) {
+    const m = /^\/([fmed])(\d{6})\.jsonl$/.exec(e.name);
+    if (m && m[1] === s) out.push(Number(m[2]));
+  }
+  return out.sort((a, b) => a - b);
+}
+
+export const segName = (s: string, seq: number, ext = "jsonl") => `/${s}${String(seq).padStart(6, "0")}.${ext}`;
+
+export interface SideRecord {
+  offset: number;
+  length: number;
+  records: number;
+  bad: number;
+  min: number;
+  max: number;
+  crc: number;
+}
+
+// Decodes a sidecar as FORMAT.md §3.4 says, independently of src/archive.
+export function sidecar(dev: SimDevice, s: string, seq: number): { header: boolean; records: SideRecord[]; whole: boolean } {
+  const b = dev.spiffs.content(segName(s, seq, "six"));
+  const code = { f: 1, m: 2, e: 3, d: 4 }[s];
+  const header = b.length >= 32 && u32(b, 0) === 0x32534d50 && b[4] === 2 && b[5] === code && u16(b, 6) === 4096 && u16(b, 8) === 256 && b[10] === 2 && u32(b, 12) === seq && u32(b, 28) === crc32(b, 0, 28);
+  const records: SideRecord[] = [];
+  let whole = header && (b.length - 32) % 288 === 0;
+  for (let at = 32; at + 288 <= b.length; at += 288) {
+    if (u32(b, at + 28) !== crc32(b, at, at + 28) || u32(b, at + 24) !== crc32(b, at + 32, at + 288)) {
+      whole = false;
+      break;
+    }
+    records.push({ offset: u32(b, at), length: u16(b, at + 4), records: u16(b, at + 6), bad: u16(b, at + 8), min: u32(b, at + 12), max: u32(b, at + 16), crc: u32(b, at + 20) });
+  }
+  return { header, records, whole };
+}
+
+// Content from a small vocabulary (natural text repeats its words), 300+ bytes.
+export const longFact = (i: number) => `第${i}条：主人今天放学以后和朋友们一起去公园玩，回家以后吃了晚饭，写完作业，又和小狗玩了一会儿，然后早早地睡觉了。主人说明天还要去学校上课，要好好学习，天天向上。`;
+
+// Facts of longFact in batches of 25, one a minute from 2024-01-01 08:00 local.
+export function fillLong(a: Archive, n: number, from = 0, text = longFact): Fact[] {
+  const t0 = sec(fromLocal(2024, 1, 1, 8, 0));
+  const all: Fact[] = [];
+  for (let i = from; i < from + n; i += 25) {
+    const batch: Fact[] = [];
+    for (let k = i; k < Math.min(from + n, i + 25); k++) batch.push({ timestamp: t0 + k * 60, content: text(k) });
+    a.append("fact", batch);
+    all.push(...batch);
+  }
+  return all;
+}
+
+export const scenarios: Scenario[] = [
+  {
+    name: "archive v2 segments: every segment starts with its header line and every line ends with the CRC of its bytes; short keys only",
+    run() {
+      const dev = fresh();
+      const a = new Archive(root);
+      fillLong(a, 400);
+      for (let i = 0; i < 30; i += 3) a.append("moment", [moment(i, "日常", `第${i}个时刻`), moment(i + 1, "日常", `第${i + 1}个时刻`), moment(i + 2, "运动", "打球")]);
+      a.append("event", [newEvent({ date: "2025-05-01", content: "第一次去海边", duration: 60 }), newEvent({ date: "2025-06-01", time: "09:30", content: "儿童节", duration: 60, schedule: true, completed: true })]);
+      a.settle();
+      let files = 0, lines = 0;
+      for (const s of ["f", "m", "e"]) {
+        const seqs = segments(dev, s);
+        ok(seqs.length >= 1, `stream ${s} has segments`);
+        deepEqual(seqs, seqs.map((_x, i) => seqs[0] + i), `stream ${s}: consecutive numbers`);
+        for (const seq of seqs) {
+          files++;
+          const ls = linesOf(dev, segName(s, seq));
+          const head = JSON.parse(ls[0]);
+          deepEqual([head.v, head.s, head.n], [2, s, seq], `${s}${seq}: the header line`);
+          ok(crcHolds(ls[0]), "the header's CRC holds");
+          for (const l of ls.slice(1)) {
+            lines++;
+            ok(crcHolds(l), `${s}${seq}: a line without its CRC: ${l}`);
+            const o = JSON.parse(l);
+            for (const k of Object.keys(o)) ok(KEYS[s].indexOf(k) >= 0, `${s}${seq}: key ${k}`);
+            ok(l.startsWith(`{"t":${o.t},`), "t first, as digits");
+            ok(Object.keys(o)[Object.keys(o).length - 1] === "z", "z last");
+          }
+        }
+      }
+      ok(files >= 4 && lines === 400 + 30 + 2, `${files} segments, ${lines} lines`);
+      const big = segments(dev, "f");
+      ok(big.length >= 2, `facts in ${big.length} segments`);
+    },
+  },
+  {
+    name: "archive v2 segments: a segment holds at most SEGMENT_BYTES; the next starts only when an append would not fit",
+    run() {
+      const dev = fresh();
+      const a = new Archive(root);
+      fillLong(a, 900);
+      const seqs = segments(dev, "f");
+      ok(seqs.length >= 4, `${seqs.length} segments`);
+      for (let i = 0; i < seqs.length; i++) {
+        const len = dev.spiffs.length(segName("f", seqs[i]));
+        ok(len <= SEGMENT_BYTES, `segment ${seqs[i]}: ${len} bytes`);
+        if (i === seqs.length - 1) break;
+        // the first append of the next segment did not fit in this one
+        const next = linesOf(dev, segName("f", seqs[i + 1]));
+        let batch = 0;
+        for (const l of next.slice(1, 26)) batch += encode(l).length + 1;
+        ok(len + batch > SEGMENT_BYTES - 2, `segment ${seqs[i]} (${len} bytes) was not left early (next append ${batch} bytes)`);
+      }
+      equal(a.count("fact"), 900);
+    },
+  },
+  {
+    name: "archive v2 sidecars: one CRC-checked record per closed block, contiguous, each block at most 4 KB whose CRC and counts match the segment",
+    run() {
+      const dev = fresh();
+      const a = new Archive(root);
+      fillFacts(a, 900); // short lines, batches of 5: many blocks
+      const seqs = segments(dev, "f");
+      ok(seqs.length >= 2);
+      const check = (sealedToo: boolean) => {
+        for (const seq of seqs) {
+          const open = seq === seqs[seqs.length - 1];
+          if (!open && !sealedToo) continue;
+          const seg = dev.spiffs.content(segName("f", seq));
+          const side = sidecar(dev, "f", seq);
+          ok(side.header && side.whole, `f${seq}: a valid sidecar`);
+          let at = 0, recs = 0;
+          for (const r of side.records) {
+            equal(r.offset, at, `f${seq}: contiguous`);
+            ok(r.length >= 1 && r.length <= 4096, `f${seq}: block of ${r.length}`);
+            equal(r.crc, crc32(seg, r.offset, r.offset + r.length), `f${seq}: the block's CRC`);
+            equal(seg[r.offset + r.length - 1], 10, "a block ends with a line");
+            const text = decode(seg.subarray(r.offset, r.offset + r.length)).split("\n").slice(0, -1);
+            const ts = text.filter((l) => l.startsWith('{"t":')).map((l) => JSON.parse(l).t as number);
+            equal(r.records, ts.length, `f${seq}: records of the block at ${r.offset}`);
+            equal(r.min, Math.min(...ts));
+            equal(r.max, Math.max(...ts));
+            recs += r.records;
+            at += r.length;
+            // a block is closed when the next line would not fit
+            if (at < seg.length) {
+              const nl = seg.indexOf(10, at);
+              ok(r.length + (nl + 1 - at) > 4096, `f${seq}: the block at ${r.offset} was closed early`);
+            }
+          }
+          if (open) ok(seg.length - at <= 4096, `f${seq}: only the last block is not indexed (${seg.length - at} bytes)`);
+          else equal(at, seg.length, `f${seq}: a sealed segment is indexed to its end`);
+          ok(recs > 0);
+        }
+      };
+      check(false);
+      a.settle();
+      check(true);
+    },
+  },
+  {
+    name: "archive v2 sealing: a step puts a full segment in the catalog and deletes its twin; a sealed segment is never written again",
+    run() {
+      const dev = fresh();
+      let a = new Archive(root);
+      fillLong(a, 600);
+      const seqs = segments(dev, "f");
+      const open = seqs[seqs.length - 1];
+      ok(seqs.length >= 3);
+      for (const s of seqs) ok(dev.spiffs.exists(segName("f", s, "twn")), `f${s} has its twin before sealing`);
+      equal(a.report().fact.unsealed, seqs.length - 1);
+      ok(!dev.spiffs.exists("/f.cat"));
+      const r = a.step();
+      ok(r !== undefined && r.did.indexOf("seal") === 0, `first step: ${r?.did}`);
+      ok(dev.spiffs.exists("/f.cat") && dev.spiffs.exists("/f.sum"), "the catalog exists");
+      ok(!dev.spiffs.exists(segName("f", seqs[0], "twn")), "the sealed segment's twin is gone");
+      ok(dev.spiffs.exists(segName("f", seqs[1], "twn")), "the next one waits for its own step");
+      equal(a.report().fact.unsealed, seqs.length - 2);
+      ok(a.streams.fact.cat.entries.has(seqs[0]));
+      a.settle();
+      equal(a.report().fact.unsealed, 0);
+      for (const s of seqs) equal(dev.spiffs.exists(segName("f", s, "twn")), s === open, `f${s}: only the open segment keeps a twin`);
+      // the catalog as FORMAT.md §3.5 says
+      const cat = dev.spiffs.content("/f.cat"), sum = dev.spiffs.content("/f.sum");
+      equal(u32(cat, 0), 0x32434d50);
+      equal(u32(sum, 0), 0x32554d50);
+      equal((cat.length - 16) / 32, seqs.length - 1, "one entry per sealed segment");
+      for (let i = 0; i < seqs.length - 1; i++) {
+        const at = 16 + 32 * i;
+        equal(u32(cat, at + 28), crc32(cat, at, at + 28), `entry ${i} CRC`);
+        equal(u32(cat, at), seqs[i]);
+        equal(u32(cat, at + 16), dev.spiffs.length(segName("f", seqs[i])), "its length");
+        equal(u32(cat, at + 24), crc32(sum, 16 + 2048 * i, 16 + 2048 * (i + 1)), "its summary's CRC");
+      }
+      const sealed = image(dev).get(segName("f", seqs[0]))!;
+      // after a reboot the catalog is known, there is nothing to seal, appends go to the open segment
+      dev.reboot();
+      a = new Archive(root);
+      const c = a.check();
+      equal(c.fact.unsealed, 0);
+      equal(c.fact.segments, seqs.length);
+      equal(a.step(), undefined, "nothing to do");
+      fillLong(a, 300, 600);
+      a.settle();
+      deepEqual(dev.spiffs.content(segName("f", seqs[0])), sealed, "a sealed segment is never written again");
+      equal(a.count("fact"), 900);
+      equal(a.recallByKeyword("fact", "第3条", 5).length, 1);
+    },
+  },
+  {
+    name: "archive v2 keyword: the catalog's summaries pick the segments; a word that never occurs reads under 64 KB of 20+ segments, a rare one its own segment",
+    run() {
+      const dev = fresh();
+      const a = new Archive(root);
+      const n = 4300;
+      // steps between the appends, as the device runs them between conversations
+      for (let k = 0; k < n; k += 500) {
+        fillLong(a, Math.min(500, n - k), k, (i) => (i === 1234 ? `第${i}条：主人在夏天的晚上第一次看到了萤火虫，很兴奋。` : longFact(i)));
+        a.settle();
+      }
+      const segs = a.report().fact.segments;
+      ok(segs >= 20, `${segs} segments`);
+      let got = 0;
+      const absent = reads(dev, () => (got = a.recallByKeyword("fact", "独角兽", 10).length));
+      equal(got, 0);
+      ok(absent.bytes < 65536, `an absent word read ${absent.bytes} bytes`);
+      ok(a.lastRecall.summaries >= segs - 1, `the summaries were read (${a.lastRecall.summaries})`);
+      ok(a.lastRecall.segments <= 3, `segments looked into: ${a.lastRecall.segments}`);
+      const rare = reads(dev, () => (got = a.recallByKeyword("fact", "萤火虫", 10).length));
+      equal(got, 1);
+      ok(rare.bytes < 65536 + 4096, `a rare word read ${rare.bytes} bytes`);
+      ok(a.lastRecall.segments <= 3, `segments looked into: ${a.lastRecall.segments}`);
+      ok(a.lastRecall.blocksRead <= 3, `blocks read: ${a.lastRecall.blocksRead}`);
+      // the same after a reboot (catalog from flash)
+      dev.reboot();
+      const b = new Archive(root);
+      b.check();
+      const again = reads(dev, () => (got = b.recallByKeyword("fact", "萤火虫", 10).length));
+      equal(got, 1);
+      ok(again.bytes < 65536 + 4096, `after a reboot: ${again.bytes}`);
+      // a common word reads as much as it needs, newest first
+      const common = b.recallByKeyword("fact", "萤火虫", 10).concat(b.recallByKeyword("fact", "公园", 3));
+      deepEqual(common.slice(1).map((x) => x.content), [longFact(n - 1), longFact(n - 2), longFact(n - 3)]);
+    },
+  },
+];
