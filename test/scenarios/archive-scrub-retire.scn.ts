@@ -2,8 +2,10 @@
 // test/powercut/archive.workload.ts): a forgotten moment's segment is being
 // rewritten without it (scrub, 8 KB a step) when the partition crosses the
 // retire line, and retire takes that very segment (the oldest moments). The
-// rewrite must end there, its temporary file gone, and upkeep go on; and a
-// step that keeps failing must not run every 250 ms for ever.
+// rewrite must end there, its temporary file gone, and upkeep go on; a
+// rename of the rewrite's swap that returns false must lose nothing (the next
+// step finishes it); and a step that keeps failing must not run every 250 ms
+// for ever.
 import config from "mc/config";
 import { SimDevice } from "../../host-sim/device";
 import { Archive, RETIRE_AT } from "../../src/archive/archive";
@@ -59,6 +61,43 @@ export const scenarios: Scenario[] = [
       ok(!dev.spiffs.exists("/m000001.scr") && !dev.spiffs.exists("/m000001.jsonl"), "the retired segment and its rewrite are gone");
       equal(a.recallByKeyword("moment", "秘密", 10).length, 0, "the forgotten moment stays hidden");
       ok(a.recallByTimeRange("moment", "2025-01-01", "2025-01-01", 50).some((it) => it.digest === true), "its month has a digest");
+    },
+  },
+  {
+    name: "archive v2: the rename that puts a forget's rewrite in place returns false: the next step finishes the swap, nothing lost",
+    run() {
+      const dev = new SimDevice({ now: fromLocal(2026, 3, 1, 12, 0) }).install();
+      const a = new Archive(root);
+      a.check();
+      const t0 = Math.floor(fromLocal(2025, 1, 1, 10, 0) / 1000);
+      const all: { timestamp: number; content: string }[] = [];
+      for (let i = 0; i < 700; i += 10) {
+        const b = [];
+        for (let k = i; k < i + 10; k++) b.push({ timestamp: t0 + k * 3600, content: `第${k}件事：${FILL}` });
+        a.append("fact", b);
+        for (const x of b) all.push(x);
+      }
+      while (a.step()) {
+        // the first segment sealed
+      }
+      const secret = all[3];
+      equal(a.forget("fact", [recordId("fact", secret)]), 1);
+      let did = "";
+      for (let i = 0; i < 40 && did.indexOf("copied") < 0; i++) did = a.step()?.did ?? "";
+      ok(did.indexOf("scrub: fact 1 copied") === 0, `the rewrite is under way: ${did}`);
+      // the swap's second rename (the rewrite into place) returns false
+      dev.inject("rename_false", { at: 2 });
+      const seen: string[] = [];
+      for (let r = a.step(), n = 0; r && n < 100; r = a.step(), n++) seen.push(r.did);
+      ok(seen.some((d) => d.indexOf("failed") === 0), `the swap failed once: ${seen.join(", ")}`);
+      ok(seen.indexOf("scrub: fact 1 rewritten") >= 0, `and was finished: ${seen.join(", ")}`);
+      ok(!dev.spiffs.exists("/f000001.old") && !dev.spiffs.exists("/f000001.scr"), "no .old or .scr left");
+      let n = 0;
+      a.forEach("fact", (it) => {
+        n++;
+        ok(it.content !== secret.content, "the forgotten fact is gone");
+      });
+      equal(n, all.length - 1, "every other fact is there");
     },
   },
   {
