@@ -135,8 +135,8 @@ export class Archive {
       digest: new ArchiveStream(root, "digest", this.bufs),
     };
     this.tombs = new Tombstones(root);
-    this.migration = new Migration(root, this.streams);
-    this.scrubber = new Scrubber([this.streams.fact, this.streams.moment, this.streams.event], this.tombs);
+    this.migration = new Migration(root, this.streams, this.bufs);
+    this.scrubber = new Scrubber([this.streams.fact, this.streams.moment, this.streams.event], this.tombs, this.bufs);
     this.fallbackTotal = opts.partitionBytes ?? STORAGE_PARTITION_BYTES;
   }
 
@@ -267,6 +267,8 @@ export class Archive {
     for (let attempt = 0; ; attempt++) {
       const { used, total } = this.space();
       if (used + growth > total * HARD_LIMIT) {
+        // full segments not sealed yet still have their twins: sealing drops them
+        if (this.sealPending()) continue;
         if (this.retireOne(s.stream)) {
           retired++;
           continue;
@@ -409,12 +411,33 @@ export class Archive {
     return undefined;
   }
 
-  // Runs steps until there is nothing left (tests, tools; never on the device's
-  // conversation path). Returns the number of steps.
+  // Runs steps until there is nothing left or one fails (tests, tools; never on
+  // the device's conversation path). Returns the number of steps.
   settle(max = 10000): number {
     let n = 0;
-    while (n < max && this.step()) n++;
+    for (let r; n < max && (r = this.step()); ) {
+      n++;
+      if (r.did.indexOf("failed") === 0) break;
+    }
     return n;
+  }
+
+  // Seals every full segment at once (an append short of room: their twins go).
+  private sealPending(): boolean {
+    let did = false;
+    for (const x of STREAMS) {
+      const st = this.streams[x];
+      for (const seq of st.unsealed()) {
+        try {
+          st.seal(seq);
+          did = true;
+        } catch (e) {
+          rethrowFatal(e);
+        }
+      }
+      while (st.dropTwins()) did = true;
+    }
+    return did;
   }
 
   // Folds the oldest sealed segment of moments (then events) into digests and

@@ -14,7 +14,7 @@ import { parseLine, tsKey, recordId, TS_OFFSET, type ArchiveType, type ArchiveRe
 import { EMOTIONS, REPEATS, type Fact, type Moment, type Event } from "../memory/types";
 import { utcOffset } from "../time/local";
 import { decode } from "../text/utf8";
-import { SEGMENT_BYTES, validEndOf, scanRange, type ArchiveStream } from "./stream";
+import { SEGMENT_BYTES, validEndOf, scanRange, type ArchiveStream, type Buffers } from "./stream";
 import { eventSeconds } from "./codec";
 import { containsFolded } from "./fold";
 import type { Query, TopK } from "./query";
@@ -37,11 +37,11 @@ export class Migration {
   active = false;
   private prog: Progress = { n: 0, y: 0, p: 0, s: 0, a: 0, l: 0 };
   private paths: [string, string];
-  private buf = new Uint8Array(CHUNK);
 
   constructor(
     readonly root: string,
     readonly streams: Record<ArchiveType, ArchiveStream>,
+    readonly bufs: Buffers,
   ) {
     this.paths = [root + "v1mig.a", root + "v1mig.b"];
   }
@@ -73,10 +73,10 @@ export class Migration {
         continue;
       }
       try {
-        const n = readInto(f, 0, Math.min(f.length, 256), this.buf);
-        const end = this.buf.indexOf(NL);
-        if (end < 0 || end >= n || !lineOk(this.buf, 0, end)) continue;
-        const o = JSON.parse(decode(this.buf.subarray(0, end)));
+        const n = readInto(f, 0, Math.min(f.length, 256), this.bufs.chunk);
+        const end = this.bufs.chunk.indexOf(NL);
+        if (end < 0 || end >= n || !lineOk(this.bufs.chunk, 0, end)) continue;
+        const o = JSON.parse(decode(this.bufs.chunk.subarray(0, end)));
         if (typeof o.n === "number" && (!best || o.n > best.n)) best = { n: o.n, y: o.y | 0, p: o.p | 0, s: o.s | 0, a: o.a | 0, l: o.l | 0 };
       } catch (e) {
         rethrowFatal(e);
@@ -132,7 +132,7 @@ export class Migration {
     if (!src) return this.next();
     const f = new File(src);
     try {
-      const end = validEndOf(f, f.length, this.buf);
+      const end = validEndOf(f, f.length, this.bufs.chunk);
       if (p.s === 0) {
         if (p.p >= end) return this.next();
         // a new migrated segment: the first number after the migrated ones already there
@@ -182,16 +182,16 @@ export class Migration {
         this.save();
         return `migrate: ${type} segment sealed`;
       }
-      const n = readInto(f, p.p, Math.min(CHUNK, end - p.p), this.buf);
-      const last = this.buf.lastIndexOf(NL, n - 1);
+      const n = readInto(f, p.p, Math.min(CHUNK, end - p.p), this.bufs.chunk);
+      const last = this.bufs.chunk.lastIndexOf(NL, n - 1);
       const used = last >= 0 ? last + 1 : n; // a 4 KB run without a newline is skipped whole (never a record)
       const lines: Line[] = [];
       for (let ls = 0; ls < used; ) {
-        let i = this.buf.indexOf(NL, ls);
+        let i = this.bufs.chunk.indexOf(NL, ls);
         if (i < 0 || i >= used) i = used;
-        const it = parseLine(this.buf, ls, i, type);
+        const it = parseLine(this.bufs.chunk, ls, i, type);
         if (it) {
-          const r = toRecord(type, it, tsKey(this.buf, ls + TS_OFFSET));
+          const r = toRecord(type, it, tsKey(this.bufs.chunk, ls + TS_OFFSET));
           try {
             lines.push(encodeRecord(type, r));
           } catch (e) {
@@ -237,8 +237,8 @@ export class Migration {
     const from = y === this.prog.y ? (this.prog.s ? this.prog.a : this.prog.p) : 0;
     const f = new File(src);
     try {
-      const end = validEndOf(f, f.length, this.buf);
-      scanRange(f, from, end, this.buf, (b, ls, le, size, pos) => {
+      const end = validEndOf(f, f.length, this.bufs.chunk);
+      scanRange(f, from, end, this.bufs.chunk, (b, ls, le, size, pos) => {
         if (size === le - ls) return;
         const it = parseLine(b, ls, le, type);
         if (!it) return;

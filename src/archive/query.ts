@@ -208,7 +208,7 @@ export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): 
         const eg = Math.floor(e.slot / GROUP);
         if (eg !== g) {
           g = eg;
-          mask = s.cat.sliceCandidates(f, g, pos, s.bufs.sum);
+          mask = s.cat.sliceCandidates(f, g, pos, s.bufs.side);
           st.groups++;
         }
         if (mask < 0) rest.push(e); // unreadable: its summary decides
@@ -219,7 +219,7 @@ export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): 
     }
     const failed = s.cat.summaries(
       bySlot,
-      s.bufs.sum,
+      s.bufs.side,
       (e, buf, off) => {
         st.summaries++;
         if (sigHas(buf, off, sp)) cands.push({ seq: e.seq, max: e.max, min: e.min });

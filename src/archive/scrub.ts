@@ -11,7 +11,7 @@ import { CHUNK, readInto, writeAt, openAppend, openWrite, rename, remove, rethro
 import { STREAM_CODE, STREAM_CHAR } from "./codec";
 import { parseRecord } from "./codec";
 import { lineKind, KIND_RECORD } from "./segment";
-import { scanRange, validEndOf, type ArchiveStream } from "./stream";
+import { scanRange, validEndOf, type ArchiveStream, type Buffers } from "./stream";
 import { Tombstones, hex } from "./tomb";
 import type { Stream } from "./codec";
 
@@ -31,11 +31,11 @@ export class Scrubber {
   private job: Job | undefined;
   private found = new Map<string, number>(); // tombstones whose record was seen this pass: in how many segments
   private lastPass = ""; // what the archive looked like at the end of the last pass that changed nothing
-  private buf = new Uint8Array(CHUNK);
 
   constructor(
     readonly streams: ArchiveStream[],
     readonly tombs: Tombstones,
+    readonly bufs: Buffers,
   ) {}
 
   // Boot: finishes or undoes a rewrite a cut interrupted.
@@ -91,8 +91,8 @@ export class Scrubber {
     try {
       const f = new File(s.path(seq));
       try {
-        end = validEndOf(f, f.length, this.buf);
-        scanRange(f, 0, end, this.buf, (b, ls, le, size) => {
+        end = validEndOf(f, f.length, this.bufs.chunk);
+        scanRange(f, 0, end, this.bufs.chunk, (b, ls, le, size) => {
           if (size === le - ls || lineKind(b, ls, le) !== KIND_RECORD) return;
           const it = parseRecord(b, ls, le, s.stream);
           if (it && this.tombs.has(code, it.id)) {
@@ -146,7 +146,7 @@ export class Scrubber {
       const stop = Math.min(j.end, j.src + STEP_WRITE);
       const out = new Uint8Array(stop - j.src);
       let n = 0, last = j.src;
-      scanRange(f, j.src, j.end, this.buf, (b, ls, le, size, pos) => {
+      scanRange(f, j.src, j.end, this.bufs.chunk, (b, ls, le, size, pos) => {
         if (pos + size > stop) return false;
         last = pos + size;
         if (size > le - ls && lineKind(b, ls, le) === KIND_RECORD) {

@@ -31,10 +31,11 @@ export interface OpenSeg {
   tailRecords: number; // records after the indexed blocks
 }
 
+// The archive's only long-lived buffers (8.7 KB of the device's chunk heap),
+// shared by every operation: none runs inside another.
 export class Buffers {
-  chunk = new Uint8Array(CHUNK);
-  side = new Uint8Array(32 + SEGMENT_BLOCKS * RECORD);
-  sum = new Uint8Array(CHUNK);
+  chunk = new Uint8Array(CHUNK); // a block or a chunk of lines
+  side = new Uint8Array(32 + SEGMENT_BLOCKS * RECORD); // a sidecar; or summaries (two per read) before any sidecar is read
 }
 
 export class ArchiveStream {

@@ -102,7 +102,8 @@ export const scenarios: Scenario[] = [
       const a = new Archive(root);
       a.check();
       let retiredBy = 0, appended = 0;
-      for (let m = 0; m < 40 && retiredBy < 2; m++) {
+      // no steps: full segments keep their twins until an append short of room seals them, then retires
+      for (let m = 0; m < 160 && retiredBy < 2; m++) {
         const ms = monthOf(m, 60);
         for (let i = 0; i < ms.length; i += 10) {
           const r = a.append("moment", ms.slice(i, i + 10)); // no steps: the append makes room itself

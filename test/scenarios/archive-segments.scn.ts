@@ -247,7 +247,10 @@ export const scenarios: Scenario[] = [
       const absent = reads(dev, () => (got = a.recallByKeyword("fact", "独角兽", 10).length));
       equal(got, 0);
       ok(absent.bytes < 65536, `an absent word read ${absent.bytes} bytes`);
-      ok(a.lastRecall.summaries >= segs - 1, `the summaries were read (${a.lastRecall.summaries})`);
+      // every sealed segment was ruled out by the catalog: bit-sliced groups of 8, then the summaries after them
+      ok(a.lastRecall.groups >= 2, `the sliced groups were read (${a.lastRecall.groups})`);
+      ok(a.lastRecall.summaries + a.lastRecall.groups * 8 >= segs - 1, `the catalog covered them (${a.lastRecall.summaries} summaries, ${a.lastRecall.groups} groups)`);
+      ok(absent.bytes < 32768, `with the sliced groups an absent word reads little: ${absent.bytes} bytes`);
       ok(a.lastRecall.segments <= 3, `segments looked into: ${a.lastRecall.segments}`);
       const rare = reads(dev, () => (got = a.recallByKeyword("fact", "萤火虫", 10).length));
       equal(got, 1);

@@ -13,8 +13,8 @@
 //              reads, recalls, searches, a delete, a completion
 //   listen     two conversations through service.hear() (the extractor, the
 //              pending queue, the end-of-conversation batch)
-//   archive    600 facts appended to the archive in batches of 5, recalls over
-//              it, then a compaction to half its size
+//   archive    1500 facts appended to the archive in batches of 5, recalls over
+//              it with upkeep steps (seal, forget's rewrite)
 //   reminders  26 hours of virtual time: the 10-minute reminder checks
 //              deliver the schedules, the quiet-period flush, the early-morning
 //              maintenance (daily archiving, weekly event moves)
@@ -115,23 +115,27 @@ function main(opts: { period: number }): void {
       advance(5000);
     }
   });
-  let compacted = 0;
+  let steps = 0;
   phase("archive", () => {
     const a = archive!;
     let ts = Math.floor(T0 / 1000) - 400 * 86400;
     const batch: { timestamp: number; content: string }[] = [];
-    for (let n = 0; n < 600; n++) {
+    // enough facts for two sealed segments and an open one, upkeep between batches
+    for (let n = 0; n < 1500; n++) {
       batch.push({ timestamp: (ts += 3600), content: `第${n}条：主人每天做的事，一条用来填满归档的比较长的记录` });
       if (batch.length === 5) {
-        if (a.append("fact", batch).retired) compacted++;
+        a.append("fact", batch);
         batch.length = 0;
+        if (n % 100 === 99) while (a.step()) steps++;
       }
     }
     a.recallByKeyword("fact", "填满", 20);
+    a.recallByKeyword("fact", "不存在的词", 20);
     a.recallByTimeRange("fact", "2025-03-01", "2025-06-30", 20);
     a.recallRecent("fact", 10);
-    // the archive's idle upkeep (format 2: sealing, twins; retiring near the limit)
-    for (let i = 0; i < 1000 && a.step(); i++) compacted++;
+    // forget one: the scrub rewrites its sealed segment in steps
+    a.forget("fact", a.recallByKeyword("fact", "第7条", 1).map((x) => x.id));
+    while (a.step()) steps++;
   });
   phase("reminders", () => {
     advance(26 * 3600 * 1000);
@@ -163,7 +167,7 @@ function main(opts: { period: number }): void {
         reminders: sink,
         heard,
         archive: archive!.counts(),
-        compactions: compacted,
+        archive_steps: steps,
         collections: v[5],
       },
     },
