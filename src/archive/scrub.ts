@@ -186,6 +186,11 @@ export class Scrubber {
     const s = j.stream;
     const seg = s.path(j.seq), old = seg.replace(/jsonl$/, "old"), scr = this.scr(s, j.seq);
     if (File.exists(scr)) {
+      // the sidecar describes the old bytes: it goes before the swap, or a cut
+      // between the swap and its delete leaves it describing the rewrite, whose
+      // lines no longer sit where its blocks start and end (a query by block
+      // would miss the line across each boundary, and sealing would keep them)
+      remove(s.path(j.seq, "six"));
       if (File.exists(seg)) {
         if (File.exists(old)) remove(old); // a leftover of an earlier rewrite: the segment is newer
         rename(seg, old);
