@@ -8,9 +8,8 @@
 //   moment segment sealed into the catalog, its twin dropped; a twin rebuilt
 //   after a failed write; and, as the partition crosses the retire line, the
 //   oldest moment segment folded into its monthly digests and retired;
-// - forget: archived facts and moments hidden by the MCP `delete` (or by
-//   Archive.forget with the record's id while `delete` reaches only NVS),
-//   tombstones in two copies;
+// - forget: archived facts and moments hidden by the MCP `delete`
+//   (tombstones in two copies), their bytes then rewritten away by steps;
 // - recovery: every reboot of the sweep boots through Archive.check (a twin
 //   put in place of an unreadable open segment, a retire finished);
 // - recall and search through the tool.
@@ -20,12 +19,11 @@
 // background. Facts never leave; moments may leave only oldest first and only
 // into a digest that recall of their month returns (test/powercut/oracle.ts).
 import config from "mc/config";
-import { Archive, ArchiveError } from "../../src/archive/archive";
-import { recordId } from "../../src/archive/line";
+import { Archive } from "../../src/archive/archive";
 import { fromLocal, formatDateTime } from "../../src/time/local";
-import { SimDevice, PowerCut } from "../../host-sim/device";
+import { SimDevice } from "../../host-sim/device";
 import type { Workload } from "./harness";
-import { stored, type Ai } from "./device";
+import type { Ai } from "./device";
 import type { Kind } from "./ledger";
 
 // The storage partition: the prefilled archive sits just under the retire
@@ -88,24 +86,10 @@ function prefill(dev: SimDevice): Pre[] {
   return template.records;
 }
 
-// Forgets an archived record: the tool's `delete` when it reaches the archive
-// (issue 12 item 7), else Archive.forget with the record's id, as the tool
-// would. The ledger hears of it like of any change.
-export function forget(ai: Ai, type: "fact" | "moment", content: string, ts: number, topic = ""): void {
-  const r = ai.call({ action: "delete", type, content });
-  if (stored(r)) return;
-  const a = ai.booted.archive;
-  if (!a) return;
-  ai.ledger.attempt(type, content, null);
-  try {
-    a.forget(type, [recordId(type, type === "fact" ? { content, timestamp: ts } : { topic, content, timestamp: ts, emotion: "happy", intensity: 3, importance: 3 })]);
-  } catch (e) {
-    if (e instanceof PowerCut || (e instanceof Error && e.name === "PowerCut")) throw e;
-    if (!(e instanceof ArchiveError)) throw e;
-    ai.ledger.withdraw(type, content, null); // refused: nothing hidden
-    return;
-  }
-  ai.ledger.ack(type, content, null);
+// Forgets a record: the tool's `delete` finds it in NVS and in the archive
+// (issue 12 item 7: a tombstone hides the archived copy at once).
+export function forget(ai: Ai, type: "fact" | "moment", content: string): void {
+  ai.call({ action: "delete", type, content });
 }
 
 export const archiveWorkload: Workload = {
@@ -137,21 +121,21 @@ export const archiveWorkload: Workload = {
       if (day % 6 === 5) ai.call({ action: "recall", type: "fact", keyword: WORDS[(day * 5) % WORDS.length], limit: 5 });
       if (day % 9 === 7) ai.call({ action: "recall", type: "moment", start_date: "2025-03-01", end_date: "2025-03-31", limit: 5 });
       // forget: old archived facts and moments (one of them among the first to retire), a fact the run archived
-      if (day === 3) forget(ai, "fact", preFact(40).key, preFact(40).ts);
-      if (day === 5) forget(ai, "moment", preMoment(3).key, preMoment(3).ts, preMoment(3).topic);
-      if (day === 18) forget(ai, "moment", preMoment(400).key, preMoment(400).ts, preMoment(400).topic);
+      if (day === 3) forget(ai, "fact", preFact(40).key);
+      if (day === 5) forget(ai, "moment", preMoment(3).key);
+      if (day === 18) forget(ai, "moment", preMoment(400).key);
       if (day === 25) {
         // the first fact of the run rolled out of NVS in day 12's burst
         const e = ai.ledger.get("fact", `第0件事：主人说${WORDS[0]}很有意思`);
-        if (e && e.acked !== null && e.ts !== undefined) forget(ai, "fact", e.key, e.ts);
+        if (e && e.acked !== null) forget(ai, "fact", e.key);
       }
-      if (day === 33) forget(ai, "fact", preFact(119).key, preFact(119).ts);
+      if (day === 33) forget(ai, "fact", preFact(119).key);
     }
   },
   after(ai) {
     for (let i = 0; i < 6; i++) ai.call({ action: "write", type: "fact", content: `断电之后的第${i}条` });
     for (let i = 0; i < 4; i++) ai.call({ action: "write", type: "moment", topic: "重启", content: `断电之后的时刻${i}：${FILL}`, emotion: "happy", intensity: 2, importance: 3 });
-    forget(ai, "fact", preFact(7).key, preFact(7).ts);
+    forget(ai, "fact", preFact(7).key);
     ai.advanceTo(ai.dev.clock.now + 86400000); // one more night: maintenance, upkeep steps
   },
 };

@@ -62,14 +62,14 @@ export const migrateWorkload: Workload = {
   run(ai: Ai) {
     const start = ai.dev.clock.now;
     // before the first step: an old fact forgotten while it is still in the version-1 file
-    forget(ai, "fact", v1Fact(17).key, v1Fact(17).ts);
+    forget(ai, "fact", v1Fact(17).key);
     ai.call({ action: "write", type: "fact", content: "升级以后的第一件事" });
     ai.advanceTo(start + 1000); // four steps of migration
     // a busy minute: the fact store fills, its oldest roll into the live segments mid-migration
     for (let k = 0; k < 21; k++) ai.call({ action: "write", type: "fact", content: `升级那天的第${k}件事：${WORDS[k % WORDS.length]}` });
     ai.call({ action: "recall", type: "fact", keyword: "小猫", limit: 5 });
     ai.advanceTo(start + 3600000); // the migration is over
-    forget(ai, "moment", v1Moment(60).key, v1Moment(60).ts, v1Moment(60).topic);
+    forget(ai, "moment", v1Moment(60).key);
     for (let day = 1; day < 4; day++) {
       ai.advanceTo(fromLocal(2026, 3, 2 + day, 9, 0));
       ai.call({ action: "write", type: "moment", topic: WORDS[day], content: `升级后第${day}天的时刻`, emotion: "happy", intensity: 3, importance: 3 });
@@ -78,7 +78,7 @@ export const migrateWorkload: Workload = {
   },
   after(ai) {
     for (let i = 0; i < 4; i++) ai.call({ action: "write", type: "fact", content: `断电之后的第${i}条` });
-    forget(ai, "fact", v1Fact(250).key, v1Fact(250).ts);
+    forget(ai, "fact", v1Fact(250).key);
     ai.advanceTo(ai.dev.clock.now + 86400000);
   },
 };
