@@ -23,7 +23,7 @@ const quick = args.includes("--quick");
 const kinds = (opt("--kind")?.split(",") ?? ["none", ...FAULT_KINDS]) as ("none" | (typeof FAULT_KINDS)[number])[];
 const only = opt("--workload")?.split(",");
 const ws = only ? workloads.filter((w) => only.includes(w.name)) : workloads;
-// byte-level NVS (two copies, a mirror file): about 10,000 flash writes in all
+// byte-level NVS (two copies, a mirror file) and the archive workloads: about 14,600 flash writes in all
 const o: SweepOptions = quick ? { stride: 13, seeds: 8, ops: 6 } : { stride: 4, seeds: 64, ops: 16 };
 
 const t0 = Date.now();

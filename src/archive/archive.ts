@@ -377,7 +377,16 @@ export class Archive {
       for (const s of STREAMS) {
         const c = this.streams[s].cat;
         if (c.sliceDue) {
-          c.sliceStep(this.bufs.side);
+          try {
+            c.sliceStep(this.bufs.side);
+          } catch (e) {
+            rethrowFatal(e);
+            // its files cannot be read or written now (left not finalized: only
+            // deleting helps): the catalog starts again, or this step would
+            // fail for ever and retire, which comes after it, never run
+            c.reset();
+            throw e;
+          }
           return { did: `slice ${s}` };
         }
       }

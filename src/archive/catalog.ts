@@ -8,7 +8,7 @@
 
 import { File } from "file";
 import { crc32 } from "../nvs/crc32";
-import { CHUNK, readInto, writeAt, openWrite, remove, rethrowFatal } from "./file";
+import { CHUNK, ArchiveError, readInto, writeAt, openWrite, remove, rethrowFatal } from "./file";
 import { STREAM_CHAR, STREAM_CODE, type Stream } from "./codec";
 import { u32, u16, put32, put16 } from "./segment";
 
@@ -257,6 +257,20 @@ export class Catalog {
   // never exists without it. Throws (ArchiveError) when flash refuses.
   add(e: Omit<CatEntry, "slot" | "sumCrc">, summary: Uint8Array): CatEntry {
     if (this.slots === 0 || this.why === "catalog header" || this.why === "catalog unreadable") this.reset();
+    try {
+      return this.put(e, summary);
+    } catch (err) {
+      rethrowFatal(err);
+      if (err instanceof ArchiveError && err.code === "full") throw err;
+      // a catalog file that cannot be written now (one a cut left not
+      // finalized opens again only once deleted) is started again: sealing
+      // must not fail at every step for ever (retire waits behind it)
+      this.reset();
+      return this.put(e, summary);
+    }
+  }
+
+  private put(e: Omit<CatEntry, "slot" | "sumCrc">, summary: Uint8Array): CatEntry {
     const slot = this.slots;
     const entry: CatEntry = { ...e, slot, sumCrc: crc32(summary, 0, SUMMARY_BYTES) };
     let f = openWrite(this.sumPath);

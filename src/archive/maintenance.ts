@@ -76,7 +76,10 @@ export function startMaintenance(archiver: Archiver, opts: MaintenanceOptions = 
     let worked = false;
     if (!opts.busy?.()) {
       try {
-        worked = archiver.archive.step() !== undefined;
+        // a step that failed waits like an idle one: a failure that persists
+        // (a file that cannot be read now) must not become a step every 250 ms
+        const r = archiver.archive.step();
+        worked = r !== undefined && r.did.indexOf("failed") !== 0;
       } catch (e) {
         if (e instanceof Error && e.name === "PowerCut") throw e;
         trace(`archive: step failed: ${e instanceof Error ? e.message : String(e)}\n`);

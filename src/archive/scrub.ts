@@ -7,7 +7,7 @@
 // found its record nowhere on flash.
 
 import { File } from "file";
-import { CHUNK, readInto, writeAt, openAppend, openWrite, rename, rethrowFatal } from "./file";
+import { CHUNK, readInto, writeAt, openAppend, openWrite, rename, remove, rethrowFatal } from "./file";
 import { STREAM_CODE, STREAM_CHAR } from "./codec";
 import { parseRecord } from "./codec";
 import { lineKind, KIND_RECORD } from "./segment";
@@ -133,8 +133,16 @@ export class Scrubber {
   private copy(): string {
     const j = this.job as Job;
     const s = j.stream, code = STREAM_CODE[s.stream];
-    const f = new File(s.path(j.seq));
+    if (!s.segs.has(j.seq)) {
+      // retired meanwhile (the partition crossed the retire line): its bytes are gone already
+      this.job = undefined;
+      File.delete(this.scr(s, j.seq));
+      return `scrub: ${s.stream} ${j.seq} gone`;
+    }
+    if (j.src >= j.end) return this.swap(j); // a swap a failed rename left half done
+    let f: File | undefined;
     try {
+      f = new File(s.path(j.seq));
       const stop = Math.min(j.end, j.src + STEP_WRITE);
       const out = new Uint8Array(stop - j.src);
       let n = 0, last = j.src;
@@ -164,13 +172,31 @@ export class Scrubber {
       File.delete(this.scr(s, j.seq));
       throw e;
     } finally {
-      f.close();
+      f?.close();
     }
     if (j.src < j.end) return `scrub: ${s.stream} ${j.seq} copied ${j.dst}`;
-    // the swap: `.old` is the commit point
-    const old = s.path(j.seq).replace(/jsonl$/, "old");
-    rename(s.path(j.seq), old);
-    rename(this.scr(s, j.seq), s.path(j.seq));
+    return this.swap(j);
+  }
+
+  // The swap: `.old` is the commit point. A rename that returns false leaves
+  // the job in place and its step failed: the next step goes on from where
+  // the files are (a segment renamed .old and its rewrite still .scr must
+  // never lose the .scr), as Scrubber.recover does at boot.
+  private swap(j: Job): string {
+    const s = j.stream;
+    const seg = s.path(j.seq), old = seg.replace(/jsonl$/, "old"), scr = this.scr(s, j.seq);
+    if (File.exists(scr)) {
+      // the sidecar describes the old bytes: it goes before the swap, or a cut
+      // between the swap and its delete leaves it describing the rewrite, whose
+      // lines no longer sit where its blocks start and end (a query by block
+      // would miss the line across each boundary, and sealing would keep them)
+      remove(s.path(j.seq, "six"));
+      if (File.exists(seg)) {
+        if (File.exists(old)) remove(old); // a leftover of an earlier rewrite: the segment is newer
+        rename(seg, old);
+      }
+      rename(scr, seg);
+    }
     File.delete(old);
     File.delete(s.path(j.seq, "six"));
     s.segs.set(j.seq, j.dst);

@@ -19,7 +19,7 @@ import type { Role } from "../../src/memory/types";
 import { Ledger, type Kind } from "./ledger";
 
 export interface BootOptions {
-  budget?: number; // the archive's budget (bytes); the device's default otherwise
+  partitionBytes?: number; // the archive's fallback partition size when System.info() cannot tell
 }
 
 export interface Booted {
@@ -38,7 +38,7 @@ export function boot(opts: BootOptions = {}, onRemind?: (r: string) => void): Bo
       onRemind?.(`${r.content}@${r.datetime}`);
     },
   };
-  const b = bootDevice(() => new Archive(config.file.root), { sink });
+  const b = bootDevice(() => new Archive(config.file.root, opts.partitionBytes !== undefined ? { partitionBytes: opts.partitionBytes } : {}), { sink });
   return { service: b.service, archive: b.archive, reminded, line: b.line };
 }
 
@@ -159,7 +159,8 @@ export class Ai {
     for (const e of fx) this.ledger.attempt(e.kind, e.key, e.value);
     const r = callTool(this.service, args);
     if (stored(r)) {
-      for (const e of fx) this.ledger.ack(e.kind, e.key, e.value);
+      const ts = Math.floor(this.dev.clock.now / 1000);
+      for (const e of fx) this.ledger.ack(e.kind, e.key, e.value, ts);
       // a full rolling list let its oldest entry go (likes, traits, habits)
       const dropped = r.json!.dropped;
       if (typeof dropped === "string" && args.action === "write" && (args.type === "like" || args.type === "dislike" || args.type === "trait" || args.type === "habit"))
@@ -199,7 +200,7 @@ export class Ai {
     for (const x of j.facts ?? []) now.push({ kind: "fact", key: x, value: x });
     const seen = new Set(now.map((e) => e.kind + "\u0000" + e.key));
     for (const e of this.ledger.all())
-      if (e.kind !== "schedule" && e.acked && !seen.has(e.kind + "\u0000" + e.key)) this.ledger.ack(e.kind, e.key, null);
+      if (e.kind !== "schedule" && e.acked && e.background === undefined && !seen.has(e.kind + "\u0000" + e.key)) this.ledger.ack(e.kind, e.key, null);
     for (const e of now) this.ledger.ack(e.kind, e.key, e.value);
     for (const s of j.schedules ?? []) if (s.repeat === "none") this.ledger.ack("schedule", s.content, `open@${s.datetime}`);
   }

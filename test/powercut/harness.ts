@@ -7,7 +7,7 @@
 // the boot kinds), reboots, boots the device as src/main.ts does and checks
 // it against the ledger (test/powercut/oracle.ts). No Node APIs: the same
 // sweep runs in the XS lane.
-import { SimDevice, PowerCut } from "../../host-sim/device";
+import { SimDevice, PowerCut, type DeviceOptions } from "../../host-sim/device";
 import { tearHalf, tearNone, tearSeeded, type Tear } from "../../host-sim/flash";
 import { FAULT_KINDS, type FaultKind, type FaultOptions } from "../../host-sim/faults";
 import { Ai, callTool, type BootOptions } from "./device";
@@ -18,6 +18,7 @@ export interface Workload {
   name: string;
   start: number; // wall time at the first boot
   boot?: BootOptions;
+  device?: Omit<DeviceOptions, "now">; // partition sizes (a small storage partition: retire happens within the run)
   // files on flash before the first boot, loaded without writes; returns the
   // records they hold (the ledger's background)
   prefill?(dev: SimDevice): { kind: Kind; key: string; value: string; ts: number }[];
@@ -78,7 +79,7 @@ function archiveOnly(ai: Ai): Set<string> {
 // One run of a workload with one fault, the reboot, and the check.
 export function runCase(w: Workload, kind: FaultKind | "none", plan: Plan): CaseResult {
   const res: CaseResult = { injected: false, notModelled: false, bootFailed: false, crashed: false, verdict: blankVerdict() };
-  const dev = new SimDevice({ now: w.start }).install();
+  const dev = new SimDevice({ ...w.device, now: w.start }).install();
   const background = w.prefill ? w.prefill(dev) : [];
   const inject = (opts: FaultOptions): boolean => {
     try {
@@ -255,7 +256,7 @@ export interface SweepOptions {
 // Writes a clean run makes (boot included): flash program operations, or,
 // for one partition, its programs and erases (as Flash.onChange reports them).
 export function countWrites(w: Workload, partition?: string): number {
-  const dev = new SimDevice({ now: w.start }).install();
+  const dev = new SimDevice({ ...w.device, now: w.start }).install();
   if (w.prefill) w.prefill(dev);
   const first = dev.flash.writes;
   let n = 0;

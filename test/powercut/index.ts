@@ -5,5 +5,6 @@ import { toolWorkload } from "./tool.workload";
 import { scheduleWorkload } from "./schedule.workload";
 import { archiveWorkload } from "./archive.workload";
 import { listenWorkload } from "./listen.workload";
+import { migrateWorkload } from "./migrate.workload";
 
-export const workloads: Workload[] = [toolWorkload, scheduleWorkload, archiveWorkload, listenWorkload];
+export const workloads: Workload[] = [toolWorkload, scheduleWorkload, archiveWorkload, listenWorkload, migrateWorkload];

@@ -20,8 +20,12 @@ export interface Entry {
   acked: string | null | undefined;
   maybe: (string | null)[];
   // a record that was on flash before the workload began (a prefilled
-  // archive): the device may let these go oldest first (compaction), by `ts`
+  // archive), with its time (unix s): checked like any other (facts are never
+  // retired), but moments may leave oldest first into a monthly digest
   background?: number;
+  // unix seconds of the record (its acknowledged value's time on the device):
+  // orders moments for the oldest-first rule of retire
+  ts?: number;
 }
 
 export class Ledger {
@@ -53,11 +57,18 @@ export class Ledger {
   }
 
   // A change the device said it stored: supersedes everything before it.
-  ack(kind: Kind, key: string, value: string | null): void {
+  // `ts`: the record's time on the device (unix s), for a new value. A
+  // prefilled record that is changed (forgotten) is one of the workload's now.
+  ack(kind: Kind, key: string, value: string | null, ts?: number): void {
     this.acks++;
     const e = this.entry(kind, key);
     e.acked = value;
     e.maybe = [];
+    if (value !== null && ts !== undefined) e.ts = ts;
+    if (e.background !== undefined) {
+      e.ts ??= e.background;
+      e.background = undefined;
+    }
     this.know(kind, value);
   }
 
@@ -75,6 +86,7 @@ export class Ledger {
     const e = this.entry(kind, key);
     e.acked = value;
     e.background = ts;
+    e.ts = ts;
     this.know(kind, value);
   }
 

@@ -4,8 +4,11 @@
 //   acked_lost    a ledger record whose acknowledged value (or one of the
 //                 values attempted after it) is not what the device shows;
 //                 a deleted record that is back counts too (its delete was
-//                 acknowledged). A record of a prefilled archive may go only
-//                 oldest first (compaction); any other gap counts.
+//                 acknowledged). Facts never leave (a prefilled archive's
+//                 too). A moment may leave the flash only oldest first and
+//                 only into a digest: an absent moment is excused when every
+//                 older moment is absent too and recall of its month returns a
+//                 digest item; any other gap counts.
 //   wrong_replies a reply that serves damaged data as if whole: a successful
 //                 reply (isError false, no top-level `damaged` key) holding a
 //                 record whose value was never acknowledged nor attempted for
@@ -19,7 +22,7 @@
 import { Ledger, type Entry, type Kind } from "./ledger";
 import { callTool, value, type Ai, type Booted, type Reply } from "./device";
 import { byteLength } from "../../src/text/utf8";
-import { parseLocal } from "../../src/time/local";
+import { parseLocal, formatDate } from "../../src/time/local";
 import { DEFAULT_CLEANUP_DAYS } from "../../src/schedule/schedules";
 
 const CLEANUP_MS = DEFAULT_CLEANUP_DAYS * 86400000;
@@ -135,6 +138,10 @@ export function check(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions = {}): v
     for (const it of items) {
       if (ids.has(it.id)) wrong(r, `recall ${type} shows id ${it.id} twice`);
       ids.add(it.id);
+      if (it.digest === true) {
+        checkDigest(ai, r, it, wrong);
+        continue;
+      }
       // recall sees NVS too: its records are read's (a record in both comes back
       // once, marked archived, so the check below still sees it in both)
       if (it.archived !== true) continue;
@@ -154,9 +161,12 @@ export function check(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions = {}): v
     }
   }
 
+  // ---- the archive swept by time: every archived fact and moment, a window at a time --------
+  const swept = sweep(ai, svc, obs, v, wrong);
+
   // ---- every ledger record -----------------------------------------------------------------
   const nowMs = ai.dev.clock.now;
-  const bg = new Map<Kind, { ts: number; present: boolean; key: string }[]>();
+  const moments: { e: Entry; present: boolean; excusable: boolean }[] = [];
   for (const e of L.all()) {
     if (e.acked === undefined) continue;
     v.checked++;
@@ -165,48 +175,57 @@ export function check(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions = {}): v
       continue;
     }
     let shown = lookup(obs, e);
-    if (shown === undefined && (e.kind === "fact" || e.kind === "moment")) shown = searchFor(svc, e, v);
-    if (e.background !== undefined) {
-      let l = bg.get(e.kind);
-      if (!l) bg.set(e.kind, (l = []));
-      l.push({ ts: e.background, present: shown !== undefined, key: e.key });
-      continue;
-    }
+    // the sweep read every archived record of its range: a search would find nothing more
+    if (shown === undefined && (e.kind === "fact" || e.kind === "moment") && !(e.ts !== undefined && swept.has(e.kind, e.ts))) shown = searchFor(svc, e, v);
     const allowed = [e.acked].concat(e.maybe);
     const got = shown === undefined ? null : shown;
+    if (e.kind === "moment" && e.acked !== null && e.ts !== undefined) moments.push({ e, present: got !== null, excusable: got === null && allowed.indexOf(got) < 0 });
     if (allowed.indexOf(got) >= 0) continue;
     if (!readOk && e.kind !== "fact" && e.kind !== "moment") {
       v.ackedLost++;
       continue;
     }
     if (opts.excused?.has(e.kind + "\u0000" + e.key) && got === null) continue;
+    if (e.kind === "moment" && got === null && e.ts !== undefined) continue; // retired? decided below
     v.ackedLost++;
-    fail(v, `${e.kind} ${JSON.stringify(e.key)}: acknowledged ${JSON.stringify(e.acked)}${e.maybe.length ? ` (or ${JSON.stringify(e.maybe)})` : ""}, the device shows ${JSON.stringify(got)}`);
+    fail(v, `${e.kind} ${JSON.stringify(e.key)}${e.background !== undefined ? " (prefilled)" : ""}: acknowledged ${JSON.stringify(e.acked)}${e.maybe.length ? ` (or ${JSON.stringify(e.maybe)})` : ""}, the device shows ${JSON.stringify(got)}`);
   }
-  // a prefilled archive loses its oldest records first, or none; compaction
-  // always keeps the newest blocks, so it never empties a file unless newer
-  // records took their place
-  bg.forEach((list, kind) => {
-    const newer = obs.archived.get(kind);
-    let newerShown = false;
-    newer?.forEach((_v, key) => {
-      const e = L.get(kind, key);
-      if (e && e.background === undefined) newerShown = true;
-    });
-    if (!newerShown && list.length && !list.some((x) => x.present) && !opts.excused?.has(kind + "\u0000" + list[list.length - 1].key)) {
-      v.ackedLost += list.length;
-      fail(v, `every archived ${kind} of the prefilled archive is gone, and nothing newer took their place`);
+  // retire takes the oldest moments first, whole segments at a time, and folds
+  // them into monthly digests: an absent moment with a present older one is
+  // lost, and so is one whose month has no digest
+  moments.sort((x, y) => x.e.ts! - y.e.ts!);
+  let oldestPresent = moments.length;
+  for (let i = 0; i < moments.length; i++)
+    if (moments[i].present) {
+      oldestPresent = i;
+      break;
     }
-    list.sort((x, y) => x.ts - y.ts);
-    let newestPresent = -1;
-    for (let i = 0; i < list.length; i++) if (list[i].present) newestPresent = i;
-    let firstPresent = list.length;
-    for (let i = list.length - 1; i >= 0; i--) if (list[i].present) firstPresent = i;
-    for (let i = firstPresent; i < newestPresent; i++)
-      if (!list[i].present && !opts.excused?.has(kind + "\u0000" + list[i].key)) {
-        v.ackedLost++;
-        fail(v, `archived ${kind} ${JSON.stringify(list[i].key)} is gone although older ones are still there`);
-      }
+  const months = new Map<string, number>(); // month of retired moments -> newest of them (unix s)
+  for (let i = 0; i < moments.length; i++) {
+    const m = moments[i];
+    if (!m.excusable || opts.excused?.has("moment\u0000" + m.e.key)) continue;
+    if (i > oldestPresent) {
+      v.ackedLost++;
+      fail(v, `moment ${JSON.stringify(m.e.key)}${m.e.background !== undefined ? " (prefilled)" : ""} is gone although an older one is still there`);
+      continue;
+    }
+    const month = formatDate(m.e.ts! * 1000).slice(0, 7);
+    months.set(month, Math.max(months.get(month) ?? 0, m.e.ts!));
+  }
+  months.forEach((newest, month) => {
+    const r = callTool(svc, { action: "recall", type: "moment", start_date: month + "-01", end_date: formatDate(newest * 1000), limit: 50 });
+    const items = ((r.json ?? {}).items ?? []) as Record<string, any>[];
+    let found = false;
+    for (const it of items) {
+      if (it.digest !== true) continue;
+      checkDigest(ai, r, it, wrong);
+      found = true;
+    }
+    if (!found) {
+      const lost = moments.filter((m) => m.excusable && formatDate(m.e.ts! * 1000).slice(0, 7) === month).length;
+      v.ackedLost += lost;
+      fail(v, `${lost} moments of ${month} left the flash and recall of the month shows no digest of them${r.ok ? "" : `: ${r.text.slice(0, 120)}`}`);
+    }
   });
 
   // ---- reminders: at most once ------------------------------------------------------------
@@ -262,7 +281,7 @@ function searchFor(svc: Booted["service"], e: Entry, v: Verdict): string | undef
     if (e.kind === "moment" && h.where === "moment" && String(h.text).endsWith(": " + e.key)) return value.moment(String(h.text).slice(0, String(h.text).length - e.key.length - 2), e.key);
   }
   const arc = (j.archived ?? {})[e.kind] ?? [];
-  for (const it of arc) if (it.content === e.key) return e.kind === "fact" ? it.content : value.moment(it.topic ?? "", it.content);
+  for (const it of arc) if (it.content === e.key && it.digest !== true) return e.kind === "fact" ? it.content : value.moment(it.topic ?? "", it.content);
   return undefined;
 }
 
@@ -308,3 +327,76 @@ function checkSchedule(svc: Booted["service"], e: Entry, obs: Observed, nowMs: n
 }
 
 export type { Ledger };
+
+// A digest item (a month of moments that left the flash): it speaks of a month
+// in which the ledger knows moments, and of a positive number of them.
+function checkDigest(ai: Ai, r: Reply, it: Record<string, any>, wrong: (r: Reply, what: string) => void): void {
+  if (!(Number(it.count) > 0)) wrong(r, `a digest of ${JSON.stringify(it.month)} counts ${JSON.stringify(it.count)} moments`);
+  const month = typeof it.month === "string" ? it.month : "";
+  if (!/^\d{4}-\d{2}$/.test(month)) return; // (the placeholder digest on main has none)
+  let known = false;
+  for (const e of ai.ledger.all()) if (e.kind === "moment" && e.ts !== undefined && formatDate(e.ts * 1000).slice(0, 7) === month) known = true;
+  if (!known) wrong(r, `recall shows a digest of ${month}, a month without moments`);
+}
+
+// The ranges a sweep read completely, per kind.
+class Swept {
+  ranges = new Map<Kind, { lo: number; hi: number }>();
+  has(kind: Kind, ts: number): boolean {
+    const r = this.ranges.get(kind);
+    return !!r && ts >= r.lo && ts <= r.hi;
+  }
+}
+
+const DAY_S = 86400;
+
+// Reads every archived fact and moment whose time lies within the ledger's
+// records of that kind, by recall over windows of dates (a window that
+// returns a full page is split), into obs.archived. One recall per window
+// instead of one search per record: a prefilled archive holds hundreds.
+function sweep(ai: Ai, svc: Booted["service"], obs: Observed, v: Verdict, wrong: (r: Reply, what: string) => void): Swept {
+  const out = new Swept();
+  for (const kind of ["fact", "moment"] as const) {
+    let lo = Infinity, hi = -Infinity, n = 0;
+    for (const e of ai.ledger.all())
+      if (e.kind === kind && e.ts !== undefined) {
+        lo = Math.min(lo, e.ts);
+        hi = Math.max(hi, e.ts);
+        n++;
+      }
+    if (n < 20) continue; // a search each is cheaper
+    const loDay = formatDate(lo * 1000), hiDay = formatDate(hi * 1000);
+    let complete = true;
+    const window = (from: string, to: string, depth: number): void => {
+      if (!complete) return;
+      const r = callTool(svc, { action: "recall", type: kind, start_date: from, end_date: to, limit: 50 });
+      if (!r.ok || !r.json || !Array.isArray(r.json.items) || r.json.partial) {
+        complete = false;
+        return;
+      }
+      const items = r.json.items as Record<string, any>[];
+      const records = items.filter((it) => it.digest !== true);
+      if (items.length >= 50 && from !== to && depth < 24) {
+        // a full page: split the window in two halves of days
+        const a = parseLocal(from + "T12:00:00")!, b = parseLocal(to + "T12:00:00")!;
+        const mid = formatDate(a + Math.floor((b - a) / DAY_S / 1000 / 2) * DAY_S * 1000);
+        window(from, mid, depth + 1);
+        window(formatDate(parseLocal(mid + "T12:00:00")! + DAY_S * 1000), to, depth + 1);
+        return;
+      }
+      if (items.length >= 50) complete = false;
+      for (const it of items) if (it.digest === true) checkDigest(ai, r, it, wrong);
+      for (const it of records) {
+        const content = String(it.content);
+        const val = kind === "fact" ? content : value.moment(it.topic ?? "", content);
+        if (!ai.ledger.known(kind, val) && !heardOf(ai, kind, val)) wrong(r, `recall shows a ${kind} never written: ${JSON.stringify(val)}`);
+        if (obs.hot.get(kind)?.has(content)) continue; // NVS's (recall sees both): read showed it
+        if (!obs.archived.get(kind)?.has(content)) put(obs.archived, kind, content, val);
+      }
+    };
+    window(loDay, hiDay, 0);
+    if (complete) out.ranges.set(kind, { lo: parseLocal(loDay + "T00:00:00")! / 1000, hi: parseLocal(hiDay + "T23:59:59")! / 1000 });
+    else fail(v, `the ${kind} archive could not be swept by recall (searched instead)`);
+  }
+  return out;
+}
