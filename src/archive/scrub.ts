@@ -119,11 +119,14 @@ export class Scrubber {
   }
 
   // Tombstones, segments and their lengths: a pass is worth running again only when these change.
+  // The open segments count by number only: appends to them change nothing a
+  // pass could do (they are rewritten once sealed, which changes the shape).
   private shape(): string {
     let k = `${this.tombs.size}`;
-    for (const s of this.streams) s.segs.forEach((l, q) => (k += `,${q}:${l}`));
+    for (const s of this.streams) s.segs.forEach((l, q) => (k += s.open && s.open.seq === q ? `,${q}` : `,${q}:${l}`));
     return k;
   }
+
 
   private scr(s: ArchiveStream, seq: number): string {
     return s.path(seq).replace(/jsonl$/, "scr");
