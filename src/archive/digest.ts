@@ -11,7 +11,7 @@
 // candidate table at once; a month left for another is sealed down to its
 // chosen keywords (and reopened from them if it comes back).
 //
-// No Intl, no \p regexes, no RegExp at all, no localeCompare: characters are
+// No locale or Unicode-property API, no RegExp at all, no locale comparison: characters are
 // classified by code point, and strings are walked with for…of (code points on
 // Node and on the device alike).
 

@@ -1,4 +1,4 @@
-// The device's local time. XS has no Intl and the device no time zone
+// The device's local time. XS has no locale API and the device no time zone
 // database, so local time is UTC plus a configured offset (default +08:00),
 // and every calendar computation is done here by hand on UTC fields.
 
