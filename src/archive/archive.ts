@@ -16,11 +16,11 @@
 // the oldest events, are folded into digests and deleted whole.
 
 import config from "mc/config";
-import { System } from "file";
+import { File, System } from "file";
 import { ArchiveError, listing, rethrowFatal, messageOf, USABLE_FRACTION } from "./file";
 import { foldString } from "./fold";
-import { recordId, type ArchiveType, type ArchivedItem, type ArchiveRecord } from "./line";
-import { encodeRecord, encodeDigest, STREAMS, STREAM_CODE, type Line, type Stream } from "./codec";
+import { type ArchiveType, type ArchivedItem, type ArchiveRecord } from "./line";
+import { encodeRecord, encodeDigest, parseRecord, lineT, STREAMS, STREAM_CODE, type Line, type Stream } from "./codec";
 import { ArchiveStream, Buffers, scanRange, validEndOf } from "./stream";
 import { recent, search, digests, blankStats, TopK, type Query, type RecallStats } from "./query";
 import { Tombstones } from "./tomb";
@@ -28,11 +28,8 @@ import { Migration } from "./migrate";
 import { Scrubber } from "./scrub";
 import { DigestBuilder } from "./digest";
 import { lineKind, KIND_RECORD, readSide } from "./segment";
-import { parseRecord, lineT } from "./codec";
-import { encode } from "../text/utf8";
-import { daysInMonth, fromLocal, formatIso } from "../time/local";
+import { daysInMonth, fromLocal } from "../time/local";
 import { now } from "../time/clock";
-import { File } from "file";
 
 export { ArchiveError };
 export type { ArchiveType, ArchivedItem, RecallStats };
@@ -285,10 +282,9 @@ export class Archive {
           retired++;
           continue;
         }
-        if (attempt === 0 && used + growth <= total * 0.8) {
-          // nothing left to retire: SPIFFS still has room above the line, and a
-          // memory is worth more than the margin; DESIGN.md "When space runs out"
-        } else throw new ArchiveError("full", "archive: the storage partition is full and holds only facts and digests, which are never dropped");
+        // nothing left to retire: a first try may still go up to 80% (SPIFFS
+        // has room above its reliable 75%, and a memory is worth the margin)
+        if (attempt > 0 || used + growth > total * 0.8) throw new ArchiveError("full", "archive: the storage partition is full and holds only facts and digests, which are never dropped");
       }
       try {
         const r = s.append(lines);
@@ -652,4 +648,3 @@ export class Archive {
   }
 }
 
-export { recordId, encode, formatIso };

@@ -14,11 +14,11 @@
 
 import { File } from "file";
 import { crc32 } from "../nvs/crc32";
-import { CHUNK, ArchiveError, readInto, scanBackward, rethrowFatal, messageOf } from "./file";
+import { ArchiveError, readInto, scanBackward, rethrowFatal, messageOf } from "./file";
 import { lineT, parseRecord, textsOf, NL, STREAM_CODE, STREAM_CHAR, type Stream } from "./codec";
 import { containsFolded, sigProbe, sigHas, SIG_BYTES } from "./fold";
 import { SUMMARY_MASK, GROUP, type CatEntry } from "./catalog";
-import { readSide, lineKind, KIND_RECORD, NO_MIN, type BlockInfo } from "./segment";
+import { readSide, lineKind, KIND_RECORD, type BlockInfo } from "./segment";
 import { scanRange, validEndOf, type ArchiveStream } from "./stream";
 import { repairBit } from "./repair";
 import type { ArchivedItem } from "./line";
@@ -329,4 +329,3 @@ function isoSeconds(iso: string, _t: number): number {
   return Math.floor(Date.UTC(y, mo - 1, dd, h, mi, se) / 1000) - 14 * 3600; // generous: any offset
 }
 
-export { NO_MIN, CHUNK };

@@ -7,13 +7,11 @@
 // found its record nowhere on flash.
 
 import { File } from "file";
-import { CHUNK, readInto, writeAt, openAppend, openWrite, rename, remove, rethrowFatal } from "./file";
-import { STREAM_CODE, STREAM_CHAR } from "./codec";
-import { parseRecord } from "./codec";
+import { writeAt, openAppend, openWrite, rename, remove, rethrowFatal } from "./file";
+import { STREAM_CODE, STREAM_CHAR, parseRecord } from "./codec";
 import { lineKind, KIND_RECORD } from "./segment";
 import { scanRange, validEndOf, type ArchiveStream, type Buffers } from "./stream";
 import { Tombstones, hex } from "./tomb";
-import type { Stream } from "./codec";
 
 const STEP_WRITE = 8192;
 

@@ -84,7 +84,6 @@ export class ArchiveStream {
   load(files: Map<string, number>): void {
     const segs = new Map<number, number>();
     const twins = new Map<number, number>();
-    const sides = new Set<number>();
     const c = STREAM_CHAR[this.stream];
     this.repaired = [];
     this.unreadable = [];
@@ -95,11 +94,10 @@ export class ArchiveStream {
       if (p.seq === this.skip) return;
       if (p.ext === "jsonl") segs.set(p.seq, len);
       else if (p.ext === "twn") twins.set(p.seq, len);
-      else if (p.ext === "six") sides.add(p.seq);
       else if (p.ext === "ret") {
         // a retire cut after its digest was written: finish it
         if (File.delete(this.path(p.seq, "ret"))) this.repaired.push(`retired ${name}`);
-        if (sides.has(p.seq) || files.has(name.slice(0, 7) + ".six")) File.delete(this.path(p.seq, "six"));
+        if (files.has(`${name.slice(0, 7)}.six`)) File.delete(this.path(p.seq, "six"));
       }
     });
     // a twin whose segment is gone (a cut between the delete and the rename
