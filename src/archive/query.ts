@@ -22,6 +22,7 @@ import { readSide, lineKind, KIND_RECORD, type BlockInfo } from "./segment";
 import { scanRange, validEndOf, type ArchiveStream } from "./stream";
 import { repairBit } from "./repair";
 import type { ArchivedItem } from "./line";
+import { parseLocal } from "../time/local";
 
 export interface RecallStats {
   segments: number; // segments looked into
@@ -308,7 +309,8 @@ function digestsIn(d: ArchiveStream, f: File, seq: number, events: boolean, q: Q
         const it = take(buf, ls, le, false, "digest", q, st);
         if (!it || (it.type === "event") !== events) return;
         const t = lineT(buf, ls, le);
-        const until = it.until ? isoSeconds(it.until, t) : t;
+        // `until` is the line's "u" as local time (formatIso): parseLocal gives it back exactly
+        const until = it.until ? Math.floor((parseLocal(it.until) ?? t * 1000) / 1000) : t;
         if (until < q.lo || t > q.hi) return;
         if (q.folded) {
           let hit = false;
@@ -321,11 +323,4 @@ function digestsIn(d: ArchiveStream, f: File, seq: number, events: boolean, q: Q
   }
 }
 
-// A digest's `until` back to seconds: its local ISO time differs from the
-// line's `t` by the same offset as `timestamp` does, so it is shifted by that.
-function isoSeconds(iso: string, _t: number): number {
-  const y = Number(iso.slice(0, 4)), mo = Number(iso.slice(5, 7)), dd = Number(iso.slice(8, 10));
-  const h = Number(iso.slice(11, 13)), mi = Number(iso.slice(14, 16)), se = Number(iso.slice(17, 19));
-  return Math.floor(Date.UTC(y, mo - 1, dd, h, mi, se) / 1000) - 14 * 3600; // generous: any offset
-}
 

@@ -84,6 +84,9 @@ export const scenarios: Scenario[] = [
       ok(jan.length >= 1 && jan.every((x) => x.digest === true), `a digest answers for January 2024: ${JSON.stringify(jan.map((x) => x.month))}`);
       ok((jan[0].count ?? 0) >= 1, "it counts what it folded");
       ok(jan.some((x) => x.month === "2024-01"), `January's digest: ${JSON.stringify(jan.map((x) => x.month))}`);
+      // its span ends with the month's last moment (the 28th, 20:59): an evening range that day still finds it
+      const late = a.recallByTimeRange("moment", "2024-01-28T20:30", "2024-01-28T23:59", 50);
+      ok(late.some((x) => x.digest === true && x.month === "2024-01"), `the digest's span reaches its last moment: ${JSON.stringify(late.map((x) => [x.month, x.until]))}`);
       // the newest month is whole
       equal(a.recallByKeyword("moment", `第${months - 1}月`, 100).filter((x) => !x.digest).length, 60);
       // after a reboot too
