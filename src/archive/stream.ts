@@ -491,11 +491,13 @@ export class ArchiveStream {
   // Retires a whole segment: renamed first (the point after which it is gone),
   // then deleted with its sidecar. The caller has folded it into a digest.
   retire(seq: number): void {
+    // a twin goes first: left behind a segment that is gone, boot would take
+    // it for the segment (a repair's half-done swap) and bring it back
+    if (File.exists(this.path(seq, "twn"))) remove(this.path(seq, "twn"));
     rename(this.path(seq), this.path(seq, "ret"));
     this.segs.delete(seq);
     File.delete(this.path(seq, "ret"));
     File.delete(this.path(seq, "six"));
-    File.delete(this.path(seq, "twn"));
   }
 
   dropTwins(): boolean {
