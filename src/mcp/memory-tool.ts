@@ -16,9 +16,15 @@ import { now } from "../time/clock";
 import { ToolError, quote, type Tool } from "./server";
 import { PendingQueue } from "../listen/pending";
 import { coerce, expand, readType, byPriority, writeEvent, writeGoal, deleteEvent, completeEvent, eraseAll, whatAllIs, READ_TYPES } from "./fork";
+import { episodeAction } from "./episode-actions";
+import { queryAction, snapshotRecall } from "./query-action";
+import { relationAction } from "./relation-actions";
+import type { Episodes } from "../episode/episodes";
 
-export const ACTIONS = ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop", "status"] as const;
-export const TYPES = ["name", "age", "gender", "location", "birthday", "like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "event", "schedule"] as const;
+export const ACTIONS = ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop", "status", "context", "query", "summary", "config"] as const;
+export const TYPES = ["name", "age", "gender", "location", "birthday", "like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "event", "schedule", "episode"] as const;
+// recall also takes episode (by similarity) and snapshot (digests and meta-snapshots)
+export const RECALL_ALL_TYPES = ["fact", "moment", "event", "episode", "snapshot"] as const;
 export const RECALL_TYPES = ["fact", "moment", "event"] as const;
 export type RecallType = (typeof RECALL_TYPES)[number];
 type Type = (typeof TYPES)[number];
@@ -50,7 +56,7 @@ export interface ArchiveAccess {
 const ARGS = [
   "action", "type", "content", "relation", "name", "closeness", "memory", "member_type", "topic", "emotion", "intensity",
   "importance", "category", "priority", "frequency", "datetime", "repeat", "duration", "keyword", "start_date", "end_date", "limit", "force",
-  "progress",
+  "progress", "e", "i", "p", "j", "keywords", "message", "budget", "from", "where", "order_by", "select", "preset",
 ];
 
 export const DESCRIPTION = [
@@ -61,7 +67,9 @@ export const DESCRIPTION = [
   "action=delete: type and content. type=all erases all memory of the user: first without force to see what goes, then force=true once the user agrees.",
   "The device also hears the conversation: what the user says twice or clearly is stored at its end. action=pending lists it; confirm or drop settles an item (content, type if several match); your own write settles it too.",
   "'Do you remember…' (你还记得…吗, 上次…): action=search with keyword: all memory, old and new. A period (上个月, 去年): action=recall, type fact, moment or event, start_date/end_date or a keyword; neither: the latest.",
-  "action=status: storage use, records per type, boots, the last repair. If read has a `notice`, tell the owner what it says.",
+  "action=status: storage use, records per type, boots, the last repair, preset. If read has a `notice`, tell the owner what it says.",
+  "Episodes: what happened in a conversation. write type=episode: content (≤200 characters), e, i, p, j (0-1), keywords, emotion. At each user turn, action=context with message gives a ready prompt block (profile, facts, the most similar episodes with their age); recall type=episode with message or keyword: the 3 most similar. recall type=snapshot with keyword: monthly digests and summaries by relevance.",
+  "action=query: from (episode, fact, event, digest), where, order_by, limit, select. action=summary: the owner and the relationship in short. action=config with preset: minimal, balanced or full.",
 ].join("\n");
 
 // A new object at each call, never a module constant: on the device this module
@@ -72,7 +80,7 @@ export function inputSchema(): Record<string, unknown> {
     type: "object",
     properties: {
       action: { type: "string", enum: [...ACTIONS], description: "what to do, see above" },
-      type: { type: "string", enum: [...TYPES], description: "write, delete: what it is; read: only this type; recall: fact, moment or event; delete also takes all" },
+      type: { type: "string", enum: [...TYPES, "snapshot"], description: "write, delete: what it is; read: only this type; recall: fact, moment, event, episode or snapshot; delete also takes all" },
       content: { type: "string", description: "what to store, delete, complete, confirm or drop; search: words to find" },
       relation: { type: "string", description: "family: e.g. 妈妈" },
       name: { type: "string", description: "family: the person's or pet's name" },
@@ -95,6 +103,18 @@ export function inputSchema(): Record<string, unknown> {
       end_date: { type: "string", description: "recall: to YYYY-MM-DD" },
       limit: { type: "integer", minimum: 1, maximum: 50, description: "recall or search: how many, default 10" },
       force: { type: "boolean", description: "write or confirm a schedule despite a conflict; delete type=all" },
+      e: { type: "number", minimum: 0, maximum: 1, description: "episode: emotional weight 0-1 (sad, scary, angry count more)" },
+      i: { type: "number", minimum: 0, maximum: 1, description: "episode: how much information 0-1" },
+      p: { type: "number", minimum: 0, maximum: 1, description: "episode: persistence 0-1: 1 core (lasting like, personality, illness), 0.5 a long plan, 0.1 short-lived" },
+      j: { type: "number", minimum: 0, maximum: 1, description: "episode: your overall judgement of importance 0-1" },
+      keywords: { type: "string", description: "episode: up to 5 words, comma-separated" },
+      message: { type: "string", description: "context or recall of episodes: the user's message now" },
+      budget: { type: "integer", minimum: 200, maximum: 4000, description: "context: bytes of the block, default 1200" },
+      from: { type: "string", enum: ["episode", "fact", "event", "digest"], description: "query: what to look through" },
+      where: { type: "string", description: "query: conditions 'field op value' joined by AND; ops = != >= <= CONTAINS LIKE; e.g. p >= 0.5 AND content CONTAINS '篮球'" },
+      order_by: { type: "string", description: "query: 'field [asc|desc]'" },
+      select: { type: "string", description: "query: fields to return, comma-separated" },
+      preset: { type: "string", enum: ["minimal", "balanced", "full"], description: "config: how much the device keeps and recalls" },
     },
     required: ["action"],
   };
@@ -128,6 +148,9 @@ export class MemoryTool implements Tool {
     this.pending = new PendingQueue(memory, schedules);
   }
 
+  // the episodes on this device's storage partition (src/episode), when it has one
+  episodes: Episodes | undefined;
+
   call(input: Record<string, unknown>): string {
     const args = coerce(input); // "4" → 4 where only an integer makes sense (src/mcp/fork.ts)
     for (const k of Object.keys(args)) if (!ARGS.includes(k)) throw new ToolError(`unknown argument '${quote(k, 32)}'; accepted: ${ARGS.join(", ")}`);
@@ -139,15 +162,27 @@ export class MemoryTool implements Tool {
     }
     try {
       switch (action) {
+        case "context":
+          return episodeAction(this, "context", args);
+        case "query":
+          return queryAction(this, args);
+        case "summary":
+        case "config":
+          return relationAction(this, action, args);
         case "read":
+          if (args.type === "episode") return episodeAction(this, "read", args);
           return args.type === undefined || args.type === "" ? this.changing(() => this.read(), true) : out(readType(this.memory, this.schedules, oneOf(args.type, "type", READ_TYPES)));
         case "write":
+          if (args.type === "episode") return episodeAction(this, "write", args);
           return this.changing(() => this.write(args));
         case "delete":
+          if (args.type === "episode") return episodeAction(this, "delete", args);
           return this.delete(args);
         case "complete_schedule":
           return this.changing(() => this.complete(args));
         case "recall":
+          if (args.type === "episode") return episodeAction(this, "recall", args);
+          if (args.type === "snapshot") return snapshotRecall(this, args);
           return this.recall(args);
         case "pending":
           return out({ count: this.pending.list().length, items: this.pending.list() });

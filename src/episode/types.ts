@@ -1,0 +1,62 @@
+// What an episode is (seeds 001 and 004): a short account of something that
+// happened, scored for how much it matters. Shared by the store
+// (src/episode/store.ts), the domain (src/episode/episodes.ts), the query
+// language (src/query) and the MCP tool. Layout on flash: docs/FORMAT.md §4.
+
+import type { Emotion } from "../memory/types";
+
+export const EPISODE_CONTENT_CHARS = 200; // seed 004: summary ≤ 200 characters
+export const EPISODE_CONTENT_BYTES = 600; // 200 CJK characters in UTF-8
+export const EPISODE_KEYWORDS = 5; // at most, each ≤ 16 bytes
+export const EPISODE_KEYWORDS_BYTES = 56; // all of them, joined by ","
+export const EPISODE_SIG_BYTES = 64; // hashed character n-grams, 512 bits (src/episode/sig.ts)
+export const EPISODE_SLOTS = 1024; // active + trash, never more (the files' largest size)
+export const TRASH_DAYS = 7; // seed 001: purge_at = moved + 7 days
+export const CANDIDATES = 300; // seed 001: candidateLimit
+
+export const EPISODE_STATES = ["free", "active", "trash"] as const;
+export type EpisodeState = (typeof EPISODE_STATES)[number];
+export const TOMB_REASONS = ["evicted", "replaced", "user_delete", "conflict_patch"] as const;
+export type TombReason = (typeof TOMB_REASONS)[number];
+// why an `evicted` tombstone was written: over the cap, or forgotten (strength < 0.2)
+export const EVICT_CAUSES = ["none", "cap", "decay"] as const;
+export type EvictCause = (typeof EVICT_CAUSES)[number];
+export const EPISODE_SOURCES = ["ai", "listener", "sync"] as const;
+export type EpisodeSource = (typeof EPISODE_SOURCES)[number];
+
+// One episode as the store keeps it (every field is on flash).
+export interface Episode {
+  slot: number; // index in the slot files, 0..EPISODE_SLOTS-1 (not an identity)
+  id: number; // u32, never reused on this device
+  state: EpisodeState;
+  content: string; // ≤ 200 characters, ≤ 600 bytes
+  keywords: string[];
+  emotion: Emotion;
+  e: number; // scores 0..1 in hundredths (0.37 is stored as 37)
+  i: number;
+  p: number;
+  j: number;
+  useCount: number; // u16, saturates
+  createdAt: number; // unix seconds
+  lastActiveAt: number; // unix seconds
+  purgeAt: number; // unix seconds, 0 unless state is trash
+  source: EpisodeSource;
+  sig: Uint8Array; // EPISODE_SIG_BYTES, derived from content + keywords
+}
+
+// A tombstone (seed 001's memory_tombstones): kept for ever, for a later sync.
+export interface Tombstone {
+  id: number; // the episode's id
+  reason: TombReason;
+  cause: EvictCause;
+  at: number; // unix seconds
+  payloadHash: number; // CRC-32 of the episode's content and keywords when it went
+  strength: number; // hundredths: the strength that decided a decay eviction, else the importance
+}
+
+// Streams episodes from flash (src/episode/episodes.ts implements it): `fn`
+// returns true to stop. Without `text`, content and keywords are left empty
+// (the header file alone is read); without `trash`, only active episodes.
+export interface EpisodeReader {
+  forEach(fn: (ep: Episode) => boolean | void, opts?: { trash?: boolean; text?: boolean }): void;
+}
