@@ -60,3 +60,32 @@ export interface Tombstone {
 export interface EpisodeReader {
   forEach(fn: (ep: Episode) => boolean | void, opts?: { trash?: boolean; text?: boolean }): void;
 }
+
+// The episode files (src/episode/store.ts implements it; docs/FORMAT.md §4).
+// Every change is a batch of whole episodes written by one mechanism that a
+// power cut at any point leaves either as before or as after, per episode,
+// with both copies put in step again by open() or step(). Errors are
+// EpisodeError (name "EpisodeError", code "full" | "io" | "bad"); a batch
+// that throws changed nothing that reads back.
+export interface EpisodeStoreApi {
+  // Learns the files (lazily, at the first use; cheap to call again):
+  // finishes a batch a cut interrupted, notes a copy that cannot be read.
+  open(): void;
+  readonly slots: number; // slots in the files (free ones included)
+  nextId(): number; // an id never used on this device
+  freeSlot(): number; // a free slot, else `slots` (the files grow by one)
+  // headers only (content "" and keywords []) unless `text`; every slot's
+  // episode that is not free, in slot order; fn returns true to stop
+  scan(fn: (ep: Episode) => boolean | void, text?: boolean): void;
+  read(slot: number): Episode | undefined; // header and text; undefined if free
+  // writes whole episodes (state "free" frees a slot); at most 8 per batch
+  write(batch: Episode[]): void;
+  addTombs(t: Tombstone[]): void; // appended, both copies
+  tombs(fn: (t: Tombstone) => boolean | void): void; // oldest first
+  tombCount(): number;
+  // one bounded piece of upkeep (rebuild an unreadable copy, compare a few
+  // slots of both copies and repair a difference); true while work remains
+  step(): boolean;
+  footprint(): number; // bytes of every episode file
+  readonly stats: { bytesRead: number; reads: number; bytesWritten: number; writes: number };
+}
