@@ -84,10 +84,23 @@ class Emptied extends Error {
   }
 }
 
+// The first open of a scan failed and its copy is now marked unreadable: the scan starts over from the other.
+class Opening extends Error {
+  constructor() {
+    super("episodes: a copy could not be opened");
+    Object.defineProperty(this, "name", { value: "Opening", configurable: true, writable: true });
+  }
+}
+
 interface Rebuild {
   k: number; // the copy being written again from the other
   at: number; // slots copied into the `.n` files
   phase: number; // 0 copying, 1 deleting the old files, 2 renaming the text file, 3 the header file
+}
+
+function sameHeader(a: Uint8Array, b: Uint8Array, i: number): boolean {
+  for (let x = i * HEADER_BYTES, e = x + HEADER_BYTES; x < e; x++) if (a[x] !== b[x]) return false;
+  return true;
 }
 
 export class EpisodeStore implements EpisodeStoreApi {
@@ -106,6 +119,7 @@ export class EpisodeStore implements EpisodeStoreApi {
   private seq = 0; // the last batch's seq (every record's seq is at most this)
   private maxId = 0; // the highest id written (episodes and tombstones)
   private given = 0; // the highest id nextId() gave
+  private lastSlots: number[] = []; // the slots /ep.w names
   private known = false; // seq and maxId known (from /ep.w or a census)
   private free: Uint8Array | undefined; // bit per slot: free (a census)
   private pending: number[] = []; // slots a failed batch left out of step
@@ -152,6 +166,19 @@ export class EpisodeStore implements EpisodeStoreApi {
     } catch (e) {
       if (fatal(e)) throw e;
       throw new EpisodeError("io", `episodes: cannot open ${path} (${messageOf(e)})`);
+    }
+  }
+
+  // Opens copy k's file for reading; a copy whose file cannot be opened (twice)
+  // is marked unreadable: served from the other copy, rebuilt by steps.
+  private openCopy(part: "h" | "t" | "x", k: number): File {
+    try {
+      return this.openRead(this.path(part, k));
+    } catch (e) {
+      if (fatal(e)) throw e;
+      if (part === "x") this.markXBad(k, "unreadable");
+      else this.markBad(k, `${part}${k} unreadable`);
+      throw e;
     }
   }
 
@@ -291,6 +318,7 @@ export class EpisodeStore implements EpisodeStoreApi {
     // the batch in flight
     const w = this.readW(len(this.wPath()) !== undefined);
     if (w) {
+      this.lastSlots = w.slots;
       this.seq = w.seq;
       this.maxId = w.maxId;
       this.given = w.maxId;
@@ -430,7 +458,7 @@ export class EpisodeStore implements EpisodeStoreApi {
     let b1: Uint8Array | undefined;
     let f0: File | undefined, f1: File | undefined;
     try {
-      if (this.hLen[p] > 0) f0 = this.openRead(this.path("h", p));
+      if (this.hLen[p] > 0) f0 = this.openCopy("h", p);
       for (let first = 0; first < this.nSlots; first += per) {
         const n = Math.min(per, this.nSlots - first);
         const have0 = f0 ? Math.max(0, Math.min(n, Math.floor(this.hLen[p] / HEADER_BYTES) - first)) : 0;
@@ -440,7 +468,7 @@ export class EpisodeStore implements EpisodeStoreApi {
         let have1 = 0;
         if (need) {
           b1 ??= new Uint8Array(CHUNK);
-          if (!f1 && this.hLen[q] > 0) f1 = this.openRead(this.path("h", q));
+          if (!f1 && this.hLen[q] > 0) f1 = this.openCopy("h", q);
           have1 = f1 ? Math.max(0, Math.min(n, Math.floor(this.hLen[q] / HEADER_BYTES) - first)) : 0;
           this.rd(f1 as File, first * HEADER_BYTES, have1 * HEADER_BYTES, b1);
         }
@@ -495,11 +523,11 @@ export class EpisodeStore implements EpisodeStoreApi {
     if (this.bad[k] || (slot + 1) * HEADER_BYTES > this.hLen[k] || (slot + 1) * TEXT_BYTES > this.tLen[k]) return false;
     let f: File | undefined;
     try {
-      f = this.openRead(this.path("h", k));
+      f = this.openCopy("h", k);
       this.rd(f, slot * HEADER_BYTES, HEADER_BYTES, h);
       if (!headerValid(h, 0)) return false;
       this.close(f);
-      f = this.openRead(this.path("t", k));
+      f = this.openCopy("t", k);
       this.rd(f, slot * TEXT_BYTES, TEXT_BYTES, t);
     } catch (e) {
       if (fatal(e)) throw e;
@@ -528,7 +556,16 @@ export class EpisodeStore implements EpisodeStoreApi {
   scan(fn: (ep: Episode) => boolean | void, text?: boolean): void {
     this.open();
     if (!this.nSlots) return;
-    const p = this.primary();
+    try {
+      this.scanFrom(this.primary(), fn, text);
+    } catch (e) {
+      // a copy that could not be opened (now marked so) before anything was served: the other one
+      if (!(e instanceof Opening)) throw e;
+      this.scanFrom(this.primary(), fn, text);
+    }
+  }
+
+  private scanFrom(p: number, fn: (ep: Episode) => boolean | void, text?: boolean): void {
     const per = text ? TEXTS_PER_READ : CHUNK / HEADER_BYTES;
     const hb = new Uint8Array(per * HEADER_BYTES);
     const tb = text ? new Uint8Array(per * TEXT_BYTES) : undefined;
@@ -538,8 +575,13 @@ export class EpisodeStore implements EpisodeStoreApi {
     const n = this.nSlots;
     try {
       const hs = Math.floor(this.hLen[p] / HEADER_BYTES), ts = Math.floor(this.tLen[p] / TEXT_BYTES);
-      if (hs > 0) fh = this.openRead(this.path("h", p));
-      if (text && ts > 0) ft = this.openRead(this.path("t", p));
+      try {
+        if (hs > 0) fh = this.openCopy("h", p);
+        if (text && ts > 0) ft = this.openCopy("t", p);
+      } catch (e) {
+        if (e instanceof EpisodeError && this.bad[p] && !this.bad[1 - p]) throw new Opening();
+        throw e;
+      }
       for (let first = 0; first < n; first += per) {
         const c = Math.min(per, n - first);
         const hc = Math.max(0, Math.min(c, hs - first));
@@ -583,7 +625,7 @@ export class EpisodeStore implements EpisodeStoreApi {
     if (this.bad[k] || (slot + 1) * HEADER_BYTES > this.hLen[k]) return false;
     let f: File | undefined;
     try {
-      f = this.openRead(this.path("h", k));
+      f = this.openCopy("h", k);
       this.rd(f, slot * HEADER_BYTES, HEADER_BYTES, h);
     } catch (e) {
       if (fatal(e)) throw e;
@@ -623,6 +665,7 @@ export class EpisodeStore implements EpisodeStoreApi {
     let maxId = this.maxId;
     for (const ep of batch) if (ep.state !== "free" && ep.id > maxId) maxId = ep.id;
     this.writeW(seq, maxId, slots); // throws: nothing written
+    this.lastSlots = slots;
     this.seq = seq;
     this.maxId = maxId;
     let done = 0; // copies that hold the batch whole
@@ -790,13 +833,13 @@ export class EpisodeStore implements EpisodeStoreApi {
       let f: File | undefined;
       try {
         if (hs > 0) {
-          f = this.openRead(this.path("h", k));
+          f = this.openCopy("h", k);
           this.readRuns(f, list, HEADER_BYTES, hs, h[k], 0);
         }
         this.close(f);
         f = undefined;
         if (tsl > 0) {
-          f = this.openRead(this.path("t", k));
+          f = this.openCopy("t", k);
           for (let i = 0; i < n; ) {
             // up to 6 consecutive slots per read
             let m = 1;
@@ -818,56 +861,68 @@ export class EpisodeStore implements EpisodeStoreApi {
         this.close(f);
       }
     }
+    // per copy and slot: 0 as it is, 1 takes the other copy's records, 2 a blank free slot
+    const act = [new Uint8Array(n), new Uint8Array(n)];
+    const top = Math.max(this.hLen[0], this.hLen[1]);
     let fixed = 0;
-    const win = new Int8Array(n);
     for (let i = 0; i < n; i++) {
       const a = ok[0][i], b = ok[1][i];
-      win[i] = -1;
-      if (!a && !b) continue;
-      if (a && b) {
-        let same = true;
-        for (let x = i * HEADER_BYTES, e = x + HEADER_BYTES; x < e && same; x++) same = h[0][x] === h[1][x];
-        if (same) continue;
-        win[i] = prefer >= 0 ? prefer : headerSeq(h[1], i * HEADER_BYTES) > headerSeq(h[0], i * HEADER_BYTES) ? 1 : 0;
-      } else win[i] = a ? 0 : 1;
-      if (prefer >= 0 && win[i] !== prefer) win[i] = -2; // the preferred copy has nothing whole: blank the other
+      const s = list[i];
+      if (prefer >= 0) {
+        // a rollback: the preferred copy stands; the other gets its slot, or a free one
+        const k = 1 - prefer;
+        if (ok[prefer][i]) {
+          if (ok[k][i] && sameHeader(h[0], h[1], i)) continue;
+          act[k][i] = 1;
+        } else if ((s + 1) * HEADER_BYTES <= this.hLen[k]) act[k][i] = 2;
+        else continue;
+      } else if (a && b) {
+        if (sameHeader(h[0], h[1], i)) continue;
+        const w = headerSeq(h[1], i * HEADER_BYTES) > headerSeq(h[0], i * HEADER_BYTES) ? 1 : 0;
+        act[1 - w][i] = 1;
+      } else if (a || b) act[a ? 1 : 0][i] = 1;
+      else if ((s + 1) * HEADER_BYTES <= top) {
+        // whole in neither copy: a slot whose growth a cut tore (never
+        // acknowledged), or damaged beyond repair in both: it reads as free,
+        // and both copies say so
+        act[0][i] = 2;
+        act[1][i] = 2;
+      } else continue;
       fixed++;
     }
     if (!fixed) return 0;
+    this.free = undefined; // a slot may change state: the next census learns them again
+    const blankText = new Uint8Array(TEXT_BYTES);
+    const blankCrc = encodeText(blankText, 0, 0, this.seq, { content: new Uint8Array(0), keywords: new Uint8Array(0) });
+    const blank = new Uint8Array(HEADER_BYTES);
+    encodeHeader(blank, 0, { state: "free" } as Episode, this.seq, blankCrc, this.seq, undefined);
     for (let k = 0; k < 2; k++) {
-      // slots copy k loses: texts first (read from the winner), then headers
-      const lose: number[] = [];
-      for (let i = 0; i < n; i++) if (win[i] === 1 - k || (win[i] === -2 && k !== prefer)) lose.push(i);
-      if (!lose.length) continue;
+      // texts first (read from the other copy), then headers
+      const todo: number[] = [];
+      for (let i = 0; i < n; i++) if (act[k][i]) todo.push(i);
+      if (!todo.length) continue;
       let fr: File | undefined, fw: File | undefined;
       const t = new Uint8Array(TEXT_BYTES);
       try {
         fw = this.openWrite(this.path("t", k), this.tLen[k]);
-        for (const i of lose) {
+        for (const i of todo) {
           const s = list[i];
-          if (win[i] === -2) {
-            // nothing to copy: a free slot (only where copy k has the slot's header)
-            if ((s + 1) * HEADER_BYTES > this.hLen[k]) continue;
-            tcrc[k][i] = encodeText(t, 0, 0, this.seq, { content: new Uint8Array(0), keywords: new Uint8Array(0) });
-          } else {
-            fr ??= this.openRead(this.path("t", 1 - k));
+          if (act[k][i] === 2) this.tLen[k] = this.wr(fw, this.tLen[k], s * TEXT_BYTES, blankText);
+          else {
+            fr ??= this.openCopy("t", 1 - k);
             this.rd(fr, s * TEXT_BYTES, TEXT_BYTES, t);
+            this.tLen[k] = this.wr(fw, this.tLen[k], s * TEXT_BYTES, t);
           }
-          this.tLen[k] = this.wr(fw, this.tLen[k], s * TEXT_BYTES, t);
         }
         this.close(fw);
         fw = undefined;
         this.close(fr);
         fr = undefined;
         fw = this.openWrite(this.path("h", k), this.hLen[k]);
-        for (const i of lose) {
+        for (const i of todo) {
           const s = list[i];
-          if (win[i] === -2) {
-            if ((s + 1) * HEADER_BYTES > this.hLen[k]) continue;
-            const blank = new Uint8Array(HEADER_BYTES);
-            encodeHeader(blank, 0, { state: "free" } as Episode, this.seq, tcrc[k][i], this.seq, undefined);
-            this.hLen[k] = this.wr(fw, this.hLen[k], s * HEADER_BYTES, blank);
-          } else this.hLen[k] = this.wr(fw, this.hLen[k], s * HEADER_BYTES, h[1 - k], i * HEADER_BYTES, (i + 1) * HEADER_BYTES);
+          if (act[k][i] === 2) this.hLen[k] = this.wr(fw, this.hLen[k], s * HEADER_BYTES, blank);
+          else this.hLen[k] = this.wr(fw, this.hLen[k], s * HEADER_BYTES, h[1 - k], i * HEADER_BYTES, (i + 1) * HEADER_BYTES);
         }
       } catch (e) {
         if (e instanceof Emptied) this.markBad(k, "emptied by a write open");
@@ -911,7 +966,7 @@ export class EpisodeStore implements EpisodeStoreApi {
         if (this.xbad[k] || this.xLen[k] < n * TOMB_BYTES) continue;
         let f: File | undefined;
         try {
-          f = this.openRead(this.path("x", k));
+          f = this.openCopy("x", k);
           this.rd(f, (n - 1) * TOMB_BYTES, TOMB_BYTES, r);
           valid = tombValid(r, 0);
         } catch (e) {
@@ -961,6 +1016,14 @@ export class EpisodeStore implements EpisodeStoreApi {
     }
     if (this.xbad[0] && this.xbad[1]) throw new EpisodeError("io", "episodes: neither tombstone copy can be written");
     this.roomFor(out.length * 2);
+    // an id above every id written (a tombstone of an episode from elsewhere) goes into /ep.w first
+    this.ensureKnown();
+    let top = this.maxId;
+    for (const t of list) if (t.id > top) top = t.id;
+    if (top > this.maxId) {
+      this.writeW(this.seq, top, this.lastSlots);
+      this.maxId = top;
+    }
     const at = this.nTombs * TOMB_BYTES;
     let wrote = 0;
     let err: unknown;
@@ -997,7 +1060,7 @@ export class EpisodeStore implements EpisodeStoreApi {
         buf.fill(0);
         const have = this.xbad[o] ? 0 : Math.max(0, Math.min(n, this.xLen[o] - len));
         if (have > 0) {
-          src ??= this.openRead(this.path("x", o));
+          src ??= this.openCopy("x", o);
           this.rd(src, len, have, buf);
         }
         len = this.wr(f, len, len, buf, 0, n);
@@ -1011,8 +1074,17 @@ export class EpisodeStore implements EpisodeStoreApi {
   tombs(fn: (t: Tombstone) => boolean | void): void {
     this.open();
     this.learnTombs();
+    if (!this.nTombs) return;
+    try {
+      this.tombsFrom(fn);
+    } catch (e) {
+      if (!(e instanceof Opening)) throw e;
+      this.tombsFrom(fn);
+    }
+  }
+
+  private tombsFrom(fn: (t: Tombstone) => boolean | void): void {
     const n = this.nTombs;
-    if (!n) return;
     if (this.xbad[0] && this.xbad[1]) throw new EpisodeError("io", "episodes: neither tombstone copy can be read");
     const p = this.xbad[0] ? 1 : 0, q = 1 - p;
     const per = Math.floor(CHUNK / TOMB_BYTES);
@@ -1021,7 +1093,12 @@ export class EpisodeStore implements EpisodeStoreApi {
     let f: File | undefined, g: File | undefined;
     try {
       const have0 = Math.floor(this.xLen[p] / TOMB_BYTES), have1 = this.xbad[q] ? 0 : Math.floor(this.xLen[q] / TOMB_BYTES);
-      if (have0 > 0) f = this.openRead(this.path("x", p));
+      try {
+        if (have0 > 0) f = this.openCopy("x", p);
+      } catch (e) {
+        if (e instanceof EpisodeError && this.xbad[p] && !this.xbad[q]) throw new Opening();
+        throw e;
+      }
       for (let first = 0; first < n; first += per) {
         const c = Math.min(per, n - first);
         const c0 = Math.max(0, Math.min(c, have0 - first));
@@ -1036,7 +1113,7 @@ export class EpisodeStore implements EpisodeStoreApi {
               ob ??= new Uint8Array(per * TOMB_BYTES);
               const c1 = Math.max(0, Math.min(c, have1 - first));
               if (c1 > 0) {
-                g ??= this.openRead(this.path("x", q));
+                g ??= this.openCopy("x", q);
                 this.rd(g, first * TOMB_BYTES, c1 * TOMB_BYTES, ob);
               }
               if (c1 < c) ob.fill(0, c1 * TOMB_BYTES);
@@ -1098,12 +1175,12 @@ export class EpisodeStore implements EpisodeStoreApi {
       const hb = new Uint8Array(n * HEADER_BYTES), tb = new Uint8Array(n * TEXT_BYTES);
       let f: File | undefined;
       try {
-        f = this.openRead(this.path("h", o));
+        f = this.openCopy("h", o);
         this.rd(f, rb.at * HEADER_BYTES, n * HEADER_BYTES, hb);
         this.close(f);
         f = undefined;
         if (tl > 0) {
-          f = this.openRead(this.path("t", o));
+          f = this.openCopy("t", o);
           this.rd(f, rb.at * TEXT_BYTES, tl * TEXT_BYTES, tb);
           this.close(f);
           f = undefined;
@@ -1164,7 +1241,7 @@ export class EpisodeStore implements EpisodeStoreApi {
       let f: File | undefined;
       try {
         if (have > 0) {
-          f = this.openRead(this.path("x", o));
+          f = this.openCopy("x", o);
           this.rd(f, rb.at, have, b);
           this.close(f);
           f = undefined;
@@ -1229,7 +1306,7 @@ export class EpisodeStore implements EpisodeStoreApi {
       if (!have[k]) continue;
       let f: File | undefined;
       try {
-        f = this.openRead(this.path("x", k));
+        f = this.openCopy("x", k);
         this.rd(f, first * TOMB_BYTES, have[k] * TOMB_BYTES, b[k]);
       } finally {
         this.close(f);
