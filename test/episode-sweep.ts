@@ -324,7 +324,7 @@ export function check(c: Ctx, v: Verdict): void {
 
 export type Plan =
   | { mode: "none" }
-  | { mode: "cut"; n: number; tear: number; spiffsSeed: number }
+  | { mode: "cut"; n: number; tear: number; spiffsSeed: number; damage?: string } // damage: a copy file made unreadable midway, the cut counted from there (it can land in the rebuild)
   | { mode: "rest"; opts: FaultOptions }
   | { mode: "op"; opts: FaultOptions; damage?: string } // damage: a copy file made unreadable midway (a reboot follows)
   | { mode: "boot" };
@@ -348,10 +348,20 @@ function fresh(): Ctx {
   return { dev, st: new EpisodeStore(), led: new Ledger(), failures: [] };
 }
 
-// Storage writes a clean run makes (programs; SPIFFS counts each write call as one).
-export function countWrites(): number {
+function damageMidway(c: Ctx, name: string, then?: (x: Ctx) => void): void {
+  c.midway = (x) => {
+    x.dev.spiffs.notFinalized.add(name);
+    x.dev.reboot();
+    x.st = new EpisodeStore();
+    if (then) then(x);
+  };
+}
+
+// Storage writes a clean run makes (programs; SPIFFS counts each write call as one), from midway with `damage`.
+export function countWrites(damage?: string): number {
   const c = fresh();
-  const w0 = c.dev.flash.writes;
+  let w0 = c.dev.flash.writes;
+  if (damage) damageMidway(c, damage, (x) => (w0 = x.dev.flash.writes));
   workload(c);
   return c.dev.flash.writes - w0;
 }
@@ -371,9 +381,11 @@ export function plans(kind: FaultKind | "none", o: { stride?: number; seeds?: nu
       out.push({ mode: "none" });
       break;
     case "power_cut": {
-      const writes = countWrites();
       let i = 0;
-      for (let n = 1; n <= writes; n += stride, i++) out.push({ mode: "cut", n, tear: i % 3, spiffsSeed: n });
+      for (const damage of [undefined, "/ep.t1"]) {
+        const writes = countWrites(damage);
+        for (let n = 1; n <= writes; n += stride, i++) out.push({ mode: "cut", n, tear: i % 3, spiffsSeed: n, damage });
+      }
       break;
     }
     case "bit_flip":
@@ -410,16 +422,12 @@ export function runCase(kind: FaultKind | "none", plan: Plan): { injected: boole
   let injected = false;
   if (plan.mode === "cut") {
     c.dev.spiffs.tearSeed = plan.spiffsSeed;
-    c.dev.cutAfter(plan.n, plan.tear === 0 ? tearHalf : plan.tear === 1 ? tearNone : tearSeeded(plan.n, "word"));
+    const arm = (x: Ctx) => x.dev.cutAfter(plan.n, plan.tear === 0 ? tearHalf : plan.tear === 1 ? tearNone : tearSeeded(plan.n, "word"));
+    if (plan.damage) damageMidway(c, plan.damage, arm);
+    else arm(c);
   }
   if (plan.mode === "op" && plan.damage) {
-    const name = plan.damage;
-    c.midway = (x) => {
-      x.dev.spiffs.notFinalized.add(name);
-      x.dev.reboot();
-      x.st = new EpisodeStore();
-      x.dev.inject(kind as FaultKind, plan.opts);
-    };
+    damageMidway(c, plan.damage, (x) => x.dev.inject(kind as FaultKind, plan.opts));
     injected = true;
   } else if (plan.mode === "op") {
     c.dev.inject(kind as FaultKind, plan.opts);

@@ -58,6 +58,7 @@ export { EpisodeError };
 export const CHUNK = 4096;
 export const MAX_BATCH = 8;
 export const W_BYTES = 32;
+const SLOT_BYTES = HEADER_BYTES + TEXT_BYTES; // a slot's records in /ep.w's redo form
 const W_MAGIC = 0xe6;
 const SCRUB_SLOTS = 5; // per step: 5 headers and 5 texts of each copy (3,360 B of text per read)
 const SCRUB_TOMBS = 100; // per step: 2,000 B of each tomb copy
@@ -120,6 +121,7 @@ export class EpisodeStore implements EpisodeStoreApi {
   private maxId = 0; // the highest id written (episodes and tombstones)
   private given = 0; // the highest id nextId() gave
   private lastSlots: number[] = []; // the slots /ep.w names
+  private redoLater: { seq: number; maxId: number; slots: number[] } | undefined; // /ep.w holds a batch not finished yet
   private known = false; // seq and maxId known (from /ep.w or a census)
   private free: Uint8Array | undefined; // bit per slot: free (a census)
   private pending: number[] = []; // slots a failed batch left out of step
@@ -129,6 +131,9 @@ export class EpisodeStore implements EpisodeStoreApi {
   private scrubTomb = 0;
   private hadWork = false;
   readonly notes: string[] = []; // what open() and step() found and did (for traces and tests)
+  // a batch or tombstone that finds a copy unreadable finishes its rebuild first
+  // (false: tests of the fallback, where the batch goes whole through /ep.w)
+  rebuildBeforeWrite = true;
 
   // prefix: the files' name before ".h0" etc., from the file root ("/ep": /data/ep.h0 on the device)
   constructor(prefix = "/ep", root: string = config.file.root) {
@@ -323,7 +328,15 @@ export class EpisodeStore implements EpisodeStoreApi {
       this.maxId = w.maxId;
       this.given = w.maxId;
       this.known = true;
-      if (!this.bad[0] && !this.bad[1]) {
+      if (w.redo) {
+        try {
+          this.redo(w.seq, w.maxId, w.slots);
+        } catch (e) {
+          if (fatal(e)) throw e;
+          this.notes.push(`the batch file could not be finished yet: ${messageOf(e)}`);
+          this.redoLater = { seq: w.seq, maxId: w.maxId, slots: w.slots };
+        }
+      } else if (!this.bad[0] && !this.bad[1]) {
         try {
           this.settle(w.slots);
         } catch (e) {
@@ -366,14 +379,31 @@ export class EpisodeStore implements EpisodeStoreApi {
     this.nSlots = Math.min(n, EPISODE_SLOTS);
   }
 
-  private readW(present: boolean): { seq: number; maxId: number; slots: number[] } | undefined {
+  // /ep.w: its head, and whether it holds the batch's records whole (the redo
+  // form a batch writes while one copy is being rebuilt).
+  private readW(present: boolean): { seq: number; maxId: number; slots: number[]; redo: boolean } | undefined {
     if (!present) return undefined;
     const b = new Uint8Array(W_BYTES);
     let f: File | undefined;
+    let redo = false;
     try {
       f = this.openRead(this.wPath());
       if (f.length < W_BYTES) return undefined;
       this.rd(f, 0, W_BYTES, b);
+      if (b[3] & 1 && b[2] <= MAX_BATCH && f.length >= W_BYTES + b[2] * SLOT_BYTES + 4) {
+        // the records' CRC, streamed in pieces of at most 4 KB
+        const end = W_BYTES + b[2] * SLOT_BYTES;
+        const piece = new Uint8Array(CHUNK);
+        let c = 0;
+        for (let at = W_BYTES; at < end; ) {
+          const n = Math.min(CHUNK, end - at);
+          this.rd(f, at, n, piece);
+          c = crc32(piece, 0, n, c);
+          at += n;
+        }
+        this.rd(f, end, 4, piece);
+        redo = u32(piece, 0) === c;
+      }
     } catch (e) {
       if (fatal(e)) throw e;
       this.close(f);
@@ -387,11 +417,19 @@ export class EpisodeStore implements EpisodeStoreApi {
     if (b[0] !== W_MAGIC || b[1] !== 1 || b[2] > MAX_BATCH || u32(b, 28) !== crc32(b, 0, 28)) return undefined;
     const slots: number[] = [];
     for (let i = 0; i < b[2]; i++) slots.push(b[12 + 2 * i] | (b[13 + 2 * i] << 8));
-    return { seq: u32(b, 4), maxId: u32(b, 8), slots };
+    return { seq: u32(b, 4), maxId: u32(b, 8), slots, redo };
   }
 
-  private writeW(seq: number, maxId: number, slots: number[]): void {
-    const b = new Uint8Array(W_BYTES);
+  // Writes /ep.w: the batch's seq, the highest id and the slots; with `recs`
+  // (a copy is being rebuilt: one copy alone is on flash) the batch's records
+  // too, and their CRC, so that open() can finish a batch a cut interrupted.
+  private writeW(seq: number, maxId: number, slots: number[], recs?: Uint8Array): void {
+    const b = new Uint8Array(W_BYTES + (recs ? recs.length + 4 : 0));
+    if (recs) {
+      b[3] = 1;
+      b.set(recs, W_BYTES);
+      put32(b, W_BYTES + recs.length, crc32(recs));
+    }
     b[0] = W_MAGIC;
     b[1] = 1;
     b[2] = slots.length;
@@ -418,10 +456,47 @@ export class EpisodeStore implements EpisodeStoreApi {
       }
     }
     try {
-      this.put(f, 0, b, 0, W_BYTES);
+      this.put(f, 0, b, 0, b.length);
     } finally {
       this.close(f);
     }
+  }
+
+  // Finishes a batch /ep.w holds whole: its records written into every copy
+  // that can be read (again: a copy may have them already), then /ep.w keeps
+  // the slots alone.
+  private redo(seq: number, maxId: number, slots: number[]): void {
+    const n = slots.length;
+    const hb = new Uint8Array(n * HEADER_BYTES);
+    const t = new Uint8Array(TEXT_BYTES);
+    for (let k = 0; k < 2; k++) {
+      if (this.bad[k]) continue;
+      let w: File | undefined, f: File | undefined;
+      try {
+        w = this.openRead(this.wPath());
+        f = this.openWrite(this.path("t", k), this.tLen[k]);
+        for (let i = 0; i < n; i++) {
+          this.rd(w, W_BYTES + i * SLOT_BYTES, HEADER_BYTES, hb, i * HEADER_BYTES);
+          this.rd(w, W_BYTES + i * SLOT_BYTES + HEADER_BYTES, TEXT_BYTES, t);
+          this.tLen[k] = this.wr(f, this.tLen[k], slots[i] * TEXT_BYTES, t);
+        }
+        this.close(f);
+        f = undefined;
+        this.close(w);
+        w = undefined;
+        f = this.openWrite(this.path("h", k), this.hLen[k]);
+        for (let i = 0; i < n; i++) this.hLen[k] = this.wr(f, this.hLen[k], slots[i] * HEADER_BYTES, hb, i * HEADER_BYTES, (i + 1) * HEADER_BYTES);
+      } catch (e) {
+        if (e instanceof Emptied) this.markBad(k, "emptied by a write open");
+        throw e;
+      } finally {
+        this.close(f);
+        this.close(w);
+      }
+    }
+    this.countSlots();
+    this.writeW(seq, maxId, slots);
+    this.notes.push(`finished a batch of ${n} from the batch file`);
   }
 
   // ---- ids, free slots: a census of the headers when needed -------------------------------
@@ -661,9 +736,21 @@ export class EpisodeStore implements EpisodeStoreApi {
     this.ensureKnown();
     if (grow) this.roomFor(grow * (HEADER_BYTES + TEXT_BYTES) * 2);
     if (this.pending.length) this.settlePending();
+    if (this.redoLater) {
+      // a batch /ep.w holds whole goes first: this one would write over it
+      const r = this.redoLater;
+      this.redo(r.seq, r.maxId, r.slots);
+      this.redoLater = undefined;
+    }
     const seq = this.seq + 1;
     let maxId = this.maxId;
     for (const ep of batch) if (ep.state !== "free" && ep.id > maxId) maxId = ep.id;
+    if ((this.bad[0] || this.bad[1]) && !this.finishRebuild(false)) {
+      // the rebuild cannot finish now (no room, a rename refused): the batch goes whole through /ep.w
+      this.writeAlone(batch, checked, seq, maxId, slots);
+      this.learnt(batch);
+      return;
+    }
     this.writeW(seq, maxId, slots); // throws: nothing written
     this.lastSlots = slots;
     this.seq = seq;
@@ -700,6 +787,52 @@ export class EpisodeStore implements EpisodeStoreApi {
       }
     }
     if (!done) throw err instanceof EpisodeError ? err : new EpisodeError("io", `episodes: the batch was not written (${messageOf(err)})`);
+    this.learnt(batch);
+  }
+
+  // While one copy is being rebuilt, a batch goes whole into /ep.w first (the
+  // copy that stands is then written in place: a cut there is finished by the
+  // next open from /ep.w), then into that copy, and into the part of the
+  // rebuild already copied.
+  private writeAlone(batch: Episode[], checked: Checked[], seq: number, maxId: number, slots: number[]): void {
+    const o = this.bad[0] ? 1 : 0, k = 1 - o;
+    // a read open first: a write open whose read open fails empties the file (Moddable's "wb+")
+    this.close(this.openCopy("h", o));
+    this.close(this.openCopy("t", o));
+    const recs = this.prepare(o, batch, checked, seq);
+    this.writeW(seq, maxId, slots, recs); // throws: nothing written
+    this.lastSlots = slots;
+    this.seq = seq;
+    this.maxId = maxId;
+    for (let c = 0; c < 2; c++) {
+      if (c === k) {
+        if (!this.rebuild || this.rebuild.k !== k) continue;
+        try {
+          this.writeCopy(k, batch, checked, seq, recs);
+        } catch (e) {
+          if (fatal(e)) throw e;
+          this.rebuild = undefined; // its files failed: the rebuild starts again
+        }
+        continue;
+      }
+      try {
+        this.writeCopy(o, batch, checked, seq, recs);
+      } catch (e) {
+        if (fatal(e)) throw e;
+        if (e instanceof Emptied) this.notes.push("the only readable copy was emptied by a write open");
+        try {
+          this.writeCopy(o, batch, checked, seq, recs); // the batch is in /ep.w: forwards, once more
+        } catch (e2) {
+          if (fatal(e2)) throw e2;
+          this.redoLater = { seq, maxId, slots };
+          throw e2 instanceof EpisodeError ? e2 : new EpisodeError("io", `episodes: the batch was not written (${messageOf(e2)})`);
+        }
+      }
+    }
+  }
+
+  // After a batch: the free map and the slot count.
+  private learnt(batch: Episode[]): void {
     for (let i = 0; i < batch.length; i++) {
       this.setFree(batch[i].slot, batch[i].state === "free");
       if (batch[i].slot >= this.nSlots) this.nSlots = batch[i].slot + 1;
@@ -720,10 +853,55 @@ export class EpisodeStore implements EpisodeStoreApi {
     if (info.used + pages > info.total * USABLE) throw new EpisodeError("full", `episodes: the file system is full (${info.used} of ${info.total} bytes used)`);
   }
 
+  // The records of one batch slot into out[at..at+800): its header, then its
+  // text record. `old`: the slot's header as it is in the copy (or undefined):
+  // when its text is already the one to write, the text keeps its seq (and the
+  // header its signature) and need not be written. Returns true when the text
+  // is to be written.
+  private record(old: Uint8Array | undefined, ep: Episode, c: Checked, seq: number, out: Uint8Array, at: number): boolean {
+    const id = ep.state === "free" ? 0 : ep.id;
+    const ta = at + HEADER_BYTES;
+    let textSeq = seq;
+    let tc = 0;
+    let sig: Uint8Array | undefined;
+    if (old && headerValid(old, 0)) {
+      const keep = headerTextSeq(old, 0);
+      const same = encodeText(out, ta, id, keep, c);
+      if (same === headerTextCrc(old, 0)) {
+        textSeq = keep;
+        tc = same;
+        sig = old.subarray(H_SIG, H_SIG + EPISODE_SIG_BYTES);
+      }
+    }
+    if (textSeq === seq) tc = encodeText(out, ta, id, seq, c);
+    if (ep.state !== "free" && !sig) sig = signature(ep.content, ep.keywords);
+    encodeHeader(out, at, ep, seq, tc, textSeq, sig);
+    return textSeq === seq;
+  }
+
+  // The records of a whole batch as copy k's headers make them (for /ep.w's redo form).
+  private prepare(k: number, batch: Episode[], checked: Checked[], seq: number): Uint8Array {
+    const recs = new Uint8Array(batch.length * SLOT_BYTES);
+    const old = new Uint8Array(HEADER_BYTES);
+    let f: File | undefined;
+    try {
+      if (this.hLen[k] > 0) f = this.openCopy("h", k);
+      for (let i = 0; i < batch.length; i++) {
+        const s = batch[i].slot;
+        const has = f && (s + 1) * HEADER_BYTES <= this.hLen[k] && (s + 1) * TEXT_BYTES <= this.tLen[k];
+        if (has) this.rd(f as File, s * HEADER_BYTES, HEADER_BYTES, old);
+        this.record(has ? old : undefined, batch[i], checked[i], seq, recs, i * SLOT_BYTES);
+      }
+    } finally {
+      this.close(f);
+    }
+    return recs;
+  }
+
   // Writes the batch into copy k (its `.n` files while a rebuild writes them:
   // only the slots the rebuild has passed). Per slot the text when it changed,
-  // then the header.
-  private writeCopy(k: number, batch: Episode[], checked: Checked[], seq: number): void {
+  // then the header. `recs`: the records already made (every text is written).
+  private writeCopy(k: number, batch: Episode[], checked: Checked[], seq: number, recs?: Uint8Array): void {
     const rb = this.bad[k] ? this.rebuild : undefined;
     const hp = rb ? this.tmp("h", k) : this.path("h", k);
     const tp = rb && rb.phase < 3 ? this.tmp("t", k) : this.path("t", k);
@@ -734,45 +912,29 @@ export class EpisodeStore implements EpisodeStoreApi {
     for (let i = 0; i < batch.length; i++) if (!rb || rb.phase > 0 || batch[i].slot < rb.at) idx.push(i);
     if (!idx.length) return;
     const old = new Uint8Array(HEADER_BYTES);
-    const hs = new Uint8Array(idx.length * HEADER_BYTES);
-    const ts = new Uint8Array(TEXT_BYTES);
+    const mine = recs ?? new Uint8Array(batch.length * SLOT_BYTES);
     let fh: File | undefined, ft: File | undefined;
     try {
       fh = this.openWrite(hp, hl);
-      for (let n = 0; n < idx.length; n++) {
-        const ep = batch[idx[n]], c = checked[idx[n]];
-        const s = ep.slot;
-        // the slot's header as it is: is its text already the one to write?
-        let oldOk = false;
-        if ((s + 1) * HEADER_BYTES <= hl) {
-          this.rd(fh, s * HEADER_BYTES, HEADER_BYTES, old);
-          oldOk = headerValid(old, 0) && (s + 1) * TEXT_BYTES <= tl;
+      for (const i of idx) {
+        const s = batch[i].slot;
+        let fresh = true;
+        if (!recs) {
+          // the slot's header as it is: is its text already the one to write?
+          const has = (s + 1) * HEADER_BYTES <= hl && (s + 1) * TEXT_BYTES <= tl;
+          if (has) this.rd(fh, s * HEADER_BYTES, HEADER_BYTES, old);
+          fresh = this.record(has ? old : undefined, batch[i], checked[i], seq, mine, i * SLOT_BYTES);
         }
-        const id = ep.state === "free" ? 0 : ep.id;
-        let textSeq = seq;
-        let tc = encodeText(ts, 0, id, seq, c);
-        let sig: Uint8Array | undefined;
-        if (oldOk) {
-          const keep = headerTextSeq(old, 0);
-          const same = encodeText(ts, 0, id, keep, c);
-          if (same === headerTextCrc(old, 0)) {
-            textSeq = keep;
-            tc = same;
-            sig = old.subarray(H_SIG, H_SIG + EPISODE_SIG_BYTES);
-          } else encodeText(ts, 0, id, seq, c);
-        }
-        if (textSeq === seq) {
+        if (fresh) {
           ft ??= this.openWrite(tp, tl);
-          tl = this.wr(ft, tl, s * TEXT_BYTES, ts);
+          tl = this.wr(ft, tl, s * TEXT_BYTES, mine, i * SLOT_BYTES + HEADER_BYTES, (i + 1) * SLOT_BYTES);
         }
-        if (ep.state !== "free" && !sig) sig = signature(ep.content, ep.keywords);
-        encodeHeader(hs, n * HEADER_BYTES, ep, seq, tc, textSeq, sig);
       }
       this.close(ft);
       ft = undefined;
       if (rb) this.nLen.t = tl;
       else this.tLen[k] = tl;
-      for (let n = 0; n < idx.length; n++) hl = this.wr(fh, hl, batch[idx[n]].slot * HEADER_BYTES, hs, n * HEADER_BYTES, (n + 1) * HEADER_BYTES);
+      for (const i of idx) hl = this.wr(fh, hl, batch[i].slot * HEADER_BYTES, mine, i * SLOT_BYTES, i * SLOT_BYTES + HEADER_BYTES);
       if (rb) this.nLen.h = hl;
       else this.hLen[k] = hl;
     } finally {
@@ -1016,6 +1178,8 @@ export class EpisodeStore implements EpisodeStoreApi {
     }
     if (this.xbad[0] && this.xbad[1]) throw new EpisodeError("io", "episodes: neither tombstone copy can be written");
     this.roomFor(out.length * 2);
+    // never appended to the only readable copy while the other can be rebuilt first
+    if (this.xbad[0] || this.xbad[1]) this.finishRebuild(true);
     // an id above every id written (a tombstone of an episode from elsewhere) goes into /ep.w first
     this.ensureKnown();
     let top = this.maxId;
@@ -1142,6 +1306,12 @@ export class EpisodeStore implements EpisodeStoreApi {
 
   step(): boolean {
     this.open();
+    if (this.redoLater) {
+      const r = this.redoLater;
+      this.redo(r.seq, r.maxId, r.slots);
+      this.redoLater = undefined;
+      return true;
+    }
     if (this.pending.length && !this.bad[0] && !this.bad[1]) {
       this.settlePending();
       return true;
@@ -1152,18 +1322,20 @@ export class EpisodeStore implements EpisodeStoreApi {
   }
 
   // Writes copy k again from the other, REBUILD_SLOTS slots per step, into
-  // `.h<k>.n` and `.t<k>.n`; then both old files are deleted and the new ones
-  // renamed into place (a reboot before the last rename finds a file missing
-  // and starts again). Batches meanwhile also go to the part already copied.
+  // `.h<k>.n` and `.t<k>.n`, then renames them into place. Copy k's old files
+  // go first (they cannot be read, or are stale: the other copy holds every
+  // slot), which also frees their room. A reboot before the last rename finds
+  // the header file missing and starts again. Batches meanwhile also go to the
+  // part already copied.
   private rebuildStep(): boolean {
     const k = this.bad[0] ? 0 : 1, o = 1 - k;
     const hN = this.tmp("h", k), tN = this.tmp("t", k);
     let rb = this.rebuild;
     if (!rb) {
-      for (const p of [hN, tN]) {
-        if (!this.remove(p)) return true; // a delete that failed: the next step tries again
-        this.close(this.openWrite(p, 0));
-      }
+      for (const p of [this.path("h", k), this.path("t", k), hN, tN]) if (!this.remove(p)) return true; // a delete that failed: the next step tries again
+      this.hLen[k] = 0;
+      this.tLen[k] = 0;
+      for (const p of [hN, tN]) this.close(this.openWrite(p, 0));
       this.nLen = { h: 0, t: 0 };
       rb = this.rebuild = { k, at: 0, phase: 0 };
       return true;
@@ -1201,15 +1373,9 @@ export class EpisodeStore implements EpisodeStoreApi {
       rb.at += n;
       return true;
     }
-    // in place: both old files go first (a reboot from here on finds the
-    // header file missing and starts again), then the new ones take their names
-    if (rb.phase === 0) rb.phase = 1;
-    if (rb.phase === 1) {
-      if (!this.remove(this.path("h", k)) || !this.remove(this.path("t", k))) return true;
-      rb.phase = 2;
-    }
+    if (rb.phase === 0) rb.phase = 2;
     if (rb.phase === 2) {
-      if (!File.rename(tN, this.path("t", k))) return true;
+      if (!File.rename(tN, this.path("t", k))) return true; // false: the next step tries again
       rb.phase = 3;
     }
     if (!File.rename(hN, this.path("h", k))) return true;
@@ -1222,13 +1388,34 @@ export class EpisodeStore implements EpisodeStoreApi {
     return true;
   }
 
+  // Runs the rebuild of an unreadable copy to its end (a batch never writes the
+  // only readable copy in place while it can help it: a cut could leave that
+  // file not finalized too). False when it cannot finish now.
+  private finishRebuild(xs: boolean): boolean {
+    if (!this.rebuildBeforeWrite) return false;
+    this.learnTombs();
+    const most = xs ? Math.ceil((this.nTombs * TOMB_BYTES) / CHUNK) + 8 : Math.ceil(EPISODE_SLOTS / REBUILD_SLOTS) + 8;
+    for (let i = 0; i < most; i++) {
+      if (xs ? !(this.xbad[0] || this.xbad[1]) : !(this.bad[0] || this.bad[1])) return true;
+      try {
+        if (xs) this.rebuildTombStep();
+        else this.rebuildStep();
+      } catch (e) {
+        if (fatal(e)) throw e;
+        return false;
+      }
+    }
+    return xs ? !(this.xbad[0] || this.xbad[1]) : !(this.bad[0] || this.bad[1]);
+  }
+
   private rebuildTombStep(): boolean {
     this.learnTombs();
     const k = this.xbad[0] ? 0 : 1, o = 1 - k;
     const xN = this.tmp("x", k);
     let rb = this.xrebuild;
     if (!rb) {
-      if (!this.remove(xN)) return true;
+      if (!this.remove(this.path("x", k)) || !this.remove(xN)) return true;
+      this.xLen[k] = 0;
       this.close(this.openWrite(xN, 0));
       rb = this.xrebuild = { k, at: 0 };
       return true;
@@ -1254,7 +1441,6 @@ export class EpisodeStore implements EpisodeStoreApi {
       rb.at += n;
       return true;
     }
-    if (!this.remove(this.path("x", k))) return true;
     if (!File.rename(xN, this.path("x", k))) return true;
     this.xLen[k] = rb.at;
     this.xbad[k] = false;

@@ -357,21 +357,22 @@ export const scenarios: Scenario[] = [
   {
     name: "episodes: a rebuild whose rename or delete returns false tries again at the next step",
     run() {
-      for (const fault of ["rename_false", "delete_false"] as const) {
+      // the old files go at the first step; the new ones are renamed in after 3 steps of copying
+      for (const [fault, steps, at] of [["delete_false", 0, 1], ["delete_false", 0, 2], ["rename_false", 4, 1], ["rename_false", 4, 2]] as const) {
         const dev = freshDevice();
         let st = new EpisodeStore();
         const eps = fill(st, 12);
         dev.spiffs.notFinalized.add("/ep.h0");
         dev.reboot();
         st = new EpisodeStore();
-        let n = 0;
-        // copy 12 slots in 3 steps plus the start; then the fault hits the swap
-        while (n < 4) (st.step(), n++);
-        dev.inject(fault, { at: 1 });
+        for (let n = 0; n < steps; n++) st.step();
+        dev.inject(fault, { at });
         st.step();
-        ok(!dev.spiffs.isArmed(fault), `${fault} fired`);
+        ok(!dev.spiffs.isArmed(fault), `${fault} ${at} fired`);
+        ok(st.notes.every((n) => n !== "slot copy 0 rebuilt"), `${fault} ${at}: not done yet`);
         settle(st);
-        ok(copiesEqual(dev), `${fault}: both copies equal in the end`);
+        ok(st.notes.some((n) => n.indexOf("slot copy 0 rebuilt") === 0), `${fault} ${at}: done at a later step`);
+        ok(copiesEqual(dev, st), `${fault}: both copies equal in the end`);
         dev.reboot();
         st = new EpisodeStore();
         deepEqual(all(st).map((e) => e.content), eps.map((e) => e.content));
@@ -454,6 +455,59 @@ export const scenarios: Scenario[] = [
           const c = st.read(s)?.content;
           ok(c === before[i] || c === after[i], `cut at ${at}: slot ${s} is ${c}`);
         });
+        settle(st);
+        ok(copiesEqual(dev, st), `cut at ${at}: copies equal after steps`);
+      }
+      ok(cuts >= 5, `cut points ${cuts}`);
+    },
+  },
+  {
+    name: "episodes: while a copy is unreadable a batch finishes its rebuild first; else it goes whole through /ep.w and a cut in the one copy is finished by open()",
+    run() {
+      // the rebuild first: both copies whole when the batch returns
+      let dev = freshDevice();
+      let st = new EpisodeStore();
+      fill(st, 12);
+      dev.spiffs.notFinalized.add("/ep.t1");
+      dev.reboot();
+      st = new EpisodeStore();
+      st.write([episode(3, 4, "改了第三件")]);
+      ok(!dev.spiffs.notFinalized.has("/ep.t1"), "rebuilt by the batch");
+      ok(copiesEqual(dev, st), "copies equal at once");
+      // the fallback: cut at every write of a batch that goes through /ep.w
+      let cuts = 0;
+      for (let at = 1; ; at++) {
+        dev = freshDevice();
+        dev.spiffs.tearModes = ["unchanged", "prefix", "holes"];
+        st = new EpisodeStore();
+        fill(st, 12);
+        dev.spiffs.notFinalized.add("/ep.h1");
+        dev.reboot();
+        st = new EpisodeStore();
+        st.rebuildBeforeWrite = false;
+        const before = [2, 5, 12].map((s) => st.read(s)?.content);
+        dev.cutAfter(at, tearHalf);
+        let cut = false;
+        try {
+          st.write([episode(2, 3, "新的第二件"), episode(5, 6, "新的第五件"), episode(12, 13, "第十二个")]);
+        } catch (e) {
+          if (!(e instanceof PowerCut)) throw e;
+          cut = true;
+        }
+        dev.flash.disarm();
+        if (!cut) {
+          equal(st.read(5)!.content, "新的第五件");
+          break;
+        }
+        cuts++;
+        dev.reboot();
+        st = new EpisodeStore();
+        const after = ["新的第二件", "新的第五件", "第十二个"];
+        const now = [2, 5, 12].map((s) => st.read(s)?.content);
+        ok(now.every((c, i) => c === before[i] || c === after[i]), `cut at ${at}: ${JSON.stringify(now)}`);
+        for (let s = 0; s < 12; s++) if (s !== 2 && s !== 5) ok(st.read(s) !== undefined, `cut at ${at}: slot ${s} is there`);
+        // a cut after /ep.w was whole: open() finished the batch
+        if (st.notes.some((n) => n.indexOf("finished a batch") === 0)) deepEqual(now, after, `cut at ${at}: finished`);
         settle(st);
         ok(copiesEqual(dev, st), `cut at ${at}: copies equal after steps`);
       }
