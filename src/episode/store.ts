@@ -85,6 +85,14 @@ class Emptied extends Error {
   }
 }
 
+// A file longer than the store knows it (another writer, a listing that
+// missed bytes): nothing is written, the files are learnt again.
+class Stale extends EpisodeError {
+  constructor(message: string) {
+    super("io", message);
+  }
+}
+
 // The first open of a scan failed and its copy is now marked unreadable: the scan starts over from the other.
 class Opening extends Error {
   constructor() {
@@ -200,6 +208,19 @@ export class EpisodeStore implements EpisodeStoreApi {
       f.close();
       throw new Emptied(path);
     }
+    if (f.length > expected) {
+      // longer than this store knows it: never written over blindly; learnt again at the next call
+      const n = f.length;
+      f.close();
+      this.opened = false;
+      this.bad = [false, false];
+      this.xbad = [false, false];
+      this.rebuild = undefined;
+      this.xrebuild = undefined;
+      this.nTombs = -1;
+      this.free = undefined;
+      throw new Stale(`episodes: ${path} is ${n} bytes, ${expected} expected; not written`);
+    }
     return f;
   }
 
@@ -282,14 +303,16 @@ export class EpisodeStore implements EpisodeStoreApi {
     if (this.opened) return;
     this.opened = true;
     const names = new Map<string, number>();
+    let listed = true;
     try {
       const it = new Iterator(this.root);
       const pre = this.name + ".";
       for (let e = it.next(); e; e = it.next()) if (e.name.indexOf(pre) === 0 && e.length !== undefined) names.set(this.root + e.name, e.length);
     } catch (e) {
       if (fatal(e)) throw e;
+      listed = false; // never taken for "no files": each file is asked on its own
     }
-    const len = (p: string) => names.get(p);
+    const len = (p: string) => (listed ? names.get(p) : this.probe(p));
     // a rebuild a reboot interrupted starts again
     for (const part of ["h", "t", "x"] as const)
       for (let k = 0; k < 2; k++) if (len(this.tmp(part, k)) !== undefined && this.remove(this.tmp(part, k))) this.notes.push(`deleted ${this.tmp(part, k)}`);
@@ -345,6 +368,22 @@ export class EpisodeStore implements EpisodeStoreApi {
           this.notes.push(`the batch could not be put in step yet: ${messageOf(e)}`);
         }
       }
+    }
+  }
+
+  // A file's length without a listing: undefined when missing, 0 when it cannot be opened.
+  private probe(path: string): number | undefined {
+    if (!File.exists(path)) return undefined;
+    try {
+      const f = this.openRead(path);
+      try {
+        return f.length;
+      } finally {
+        this.close(f);
+      }
+    } catch (e) {
+      if (fatal(e)) throw e;
+      return 0;
     }
   }
 
@@ -778,7 +817,7 @@ export class EpisodeStore implements EpisodeStoreApi {
         }
         if (done === 0) {
           // the first copy failed part way: it gets the other copy's slots back
-          if (!this.bad[1 - k]) this.rollBack(k, slots);
+          if (!this.bad[1 - k] && !(e instanceof Stale)) this.rollBack(k, slots);
           throw e instanceof EpisodeError ? e : new EpisodeError("io", `episodes: the batch was not written (${messageOf(e)})`);
         }
         // copy 0 holds the batch whole: copy 1 is put in step by steps
@@ -1195,7 +1234,7 @@ export class EpisodeStore implements EpisodeStoreApi {
       if (this.xbad[k]) continue;
       let f: File | undefined;
       try {
-        f = this.openWrite(this.path("x", k), Math.min(this.xLen[k], at));
+        f = this.openWrite(this.path("x", k), this.xLen[k]);
         if (this.xLen[k] < at) this.xLen[k] = this.levelTombs(f, k, at);
         this.xLen[k] = this.wr(f, this.xLen[k], at, out);
         wrote++;
@@ -1512,7 +1551,7 @@ export class EpisodeStore implements EpisodeStoreApi {
             for (let x = at; x < at + TOMB_BYTES && same; x++) same = b[k][x] === b[1 - k][x];
             if (same || k === 1) continue; // two valid, different records (never written so): copy 0 stands
           }
-          f ??= this.openWrite(this.path("x", k), Math.min(this.xLen[k], first * TOMB_BYTES));
+          f ??= this.openWrite(this.path("x", k), this.xLen[k]);
           this.xLen[k] = this.wr(f, this.xLen[k], (first + i) * TOMB_BYTES, b[1 - k], at, at + TOMB_BYTES);
           b[k].set(b[1 - k].subarray(at, at + TOMB_BYTES), at);
           if (i >= have[k]) have[k] = i + 1;

@@ -515,6 +515,27 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "episodes: a store whose view of the files is stale never writes over them blindly: it refuses once and learns them again",
+    run() {
+      const dev = freshDevice();
+      const a = new EpisodeStore();
+      fill(a, 4);
+      const b = new EpisodeStore();
+      b.write([episode(4, 5, "另一个实例写的"), episode(5, 6, "也是")]);
+      const e = throws(() => a.write([episode(4, 7, "旧的视图")]), { name: "EpisodeError", message: "expected" }) as EpisodeError;
+      equal(e.code, "io");
+      equal(b.read(4)!.content, "另一个实例写的", "nothing written over");
+      equal(a.slots, 6, "learnt again");
+      equal(a.freeSlot(), 6);
+      const id = a.nextId();
+      ok(id > 6, `a new id: ${id}`);
+      a.write([episode(6, id, "接着写")]);
+      equal(a.read(6)!.content, "接着写");
+      equal(b.read(5)!.content, "也是");
+      void dev;
+    },
+  },
+  {
     name: "episodes: signatures make 篮球, 打篮球 and 今天打了篮球 alike and 钢琴课 apart",
     run() {
       const s = ["篮球", "打篮球", "今天打了篮球", "钢琴课"].map((t) => signature(t, []));
