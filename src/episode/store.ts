@@ -349,7 +349,7 @@ export class EpisodeStore implements EpisodeStoreApi {
       this.lastSlots = w.slots;
       this.seq = w.seq;
       this.maxId = w.maxId;
-      this.given = w.maxId;
+      this.given = Math.max(this.given, w.maxId);
       this.known = true;
       if (w.redo) {
         try {
