@@ -229,12 +229,13 @@ export class EpisodeStore implements EpisodeStoreApi {
     if (n <= 0) return;
     for (let tries = 0; ; tries++) {
       try {
+        // straight into the caller's buffer (no 4 KB allocation per read); the
+        // device clamps a count past the end without saying so: checked first
+        if (pos + n > f.length) throw new Error("short read");
         f.position = pos;
-        const got = new Uint8Array(f.read(ArrayBuffer, n) as ArrayBuffer);
+        f.read(buf.subarray(at, at + n), n);
         this.stats.reads++;
-        this.stats.bytesRead += got.length;
-        if (got.length !== n) throw new Error("short read");
-        buf.set(got, at);
+        this.stats.bytesRead += n;
         return;
       } catch (e) {
         if (fatal(e)) throw e;
