@@ -259,7 +259,7 @@ export class EpisodeStore implements EpisodeStoreApi {
   private put(f: File, pos: number, bytes: Uint8Array, s: number, e: number): void {
     try {
       f.position = pos;
-      f.write(s === 0 && e === bytes.byteLength && bytes.byteOffset === 0 && bytes.buffer.byteLength === e ? (bytes.buffer as ArrayBuffer) : (bytes.slice(s, e).buffer as ArrayBuffer));
+      f.write(bytes.subarray(s, e)); // the device's File.write takes a byte view: no copy
     } catch (err) {
       if (fatal(err)) throw err;
       throw this.failure(err, e - s, "write failed");
