@@ -229,13 +229,14 @@ export class EpisodeStore implements EpisodeStoreApi {
     if (n <= 0) return;
     for (let tries = 0; ; tries++) {
       try {
-        // straight into the caller's buffer (no 4 KB allocation per read); the
-        // device clamps a count past the end without saying so: checked first
-        if (pos + n > f.length) throw new Error("short read");
+        // an ArrayBuffer, then copied: reading into a view is ESP32's C alone
+        // (not the lin port's, nor the SDK's typings of `file`)
         f.position = pos;
-        f.read(buf.subarray(at, at + n), n);
+        const got = new Uint8Array(f.read(ArrayBuffer, n));
         this.stats.reads++;
-        this.stats.bytesRead += n;
+        this.stats.bytesRead += got.length;
+        if (got.length !== n) throw new Error("short read");
+        buf.set(got, at);
         return;
       } catch (e) {
         if (fatal(e)) throw e;
@@ -259,7 +260,8 @@ export class EpisodeStore implements EpisodeStoreApi {
   private put(f: File, pos: number, bytes: Uint8Array, s: number, e: number): void {
     try {
       f.position = pos;
-      f.write(bytes.subarray(s, e)); // the device's File.write takes a byte view: no copy
+      // an ArrayBuffer (the SDK's typings of `file` take no view)
+      f.write(s === 0 && e === bytes.length && bytes.byteOffset === 0 && bytes.buffer.byteLength === e ? (bytes.buffer as ArrayBuffer) : (bytes.slice(s, e).buffer as ArrayBuffer));
     } catch (err) {
       if (fatal(err)) throw err;
       throw this.failure(err, e - s, "write failed");
