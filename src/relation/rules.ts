@@ -105,7 +105,7 @@ export function unlock(a: Affection, memory: Memory, atMs: number | undefined): 
   if (a.totalConversations >= CHATS_100) b |= bit("100_chats");
   if (a.sharedSecrets >= 1) b |= bit("share_secret");
   if (a.comfortedTimes >= 1) b |= bit("first_comfort");
-  if (atMs !== undefined && a.firstMeet > 0 && a.totalConversations > 0 && atMs - a.firstMeet * 1000 >= ANNIVERSARY_DAYS * DAY_MS) b |= bit("anniversary_1");
+  if (atMs !== undefined && a.firstMeet > 0 && a.totalConversations > 0 && dayNumber(atMs) - dayNumber(a.firstMeet * 1000) >= ANNIVERSARY_DAYS) b |= bit("anniversary_1");
   if (a.maxAffection >= 100) b |= bit("max_affection");
   if (memory.stores.family.count >= KNOW_FAMILY) b |= bit("know_family");
   if (memory.preferences().likes.length >= KNOW_HOBBY) b |= bit("know_hobby");
