@@ -118,7 +118,7 @@ export const scenarios: Scenario[] = [
       const stages: string[] = [call({ action: "read" }).json.relationship.stage];
       for (let d = 32; d < 60; d++) {
         dev.clock.advanceTo(T0 + d * DAY);
-        for (let i = 0; i < 3; i++) talk(COINS.longRounds);
+        for (let i = 0; i < 3; i++) talk(COINS.minRounds); // the day's cap
         const s = call({ action: "read" }).json.relationship;
         if (stages[stages.length - 1] !== s.stage) stages.push(s.stage);
         equal(s.style, STAGES.find((x) => x.stage === s.stage)!.hint, "the style is the stage's");
@@ -265,7 +265,7 @@ export const scenarios: Scenario[] = [
       let day = 1;
       while (aff().maxAffection < 100 && day < 200) {
         dev.clock.advanceTo(T0 + day++ * DAY);
-        talk(COINS.longRounds, "哈哈", "嘻嘻");
+        talk(COINS.minRounds, "哈哈", "嘻嘻");
         read();
       }
       equal(aff().affection, 100);
