@@ -39,6 +39,9 @@ import { scenarios as digest } from "./digest.scn";
 import { scenarios as recallAll } from "./recall-all.scn";
 import { scenarios as episodeStore } from "./episode-store.scn";
 
+import { scenarios as evolver } from "./evolver.scn";
+import { scenarios as config } from "./config.scn";
+
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
   { file: "nvs-space", scenarios: nvsSpace },
@@ -78,4 +81,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "digest", scenarios: digest },
   { file: "recall-all", scenarios: recallAll },
   { file: "episode-store", scenarios: episodeStore },
+
+  { file: "evolver", scenarios: evolver },
+  { file: "config", scenarios: config },
 ];
