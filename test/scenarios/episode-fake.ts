@@ -72,8 +72,10 @@ export class FakeEpisodeStore implements EpisodeStoreApi {
       this.failNext = undefined;
       throw new FakeEpisodeError("io", "write failed");
     }
+    let grown = this.eps.length; // the files grow slot by slot
     for (const ep of batch) {
-      if (ep.slot < 0 || ep.slot >= EPISODE_SLOTS || ep.slot > this.eps.length) throw new FakeEpisodeError("bad", `slot ${ep.slot}`);
+      if (ep.slot < 0 || ep.slot >= EPISODE_SLOTS || ep.slot > grown) throw new FakeEpisodeError("bad", `slot ${ep.slot}`);
+      if (ep.slot === grown) grown++;
       if (ep.sig.length !== EPISODE_SIG_BYTES) throw new FakeEpisodeError("bad", "sig");
     }
     for (const ep of batch) {
@@ -116,6 +118,11 @@ export function fakeSignature(text: string, keywords: readonly string[]): Uint8A
       h ^= c.codePointAt(0) as number;
       h = Math.imul(h, 0x01000193) >>> 0;
     }
+    h ^= h >>> 16; // murmur3's finaliser: the low bits FNV leaves poorly mixed
+    h = Math.imul(h, 0x85ebca6b) >>> 0;
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35) >>> 0;
+    h ^= h >>> 16;
     const bit = h % (EPISODE_SIG_BYTES * 8);
     out[bit >> 3] |= 1 << (bit & 7);
   };
