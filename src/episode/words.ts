@@ -140,7 +140,37 @@ export function keywordsOf(lines: readonly string[], max: number): string[] {
   for (const k of order) {
     if (out.length >= max) break;
     if (counts[k] < 2 && out.length >= 2) break; // a word said once is a keyword only for want of better
-    out.push(terms[k]);
+    const w = extend(terms[k], lines);
+    let dup = false;
+    for (const o of out) if (o.indexOf(w) >= 0 || w.indexOf(o) >= 0) dup = true;
+    if (!dup) out.push(w);
   }
   return out;
+}
+
+// A bigram grown into the longer word it is always part of (机器 → 机器人),
+// up to 6 characters: while every occurrence is followed (or preceded) by
+// the same word character.
+function extend(term: string, lines: readonly string[]): string {
+  let t = term;
+  for (let side = 0; side < 2; side++)
+    for (let n = 0; n < 4; n++) {
+      let next = "";
+      let same = true;
+      let seen = 0;
+      for (const line of lines) {
+        let at = line.indexOf(t);
+        while (at >= 0) {
+          seen++;
+          const c = side === 0 ? line.slice(at + t.length, at + t.length + 1) : line.slice(at - 1, at);
+          if (at === 0 && side === 1) same = false;
+          else if (!next) next = c;
+          else if (c !== next) same = false;
+          at = line.indexOf(t, at + 1);
+        }
+      }
+      if (!same || !seen || !next || !isWordChar(next) || STOP.indexOf(next) >= 0) break;
+      t = side === 0 ? t + next : next + t;
+    }
+  return t;
 }

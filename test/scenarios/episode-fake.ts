@@ -122,7 +122,7 @@ export function fakeSignature(text: string, keywords: readonly string[]): Uint8A
     h = Math.imul(h, 0x85ebca6b) >>> 0;
     h ^= h >>> 13;
     h = Math.imul(h, 0xc2b2ae35) >>> 0;
-    h ^= h >>> 16;
+    h = (h ^ (h >>> 16)) >>> 0;
     const bit = h % (EPISODE_SIG_BYTES * 8);
     out[bit >> 3] |= 1 << (bit & 7);
   };
@@ -130,7 +130,7 @@ export function fakeSignature(text: string, keywords: readonly string[]): Uint8A
     const chars: string[] = [];
     for (const c of t.toLowerCase()) {
       const n = c.codePointAt(0) as number;
-      chars.push(n >= 0x4e00 || (n >= 0x30 && n <= 0x39) || (n >= 0x61 && n <= 0x7a) ? c : " ");
+      chars.push((n >= 0x4e00 && n <= 0x9fff) || (n >= 0x30 && n <= 0x39) || (n >= 0x61 && n <= 0x7a) ? c : " ");
     }
     for (let i = 0; i < chars.length; i++) {
       if (chars[i] === " ") continue;

@@ -39,6 +39,7 @@ import { scenarios as digest } from "./digest.scn";
 import { scenarios as recallAll } from "./recall-all.scn";
 import { scenarios as episodes } from "./episodes.scn";
 import { scenarios as episodeRecall } from "./episode-recall.scn";
+import { scenarios as context } from "./context.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -80,4 +81,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "recall-all", scenarios: recallAll },
   { file: "episodes", scenarios: episodes },
   { file: "episode-recall", scenarios: episodeRecall },
+  { file: "context", scenarios: context },
 ];
