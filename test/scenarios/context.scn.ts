@@ -183,6 +183,21 @@ export const scenarios: Scenario[] = [
       ok(all[0].content.indexOf("跳舞") >= 0, all[0].content);
       ok(all[0].content.indexOf("嗯") < 0, "acknowledgements left out");
       equal(all[0].p, 50, "a plan was said (以后): p 0.5");
+      // the end of the conversation writes NVS exactly as it does without episodes
+      const nvsWrites = (withEpisodes: boolean) => {
+        const d = boot(withEpisodes);
+        for (const l of ["我叫小明", "我喜欢画画", "今天画了一只恐龙", "恐龙是绿色的", "明天还想画"]) {
+          d.svc.hear("user", l);
+          d.svc.hear("assistant", "真棒！");
+        }
+        const before = d.dev.flash.writes;
+        const written = d.svc.endConversation();
+        return [written, d.dev.flash.writes - before, d.svc.tool.episodes ? d.svc.tool.episodes.counts().active : 0];
+      };
+      const [a, b] = [nvsWrites(false), nvsWrites(true)];
+      deepEqual([a[0], a[1]], [b[0], b[1]], "same NVS batch");
+      ok(a[1] > 0, "the batch wrote something");
+      equal(b[2], 1, "and the episode was formed");
       // the former alone: rules and limits
       equal(formEpisode(["a", "b"], MIN_ROUNDS - 1), undefined);
       equal(formEpisode(["嗯", "好的", "哈哈", "对", "拜拜"], 5), undefined, "nothing informative");

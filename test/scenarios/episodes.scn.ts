@@ -10,6 +10,7 @@ import { EPISODE_SLOTS, type Tombstone } from "../../src/episode/types";
 import { FakeEpisodeStore, fakeSigner } from "./episode-fake";
 import { ok, equal, deepEqual, throws } from "./assert";
 import type { Scenario } from "./types";
+import { bootDevice } from "../../src/app/boot";
 
 const T0 = Date.UTC(2026, 1, 5, 5, 0); // 2026-02-05 13:00 +08:00
 const DAY = 86400000;
@@ -282,6 +283,43 @@ export const scenarios: Scenario[] = [
       eps.step();
       equal(store.tombCount(), 1);
       ok(UPDATE_SIMILARITY > 0.5);
+    },
+  },
+  {
+    name: "boot wires the episodes into the tool and the maintenance timer: forgetting runs when idle, never during a conversation; a failing store still boots",
+    run() {
+      const dev = new SimDevice({ now: T0 }).install();
+      const store = new FakeEpisodeStore();
+      const b = bootDevice(undefined, { sink: { remind() {} }, makeEpisodes: () => new Episodes(store, { signer: fakeSigner }) });
+      ok(b.service.tool.episodes === b.episodes && b.episodes !== undefined, "set on the tool");
+      ok(b.maintenance !== undefined && b.episodeTimer === undefined, "run by the archive's maintenance");
+      const weak = b.episodes!.add({ content: "早饭吃了包子", e: 0.2, i: 0.2, p: 0.1, j: 0.2 });
+      dev.clock.advanceTo(T0 + DAY - 60000);
+      equal(b.episodes!.counts().active, 1, "told within a day: not judged yet");
+      // a conversation across the moment it could be forgotten: no upkeep step while it lasts
+      const w = store.writes;
+      for (let k = 0; k < 8; k++) {
+        b.service.hear("user", ["今天天气真好", "我们去公园吧", "公园里有很多花", "还有小鸭子", "我喂了小鸭子", "它们很可爱", "然后我们回家了", "晚上吃了面条"][k]);
+        dev.clock.advanceTo(dev.clock.now + 60000);
+      }
+      ok(b.service.listener.active, "still talking");
+      equal(store.writes, w, "nothing written during the conversation");
+      equal(b.episodes!.counts().active, 1);
+      dev.clock.advanceTo(T0 + DAY + 20 * 60000); // it ended (two quiet minutes): its episode formed, then the idle tick forgets
+      const left: string[] = [];
+      b.episodes!.forEach((ep) => void left.push(ep.source), { text: true });
+      deepEqual(left, ["listener"], "the weak one forgotten, the conversation's episode kept");
+      equal(tombs(store)[0].id, weak.episode.id);
+      equal(tombs(store)[0].cause, "decay");
+      b.maintenance!.stop();
+      b.service.stop();
+      // episodes that cannot be made: the device boots without them, and says so
+      const bad = bootDevice(undefined, { sink: { remind() {} }, makeEpisodes: () => { throw new Error("episode files unreadable"); } });
+      equal(bad.episodes, undefined);
+      ok(bad.line.indexOf("episodes unavailable (episode files unreadable)") >= 0, bad.line);
+      ok(JSON.parse(bad.service.tool.call({ action: "context", message: "你好" })).episodes_unavailable);
+      bad.maintenance?.stop();
+      bad.service.stop();
     },
   },
 ];
