@@ -407,6 +407,8 @@ export class Episodes implements EpisodeReader {
     } else {
       const c = checkText(q.content, "content or id", 4 * EPISODE_CONTENT_CHARS);
       const parts: { slot: number; content: string }[] = [];
+      const sig = this.signer.signature(c, []);
+      let like = -1, likeSim = 0;
       this.store.scan((ep) => {
         if (ep.state !== "active") return;
         if (ep.content === c) {
@@ -414,9 +416,13 @@ export class Episodes implements EpisodeReader {
           return true;
         }
         if (ep.content.indexOf(c) >= 0 && parts.length < 5) parts.push({ slot: ep.slot, content: ep.content });
+        const sim = this.signer.similarity(sig, ep.sig);
+        if (sim > likeSim) (like = ep.slot), (likeSim = sim);
       }, true);
       if (slot < 0 && parts.length > 1) throw new MemoryError("ambiguous", `'${cutChars(c, 40)}' is in ${parts.length} episodes: ${parts.map((x) => `'${cutChars(x.content, 30)}'`).join(", ")}. Say which one (its content, or id)`);
       if (slot < 0 && parts.length === 1) slot = parts[0].slot;
+      // the same thing in other words (as an add would take it for the same episode)
+      if (slot < 0 && likeSim >= UPDATE_SIMILARITY) slot = like;
     }
     if (slot < 0) return undefined;
     const old = this.store.read(slot);
@@ -516,8 +522,8 @@ export class Episodes implements EpisodeReader {
       rank[m] = (isCore(ep.p) ? 2 : 0) + importance(ep, t);
       m++;
     });
-    const order: number[] = [];
-    for (let x = 0; x < m; x++) order.push(x);
+    const order = new Uint16Array(m);
+    for (let x = 0; x < m; x++) order[x] = x;
     order.sort((a, b) => rank[b] - rank[a] || slots[a] - slots[b]);
     const episodes: Episode[] = [];
     for (let x = 0; x < order.length && episodes.length < limit; x++) {

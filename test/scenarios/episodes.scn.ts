@@ -168,6 +168,13 @@ export const scenarios: Scenario[] = [
       equal(store.freeSlot(), a.episode.slot, "the slot is free again");
       equal(eps.add({ content: "学会了骑自行车", p: 0.5 }).episode.slot, a.episode.slot, "and reused");
       equal(tombs(store).length, 1, "tombstones are kept for ever");
+      // the same thing in other words names it too; something merely related does not
+      equal(eps.remove({ content: "去奶奶家" })?.content, "周末去奶奶家吃饭", "a part of one episode");
+      dev.clock.now += 8 * DAY;
+      eps.maintain();
+      eps.add({ content: "周末去奶奶家吃饭", p: 0.5 });
+      equal(eps.remove({ content: "奶奶家的猫很胖" }), undefined, "related, not the same: nothing deleted");
+      equal(eps.remove({ content: "周末去奶奶家吃了饭" })?.content, "周末去奶奶家吃饭", "other words, the same thing");
       // the files at their largest (EPISODE_SLOTS): the oldest trash is purged early
       const small = setup(800, { limit: 3 });
       small.eps.add({ content: "早上喝了牛奶" });
