@@ -4,6 +4,9 @@
 // - one recall of the top 3 for a user message (the S1 27 path: one header
 //   scan of every slot, the texts of the hits, one batch of use counts):
 //   bytes read, read calls, ms;
+//   rank_ms is the part of it that is the header scan and the similarities;
+//   the rest is reading three texts and writing their use counts (on the
+//   simulated flash, whose JS costs more in XS than the device's flash would);
 // - one add (AUDN: the same header scan, a text or two) and one upkeep pass
 //   (forgetting, the cap), bytes read and ms.
 // Times are the best of ROUNDS (other processes share the machine).
@@ -26,6 +29,7 @@ export interface RecallBench {
   recall_bytes_written: number;
   recall_hits: number;
   recall_ms: number;
+  rank_ms: number; // of recall_ms: the header scan and the similarities alone (no text read, nothing written)
   add_bytes_read: number;
   add_reads: number;
   add_ms: number;
@@ -74,6 +78,22 @@ export function measure(now: () => number, makeStore: () => EpisodeStoreApi, sig
     const d = delta(store, () => void (hits = eps.recall("周末我想和妈妈再去动物园看熊猫", 3).length), now);
     if (round === 0 || d.ms < recall.ms) recall = { ...d, ms: d.ms };
   }
+  let rank = Infinity;
+  for (let round = 0; round < ROUNDS; round++) {
+    const d = delta(
+      store,
+      () => {
+        const q = signer.signature("周末我想和妈妈再去动物园看熊猫", []);
+        let best = 0;
+        store.scan((ep) => {
+          const s = signer.similarity(q, ep.sig);
+          if (s > best) best = s;
+        });
+      },
+      now,
+    );
+    if (d.ms < rank) rank = d.ms;
+  }
   let add = delta(store, () => void 0, now);
   for (let round = 0; round < ROUNDS; round++) {
     const d = delta(store, () => void eps.add({ content: `第${round}次和爷爷去钓鱼，钓到了一条大鲤鱼，爷爷笑得很开心`, e: 0.6, i: 0.5, p: 0.2, j: 0.6, keywords: "钓鱼,爷爷" }), now);
@@ -90,6 +110,7 @@ export function measure(now: () => number, makeStore: () => EpisodeStoreApi, sig
     recall_bytes_written: recall.written,
     recall_hits: hits,
     recall_ms: Math.round(recall.ms * 100) / 100,
+    rank_ms: Math.round(rank * 100) / 100,
     add_bytes_read: add.bytes,
     add_reads: add.reads,
     add_ms: Math.round(add.ms * 100) / 100,
