@@ -308,15 +308,16 @@ export class Episodes implements EpisodeReader {
         return { action: "UPDATED", episode: ep, replaced: replaced || undefined, evicted: [] };
       }
     }
-    // a new one: room within the cap (the least important non-core ones go to the trash)
+    // a new one: room within the cap (the least important non-core ones go to
+    // the trash; at most a batch's worth: a cap lowered by a preset is reached
+    // by the upkeep steps, not by one add)
     const over = active + 1 - this.cap;
-    if (over > 0 && low.slots.length < over) {
-      throw new MemoryError("full", `episodes are full: ${active} are kept and ${core} of them are core memories (p=1), which never leave by themselves; delete one with action=delete type=episode, or write this one with p below 1 only if an older one may go`);
-    }
+    if (over > 0 && !low.slots.length)
+      throw new MemoryError("full", `episodes are full: all ${active} kept are core memories (p=1), which never leave by themselves; delete one with action=delete type=episode to make room`);
     const batch: Episode[] = [];
     const tombs: Tombstone[] = [];
     const evicted: number[] = [];
-    for (let k = 0; k < over; k++) {
+    for (let k = 0; k < over && k < low.slots.length; k++) {
       const old = this.store.read(low.slots[k]);
       if (!old) continue;
       const gone = { ...old, state: "trash" as const, purgeAt: t + TRASH_DAYS * DAY };
