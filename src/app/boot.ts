@@ -10,7 +10,8 @@ import { Archive, type CheckReport } from "../archive/archive";
 import { Archiver } from "../archive/archiver";
 import { startMaintenance, IDLE_MS, type Maintenance } from "../archive/maintenance";
 import Timer from "timer";
-import type { Episodes } from "../episode/episodes";
+import { Episodes } from "../episode/episodes";
+import { EpisodeStore } from "../episode/store";
 
 export interface Booted {
   service: Service;
@@ -31,7 +32,8 @@ function rethrowCut(e: unknown): void {
 }
 
 export interface BootOptions extends Omit<ServiceOptions, "archive"> {
-  // the episodes on the storage partition (src/episode); undefined: none on this device
+  // the episodes on the storage partition (src/episode; default: src/episode/store.ts
+  // under the file root); returning undefined: none on this device
   makeEpisodes?: () => Episodes | undefined;
 }
 
@@ -47,7 +49,7 @@ export function bootDevice(makeArchive: () => Archive = () => new Archive(), opt
     archive = undefined;
     note = `archive unavailable (${message(e)})`;
   }
-  const { makeEpisodes, ...serviceOpts } = opts;
+  const { makeEpisodes = () => new Episodes(new EpisodeStore()), ...serviceOpts } = opts;
   const service = new Service({ ...serviceOpts, archive });
   // Episodes: their files are learnt lazily (a damaged or missing file is
   // noted by the store at its first use, and a call then says it failed); a
@@ -55,7 +57,7 @@ export function bootDevice(makeArchive: () => Archive = () => new Archive(), opt
   let episodes: Episodes | undefined;
   let epNote = "";
   try {
-    episodes = makeEpisodes?.();
+    episodes = makeEpisodes();
   } catch (e) {
     rethrowCut(e);
     epNote = `episodes unavailable (${message(e)})`;

@@ -26,6 +26,7 @@ import { CANDIDATES, EPISODE_CONTENT_BYTES, EPISODE_CONTENT_CHARS, EPISODE_KEYWO
 import { importance, isCore, strength, hundredths, FORGET_BELOW } from "./score";
 import { polarity, topicOverlap } from "./words";
 import { agePhrase } from "./age";
+import { signature, similarity } from "./sig";
 
 // The signatures of src/episode/sig.ts: hashed character n-grams of a text and
 // its keywords, and how alike two are (0..1).
@@ -51,7 +52,7 @@ export interface EpisodesOptions {
   cap?: number;
   recall?: number;
   now?: () => number; // ms (default: the device clock)
-  signer: Signer;
+  signer?: Signer; // default: src/episode/sig.ts
 }
 
 export interface EpisodeInput {
@@ -233,11 +234,11 @@ export class Episodes implements EpisodeReader {
   private nextUpkeep = 0; // unix seconds of the next full look at forgetting
   private upkeepMore = false;
 
-  constructor(readonly store: EpisodeStoreApi, opts: EpisodesOptions) {
+  constructor(readonly store: EpisodeStoreApi, opts: EpisodesOptions = {}) {
     this.cap = opts.cap ?? DEFAULT_CAP;
     this.recallSize = opts.recall ?? DEFAULT_RECALL;
     this.clock = opts.now ?? clockNow;
-    this.signer = opts.signer;
+    this.signer = opts.signer ?? { signature: (t, k) => signature(t, k.slice()), similarity };
     if (!(this.cap >= 1 && this.cap <= EPISODE_SLOTS - BATCH)) throw new RangeError(`cap must be 1..${EPISODE_SLOTS - BATCH}`);
   }
 

@@ -6,9 +6,12 @@ import { Service } from "../../src/app/service";
 import { Episodes } from "../../src/episode/episodes";
 import { formEpisode, MIN_ROUNDS } from "../../src/episode/former";
 import { isWellFormed, encode } from "../../src/text/utf8";
-import { FakeEpisodeStore, fakeSigner } from "./episode-fake";
+import { FakeEpisodeStore } from "./episode-fake";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
+import { bootDevice } from "../../src/app/boot";
+import { File, Iterator } from "file";
+import config from "mc/config";
 
 const T0 = Date.UTC(2026, 1, 5, 5, 0); // 2026-02-05 13:00 +08:00
 const DAY = 86400000;
@@ -17,7 +20,7 @@ function boot(withEpisodes = true) {
   const dev = new SimDevice({ now: T0 }).install();
   const svc = new Service({ sink: { remind() {} } });
   const store = new FakeEpisodeStore();
-  if (withEpisodes) svc.tool.episodes = new Episodes(store, { signer: fakeSigner });
+  if (withEpisodes) svc.tool.episodes = new Episodes(store);
   let id = 0;
   const call = (args: Record<string, unknown>) => {
     const r = JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "memory", arguments: args } }))!);
@@ -211,6 +214,56 @@ export const scenarios: Scenario[] = [
       const one = (w: string) => formEpisode(["今天放学回家", "路上看见一只小猫", `我觉得很${w}`, "后来去写作业了", "晚上吃了米饭"], 5)!;
       ok((one("难过").e as number) > (one("开心").e as number), "a negative word weighs more than a positive one");
       equal(one("开心").emotion, "happy");
+    },
+  },
+  {
+    name: "on the device's own store: episodes, use counts, the trash and tombstones survive a reboot; damaged episode files never stop the boot",
+    run() {
+      const dev = new SimDevice({ now: T0 }).install();
+      let b = bootDevice(undefined, { sink: { remind() {} } });
+      const call = (a: Record<string, unknown>) => JSON.parse(b.service.tool.call(a));
+      equal(call({ action: "write", type: "episode", content: "你很爱吃辣", p: 1, keywords: "吃辣" }).result, "added");
+      equal(call({ action: "write", type: "episode", content: "周末和小红去动物园看熊猫", e: 0.6, i: 0.5, p: 0.3, j: 0.6 }).result, "added");
+      dev.clock.now += 40 * DAY;
+      const patched = call({ action: "write", type: "episode", content: "最近胃炎，不吃辣了" });
+      equal(patched.episode.content, "最近胃炎，不吃辣了（2026-03-17前：你很爱吃辣）");
+      equal(call({ action: "recall", type: "episode", message: "我想再去动物园看熊猫" }).items[0].use_count, 1);
+      b.maintenance?.stop();
+      b.service.stop();
+      dev.reboot();
+      b = bootDevice(undefined, { sink: { remind() {} } });
+      const r = call({ action: "read", type: "episode" });
+      deepEqual(r.items.map((x: { content: string; use_count: number }) => [x.content, x.use_count]), [["最近胃炎，不吃辣了（2026-03-17前：你很爱吃辣）", 1], ["周末和小红去动物园看熊猫", 1]]);
+      equal(call({ action: "delete", type: "episode", content: "动物园" }).result, "deleted");
+      b.maintenance?.stop();
+      b.service.stop();
+      dev.reboot();
+      b = bootDevice(undefined, { sink: { remind() {} } });
+      deepEqual(b.episodes!.counts(), { active: 1, core: 1, trash: 1, tombs: 2, slots: 2 });
+      const reasons: string[] = [];
+      b.episodes!.store.tombs((t) => void reasons.push(t.reason));
+      deepEqual(reasons, ["conflict_patch", "user_delete"]);
+      b.maintenance?.stop();
+      b.service.stop();
+      // every episode file damaged (both copies): the device boots, memory and the episode actions still answer
+      const it = new Iterator(config.file.root);
+      const names: string[] = [];
+      for (let f = it.next(); f; f = it.next()) if (f.name.indexOf("ep.") === 0) names.push(f.name);
+      ok(names.length > 0, "episode files exist");
+      for (const n of names) {
+        const f = new File(config.file.root + n, true);
+        f.write(new Uint8Array(f.length > 64 ? 64 : f.length).fill(0xa5).buffer);
+        f.close();
+      }
+      dev.reboot();
+      b = bootDevice(undefined, { sink: { remind() {} } });
+      ok(b.service.tool.call({ action: "read" }).indexOf("profile") >= 0, "memory answers");
+      const ctx = call({ action: "context", message: "能吃辣吗" });
+      ok(typeof ctx.context === "string");
+      equal(typeof call({ action: "read", type: "episode" }).total, "number");
+      equal(call({ action: "write", type: "episode", content: "今天学会了游泳" }).result, "added", "and new episodes are kept again");
+      b.maintenance?.stop();
+      b.service.stop();
     },
   },
 ];

@@ -1,7 +1,8 @@
-// A RAM implementation of EpisodeStoreApi (src/episode/types.ts) and a
-// stand-in signature, for the episode domain's scenarios until the real store
-// (src/episode/store.ts) and signatures (src/episode/sig.ts) are on main. It
-// keeps the contract's rules: whole episodes per batch, at most 8 per batch,
+// A RAM implementation of EpisodeStoreApi (src/episode/types.ts) for the
+// episode domain's scenarios: fast, with failures on demand and files that
+// can be made full early (the real store, src/episode/store.ts, is tested in
+// episode-store.scn.ts and under the whole device below). It keeps the
+// contract's rules: whole episodes per batch, at most 8 per batch,
 // at most EPISODE_SLOTS slots, headers without text unless asked. `failNext`
 // makes the next write or addTombs throw an EpisodeError-like error
 // (nothing changes), as the real store does on an io failure.
@@ -106,52 +107,3 @@ export class FakeEpisodeStore implements EpisodeStoreApi {
     return this.eps.length * (HEADER + TEXT) + this.tombList.length * 20;
   }
 }
-
-// A stand-in for src/episode/sig.ts: hashed character unigrams and bigrams
-// (and Latin words) of content and keywords, 512 bits; similarity is the
-// cosine of the two bit sets.
-export function fakeSignature(text: string, keywords: readonly string[]): Uint8Array {
-  const out = new Uint8Array(EPISODE_SIG_BYTES);
-  const set = (s: string) => {
-    let h = 0x811c9dc5;
-    for (const c of s) {
-      h ^= c.codePointAt(0) as number;
-      h = Math.imul(h, 0x01000193) >>> 0;
-    }
-    h ^= h >>> 16; // murmur3's finaliser: the low bits FNV leaves poorly mixed
-    h = Math.imul(h, 0x85ebca6b) >>> 0;
-    h ^= h >>> 13;
-    h = Math.imul(h, 0xc2b2ae35) >>> 0;
-    h = (h ^ (h >>> 16)) >>> 0;
-    const bit = h % (EPISODE_SIG_BYTES * 8);
-    out[bit >> 3] |= 1 << (bit & 7);
-  };
-  for (const t of [text, ...keywords]) {
-    const chars: string[] = [];
-    for (const c of t.toLowerCase()) {
-      const n = c.codePointAt(0) as number;
-      chars.push((n >= 0x4e00 && n <= 0x9fff) || (n >= 0x30 && n <= 0x39) || (n >= 0x61 && n <= 0x7a) ? c : " ");
-    }
-    for (let i = 0; i < chars.length; i++) {
-      if (chars[i] === " ") continue;
-      set(chars[i]);
-      if (i + 1 < chars.length && chars[i + 1] !== " ") set(chars[i] + chars[i + 1]);
-    }
-  }
-  return out;
-}
-
-function bits(a: Uint8Array): number {
-  let n = 0;
-  for (let i = 0; i < a.length; i++) for (let v = a[i]; v; v &= v - 1) n++;
-  return n;
-}
-
-export function fakeSimilarity(a: Uint8Array, b: Uint8Array): number {
-  let common = 0;
-  for (let i = 0; i < a.length; i++) for (let v = a[i] & b[i]; v; v &= v - 1) common++;
-  const d = Math.sqrt(bits(a) * bits(b));
-  return d ? common / d : 0;
-}
-
-export const fakeSigner = { signature: fakeSignature, similarity: fakeSimilarity };

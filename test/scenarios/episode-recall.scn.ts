@@ -5,7 +5,8 @@ import { SimDevice } from "../../host-sim/device";
 import { Episodes, RECALL_FLOOR } from "../../src/episode/episodes";
 import { agePhrase, daysBetween, summaryLine } from "../../src/episode/age";
 import { CANDIDATES, type Episode } from "../../src/episode/types";
-import { FakeEpisodeStore, fakeSigner, fakeSignature } from "./episode-fake";
+import { FakeEpisodeStore } from "./episode-fake";
+import { signature } from "../../src/episode/sig";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
 
@@ -31,7 +32,7 @@ function fill(store: FakeEpisodeStore, list: { content: string; j: number; p?: n
   for (const x of list) {
     const at = Math.floor((x.at ?? T0) / 1000);
     const h = Math.round(x.j * 100), p = Math.round((x.p ?? x.j) * 100); // hundredths
-    batch.push({ slot: store.freeSlot() + batch.length, id: store.nextId(), state: "active", content: x.content, keywords: [], emotion: "neutral", e: h, i: h, p, j: h, useCount: 0, createdAt: at, lastActiveAt: at, purgeAt: 0, source: "ai", sig: fakeSignature(x.content, []) });
+    batch.push({ slot: store.freeSlot() + batch.length, id: store.nextId(), state: "active", content: x.content, keywords: [], emotion: "neutral", e: h, i: h, p, j: h, useCount: 0, createdAt: at, lastActiveAt: at, purgeAt: 0, source: "ai", sig: signature(x.content, []) });
     if (batch.length === 8) {
       store.write(batch);
       batch = [];
@@ -69,7 +70,7 @@ export const scenarios: Scenario[] = [
     run() {
       const dev = new SimDevice({ now: T0 }).install();
       const store = new FakeEpisodeStore();
-      const eps = new Episodes(store, { signer: fakeSigner });
+      const eps = new Episodes(store);
       fill(store, [
         { content: "周末和小红去动物园看熊猫", j: 0.5, at: T0 - 3 * DAY },
         { content: "去看熊猫吃竹子", j: 0.4, at: T0 - 70 * DAY },
@@ -80,8 +81,8 @@ export const scenarios: Scenario[] = [
       const w = store.writes;
       const hits = eps.recall("我想再去动物园看熊猫");
       equal(hits.length, 3);
-      deepEqual(hits.map((h) => h.episode.content), ["周末和小红去动物园看熊猫", "去看熊猫吃竹子", "动物园里的长颈鹿好高"]);
-      deepEqual(hits.map((h) => h.age), ["3天前", "2个月前", "今天"]);
+      deepEqual(hits.map((h) => h.episode.content), ["周末和小红去动物园看熊猫", "动物园里的长颈鹿好高", "去看熊猫吃竹子"]);
+      deepEqual(hits.map((h) => h.age), ["3天前", "今天", "2个月前"]);
       ok(hits[0].similarity >= hits[1].similarity && hits[1].similarity >= hits[2].similarity, "most alike first");
       equal(store.writes, w + 1, "one batch for the use counts");
       const kept: Record<string, [number, number]> = {};
@@ -101,7 +102,7 @@ export const scenarios: Scenario[] = [
     run() {
       new SimDevice({ now: T0 }).install();
       const store = new FakeEpisodeStore();
-      const eps = new Episodes(store, { signer: fakeSigner });
+      const eps = new Episodes(store);
       const list: { content: string; j: number; p?: number }[] = [];
       for (let k = 0; k < CANDIDATES + 10; k++) list.push({ content: filler(k), j: 0.5 });
       list.push({ content: "我家的猫叫咪咪", j: 0.05 }); // least important of all: not a candidate

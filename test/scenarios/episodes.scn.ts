@@ -7,7 +7,7 @@ import { Episodes, patchContent, UPDATE_SIMILARITY } from "../../src/episode/epi
 import { strength, importance } from "../../src/episode/score";
 import { polarity, topicOverlap } from "../../src/episode/words";
 import { EPISODE_SLOTS, type Tombstone } from "../../src/episode/types";
-import { FakeEpisodeStore, fakeSigner } from "./episode-fake";
+import { FakeEpisodeStore } from "./episode-fake";
 import { ok, equal, deepEqual, throws } from "./assert";
 import type { Scenario } from "./types";
 import { bootDevice } from "../../src/app/boot";
@@ -18,7 +18,7 @@ const DAY = 86400000;
 function setup(cap = 800, opts: { limit?: number } = {}) {
   const dev = new SimDevice({ now: T0 }).install();
   const store = new FakeEpisodeStore(opts.limit);
-  const eps = new Episodes(store, { cap, signer: fakeSigner });
+  const eps = new Episodes(store, { cap });
   return { dev, store, eps };
 }
 
@@ -312,7 +312,7 @@ export const scenarios: Scenario[] = [
     run() {
       const dev = new SimDevice({ now: T0 }).install();
       const store = new FakeEpisodeStore();
-      const b = bootDevice(undefined, { sink: { remind() {} }, makeEpisodes: () => new Episodes(store, { signer: fakeSigner }) });
+      const b = bootDevice(undefined, { sink: { remind() {} }, makeEpisodes: () => new Episodes(store) });
       ok(b.service.tool.episodes === b.episodes && b.episodes !== undefined, "set on the tool");
       ok(b.maintenance !== undefined && b.episodeTimer === undefined, "run by the archive's maintenance");
       const weak = b.episodes!.add({ content: "早饭吃了包子", e: 0.2, i: 0.2, p: 0.1, j: 0.2 });

@@ -40,6 +40,7 @@ import { scenarios as recallAll } from "./recall-all.scn";
 import { scenarios as episodes } from "./episodes.scn";
 import { scenarios as episodeRecall } from "./episode-recall.scn";
 import { scenarios as context } from "./context.scn";
+import { scenarios as episodeStore } from "./episode-store.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -82,4 +83,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "episodes", scenarios: episodes },
   { file: "episode-recall", scenarios: episodeRecall },
   { file: "context", scenarios: context },
+  { file: "episode-store", scenarios: episodeStore },
 ];
