@@ -42,6 +42,9 @@ import { scenarios as episodeRecall } from "./episode-recall.scn";
 import { scenarios as context } from "./context.scn";
 import { scenarios as episodeStore } from "./episode-store.scn";
 
+import { scenarios as evolver } from "./evolver.scn";
+import { scenarios as config } from "./config.scn";
+
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
   { file: "nvs-space", scenarios: nvsSpace },
@@ -84,4 +87,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "episode-recall", scenarios: episodeRecall },
   { file: "context", scenarios: context },
   { file: "episode-store", scenarios: episodeStore },
+
+  { file: "evolver", scenarios: evolver },
+  { file: "config", scenarios: config },
 ];
