@@ -12,6 +12,7 @@ import { startMaintenance, IDLE_MS, type Maintenance } from "../archive/maintena
 import Timer from "timer";
 import { Episodes } from "../episode/episodes";
 import { EpisodeStore } from "../episode/store";
+import { presetOf } from "../config/presets";
 
 export interface Booted {
   service: Service;
@@ -33,8 +34,9 @@ function rethrowCut(e: unknown): void {
 
 export interface BootOptions extends Omit<ServiceOptions, "archive"> {
   // the episodes on the storage partition (src/episode; default: src/episode/store.ts
-  // under the file root); returning undefined: none on this device
-  makeEpisodes?: () => Episodes | undefined;
+  // under the file root, cap and recall size from the preset in force);
+  // returning undefined: none on this device
+  makeEpisodes?: (service: Service) => Episodes | undefined;
 }
 
 export function bootDevice(makeArchive: () => Archive = () => new Archive(), opts: BootOptions = {}): Booted {
@@ -49,7 +51,7 @@ export function bootDevice(makeArchive: () => Archive = () => new Archive(), opt
     archive = undefined;
     note = `archive unavailable (${message(e)})`;
   }
-  const { makeEpisodes = () => new Episodes(new EpisodeStore()), ...serviceOpts } = opts;
+  const { makeEpisodes = (s: Service) => new Episodes(new EpisodeStore(), { limits: () => presetOf(s.memory) }), ...serviceOpts } = opts;
   const service = new Service({ ...serviceOpts, archive });
   // Episodes: their files are learnt lazily (a damaged or missing file is
   // noted by the store at its first use, and a call then says it failed); a
@@ -57,7 +59,7 @@ export function bootDevice(makeArchive: () => Archive = () => new Archive(), opt
   let episodes: Episodes | undefined;
   let epNote = "";
   try {
-    episodes = makeEpisodes();
+    episodes = makeEpisodes(service);
   } catch (e) {
     rethrowCut(e);
     epNote = `episodes unavailable (${message(e)})`;

@@ -51,6 +51,9 @@ const DAY = 86400;
 export interface EpisodesOptions {
   cap?: number;
   recall?: number;
+  // the preset in force (src/config/presets.ts), asked at each use so that a
+  // change applies at once; wins over cap and recall
+  limits?: () => { episodeCap: number; recall: number };
   now?: () => number; // ms (default: the device clock)
   signer?: Signer; // default: src/episode/sig.ts
 }
@@ -225,8 +228,9 @@ class Lowest {
 }
 
 export class Episodes implements EpisodeReader {
-  cap: number;
-  recallSize: number;
+  private fixedCap: number;
+  private fixedRecall: number;
+  private readonly limits: (() => { episodeCap: number; recall: number }) | undefined;
   private readonly clock: () => number;
   readonly signer: Signer;
   private known: { active: number; core: number; trash: number } | undefined;
@@ -235,11 +239,28 @@ export class Episodes implements EpisodeReader {
   private upkeepMore = false;
 
   constructor(readonly store: EpisodeStoreApi, opts: EpisodesOptions = {}) {
-    this.cap = opts.cap ?? DEFAULT_CAP;
-    this.recallSize = opts.recall ?? DEFAULT_RECALL;
+    this.fixedCap = opts.cap ?? DEFAULT_CAP;
+    this.fixedRecall = opts.recall ?? DEFAULT_RECALL;
+    this.limits = opts.limits;
     this.clock = opts.now ?? clockNow;
     this.signer = opts.signer ?? { signature: (t, k) => signature(t, k.slice()), similarity };
-    if (!(this.cap >= 1 && this.cap <= EPISODE_SLOTS - BATCH)) throw new RangeError(`cap must be 1..${EPISODE_SLOTS - BATCH}`);
+    if (!(this.fixedCap >= 1 && this.fixedCap <= EPISODE_SLOTS - BATCH)) throw new RangeError(`cap must be 1..${EPISODE_SLOTS - BATCH}`);
+  }
+
+  // Active episodes at most (the preset's, else the constructor's), 1..EPISODE_SLOTS−8.
+  get cap(): number {
+    const c = this.limits ? this.limits().episodeCap : this.fixedCap;
+    return c >= 1 && c <= EPISODE_SLOTS - BATCH ? c : this.fixedCap;
+  }
+  set cap(n: number) {
+    if (!(n >= 1 && n <= EPISODE_SLOTS - BATCH)) throw new RangeError(`cap must be 1..${EPISODE_SLOTS - BATCH}`);
+    this.fixedCap = n;
+  }
+
+  // Hits a recall gives by default (the preset's, else the constructor's).
+  get recallSize(): number {
+    const r = this.limits ? this.limits().recall : this.fixedRecall;
+    return r >= 1 && r <= BATCH ? r : this.fixedRecall;
   }
 
   private nowS(): number {
@@ -312,7 +333,8 @@ export class Episodes implements EpisodeReader {
     // a new one: room within the cap (the least important non-core ones go to
     // the trash; at most a batch's worth: a cap lowered by a preset is reached
     // by the upkeep steps, not by one add)
-    const over = active + 1 - this.cap;
+    const cap = this.cap;
+    const over = active + 1 - cap;
     if (over > 0 && !low.slots.length)
       throw new MemoryError("full", `episodes are full: all ${active} kept are core memories (p=1), which never leave by themselves; delete one with action=delete type=episode to make room`);
     const batch: Episode[] = [];
@@ -337,7 +359,7 @@ export class Episodes implements EpisodeReader {
     batch.unshift(ep);
     this.commit(batch, tombs);
     this.known = { active: active + 1 - evicted.length, core: core + (isCore(p) ? 1 : 0), trash: trash + evicted.length - (slot === oldTrash.slots[0] ? 1 : 0) };
-    for (let k = 0; k < evicted.length; k++) trace(`episode: ${evicted[k]} evicted to the trash (over the cap of ${this.cap}; importance ${low.keys[k].toFixed(2)})\n`);
+    for (let k = 0; k < evicted.length; k++) trace(`episode: ${evicted[k]} evicted to the trash (over the cap of ${cap}; importance ${low.keys[k].toFixed(2)})\n`);
     return { action: "ADDED", episode: ep, evicted };
   }
 
@@ -593,7 +615,8 @@ export class Episodes implements EpisodeReader {
       moved.push(old.slot);
       notes.push(`episode: ${old.id} forgotten (strength ${(s / 100).toFixed(2)} < ${FORGET_BELOW}; ${Math.floor((t - old.lastActiveAt) / DAY)} days since last active, used ${old.useCount} times)\n`);
     }
-    let over = active - report.forgotten.length - this.cap;
+    const cap = this.cap;
+    let over = active - report.forgotten.length - cap;
     for (let k = 0; k < low.slots.length && over > 0 && batch.length < UPKEEP_WRITES; k++) {
       if (moved.indexOf(low.slots[k]) >= 0) continue;
       const old = this.store.read(low.slots[k]);
@@ -601,7 +624,7 @@ export class Episodes implements EpisodeReader {
       batch.push({ ...old, state: "trash", purgeAt: t + TRASH_DAYS * DAY });
       tombs.push(this.tomb(old, "evicted", "cap", t, Math.round(low.keys[k] * 100)));
       report.evicted.push(old.id);
-      notes.push(`episode: ${old.id} evicted to the trash (over the cap of ${this.cap}; importance ${low.keys[k].toFixed(2)})\n`);
+      notes.push(`episode: ${old.id} evicted to the trash (over the cap of ${cap}; importance ${low.keys[k].toFixed(2)})\n`);
       over--;
     }
     if (batch.length) this.commit(batch, tombs);

@@ -11,6 +11,7 @@ import { FakeEpisodeStore } from "./episode-fake";
 import { ok, equal, deepEqual, throws } from "./assert";
 import type { Scenario } from "./types";
 import { bootDevice } from "../../src/app/boot";
+import { presetOf } from "../../src/config/presets";
 
 const T0 = Date.UTC(2026, 1, 5, 5, 0); // 2026-02-05 13:00 +08:00
 const DAY = 86400000;
@@ -315,6 +316,16 @@ export const scenarios: Scenario[] = [
       const b = bootDevice(undefined, { sink: { remind() {} }, makeEpisodes: () => new Episodes(store) });
       ok(b.service.tool.episodes === b.episodes && b.episodes !== undefined, "set on the tool");
       ok(b.maintenance !== undefined && b.episodeTimer === undefined, "run by the archive's maintenance");
+      // the default episodes follow the preset in force, at once
+      const own = bootDevice(undefined, { sink: { remind() {} } });
+      equal(own.episodes!.cap, presetOf(own.service.memory).episodeCap);
+      equal(JSON.parse(own.service.tool.call({ action: "config", preset: "minimal" })).result, "updated");
+      equal(own.episodes!.cap, 160);
+      equal(own.episodes!.recallSize, 1);
+      equal(JSON.parse(own.service.tool.call({ action: "config", preset: "full" })).result, "updated");
+      deepEqual([own.episodes!.cap, own.episodes!.recallSize], [800, 5]);
+      own.maintenance?.stop();
+      own.service.stop();
       const weak = b.episodes!.add({ content: "早饭吃了包子", e: 0.2, i: 0.2, p: 0.1, j: 0.2 });
       dev.clock.advanceTo(T0 + DAY - 60000);
       equal(b.episodes!.counts().active, 1, "told within a day: not judged yet");
