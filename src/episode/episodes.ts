@@ -649,7 +649,8 @@ export class Episodes implements EpisodeReader {
       trace(`episode: store step failed (${why(e)})\n`);
     }
     const t = secs(nowMs);
-    if (this.upkeepMore || t >= this.nextUpkeep) {
+    // at once (not at the next hourly pass) when a lowered cap left too many
+    if (this.upkeepMore || t >= this.nextUpkeep || (this.known !== undefined && this.known.active > this.cap)) {
       const r = this.maintain(nowMs);
       this.upkeepMore = r.more;
       if (!r.more) this.nextUpkeep = t + UPKEEP_EVERY_S;

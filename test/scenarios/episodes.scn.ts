@@ -152,12 +152,13 @@ export const scenarios: Scenario[] = [
       const lower = setup(20);
       const said = ["早上喝了牛奶", "下午画了一只猫", "晚饭吃的面条", "外面刮大风", "楼下新开了超市", "鞋子湿透了", "同桌借走铅笔", "学会写毛笔字", "看见彩虹很漂亮", "电视里放动画片", "给花浇了水", "听奶奶讲故事"];
       said.forEach((content, k) => lower.eps.add({ content, e: 0.5, i: 0.5, p: 0.5, j: k / 20 }));
+      equal(lower.eps.step(), false, "the hourly pass: nothing to do");
       lower.eps.cap = 3;
       const n = lower.eps.add({ content: "第一次自己系鞋带", e: 0.9, i: 0.9, p: 0.9, j: 0.9 });
       equal(n.action, "ADDED");
       equal(n.evicted.length, 7, "one batch's worth");
       equal(lower.eps.counts().active, 6);
-      lower.eps.maintain();
+      lower.eps.step(); // the hourly pass is not due: a count over the cap is reason enough
       equal(lower.eps.counts().active, 3, "the upkeep reached the cap");
       const left: string[] = [];
       lower.eps.forEach((ep) => void left.push(ep.content), { text: true });
