@@ -8,10 +8,16 @@ import { now, isValid } from "../time/clock";
 import { Service, type ServiceOptions } from "./service";
 import { Archive, type CheckReport } from "../archive/archive";
 import { Archiver } from "../archive/archiver";
-import { startMaintenance, type Maintenance } from "../archive/maintenance";
+import { startMaintenance, IDLE_MS, type Maintenance } from "../archive/maintenance";
+import Timer from "timer";
+import { Episodes } from "../episode/episodes";
+import { EpisodeStore } from "../episode/store";
+import { presetOf } from "../config/presets";
 
 export interface Booted {
   service: Service;
+  episodes: Episodes | undefined; // undefined when the episode files cannot be used
+  episodeTimer: ReturnType<typeof Timer.repeat> | undefined; // their upkeep when no archive maintenance runs it
   archive: Archive | undefined; // undefined when it could not be checked: NVS memory only
   archiver: Archiver | undefined;
   maintenance: Maintenance | undefined;
@@ -26,7 +32,14 @@ function rethrowCut(e: unknown): void {
   if (e instanceof Error && e.name === "PowerCut") throw e;
 }
 
-export function bootDevice(makeArchive: () => Archive = () => new Archive(), opts: Omit<ServiceOptions, "archive"> = {}): Booted {
+export interface BootOptions extends Omit<ServiceOptions, "archive"> {
+  // the episodes on the storage partition (src/episode; default: src/episode/store.ts
+  // under the file root, cap and recall size from the preset in force);
+  // returning undefined: none on this device
+  makeEpisodes?: (service: Service) => Episodes | undefined;
+}
+
+export function bootDevice(makeArchive: () => Archive = () => new Archive(), opts: BootOptions = {}): Booted {
   let archive: Archive | undefined;
   let check: CheckReport | undefined;
   let note = "";
@@ -38,7 +51,21 @@ export function bootDevice(makeArchive: () => Archive = () => new Archive(), opt
     archive = undefined;
     note = `archive unavailable (${message(e)})`;
   }
-  const service = new Service({ ...opts, archive });
+  const { makeEpisodes = (s: Service) => new Episodes(new EpisodeStore(), { limits: () => presetOf(s.memory) }), ...serviceOpts } = opts;
+  const service = new Service({ ...serviceOpts, archive });
+  // Episodes: their files are learnt lazily (a damaged or missing file is
+  // noted by the store at its first use, and a call then says it failed); a
+  // constructor that throws leaves the device without episodes, never unbooted.
+  let episodes: Episodes | undefined;
+  let epNote = "";
+  try {
+    episodes = makeEpisodes(service);
+  } catch (e) {
+    rethrowCut(e);
+    epNote = `episodes unavailable (${message(e)})`;
+  }
+  service.tool.episodes = episodes;
+  const episodeStep = episodes ? () => (episodes as Episodes).step() : undefined;
   let maintenance: Maintenance | undefined;
   let archiver: Archiver | undefined;
   if (archive) {
@@ -52,7 +79,7 @@ export function bootDevice(makeArchive: () => Archive = () => new Archive(), opt
       archiver.attach();
       // archived first, or the append throws and the schedule is refused: never lost
       service.schedules.onEvict = (e) => void a.append("event", [e]);
-      maintenance = startMaintenance(archiver, { busy: () => service.listener.active });
+      maintenance = startMaintenance(archiver, { busy: () => service.listener.active, extra: episodeStep });
     } catch (e) {
       rethrowCut(e);
       // serve NVS memory without the archive's moves (recall may still answer)
@@ -63,6 +90,18 @@ export function bootDevice(makeArchive: () => Archive = () => new Archive(), opt
       note = `archive set aside (${message(e)})`;
     }
   }
+  // without the archive's maintenance, the episodes' upkeep has its own idle timer
+  let episodeTimer: ReturnType<typeof Timer.repeat> | undefined;
+  if (episodeStep && !maintenance)
+    episodeTimer = Timer.repeat(() => {
+      if (service.listener.active) return;
+      try {
+        episodeStep();
+      } catch (e) {
+        rethrowCut(e);
+        trace(`episode: upkeep failed (${message(e)})\n`);
+      }
+    }, IDLE_MS);
   try {
     service.start();
   } catch (e) {
@@ -70,6 +109,7 @@ export function bootDevice(makeArchive: () => Archive = () => new Archive(), opt
     note += `${note ? "; " : ""}start failed (${message(e)})`;
   }
   if (check && !note) note = `archive ${check.fact.segments + check.moment.segments + check.event.segments + check.digest.segments} segments, ${check.used} of ${check.total} bytes in use`;
+  if (epNote) note += `${note ? "; " : ""}${epNote}`;
   const line = `${service.bootLine()}; ${note}; clock ${isValid() ? new Date(now()).toISOString() : "unset"}`;
-  return { service, archive, archiver, maintenance, line };
+  return { service, episodes, episodeTimer, archive, archiver, maintenance, line };
 }

@@ -22,6 +22,10 @@ export interface MaintenanceOptions {
   minute?: number; // default 30
   onRun?: (report: MoveReport | undefined, error?: unknown) => void;
   busy?: () => boolean; // a conversation is active: no archive step now
+  // another bounded upkeep step run on the same tick, also never during a
+  // conversation (the episodes' upkeep, src/episode/episodes.ts step());
+  // true while it has work left
+  extra?: () => boolean;
 }
 
 export const STEP_MS = 250;
@@ -84,6 +88,13 @@ export function startMaintenance(archiver: Archiver, opts: MaintenanceOptions = 
         if (e instanceof Error && e.name === "PowerCut") throw e;
         trace(`archive: step failed: ${e instanceof Error ? e.message : String(e)}\n`);
       }
+      if (opts.extra)
+        try {
+          if (opts.extra()) worked = true;
+        } catch (e) {
+          if (e instanceof Error && e.name === "PowerCut") throw e;
+          trace(`upkeep: step failed: ${e instanceof Error ? e.message : String(e)}\n`);
+        }
     }
     stepper = Timer.set(tick, worked ? STEP_MS : IDLE_MS);
   };

@@ -37,6 +37,10 @@ export interface ListenerOptions {
   onMemory?: (f: Formed) => void; // a memory was formed
   onHeard?: (h: Heard) => void; // an item went into (or through) the queue
   onEnd?: (reason: EndReason, formed: Formed[]) => void;
+  // the conversation that ended: the user's lines still in the window (the
+  // last rounds) and how many the user said in all; called after the NVS
+  // batch, so what it writes (an episode, on the storage partition) is apart
+  onConversation?: (userLines: string[], rounds: number, reason: EndReason) => void;
 }
 
 export type EndReason = "explicit" | "farewell" | "idle" | "boot" | "stop";
@@ -69,6 +73,7 @@ export class Listener {
   onMemory: ((f: Formed) => void) | undefined;
   onHeard: ((h: Heard) => void) | undefined;
   onEnd: ((reason: EndReason, formed: Formed[]) => void) | undefined;
+  onConversation: ((userLines: string[], rounds: number, reason: EndReason) => void) | undefined;
 
   constructor(readonly memory: Memory, readonly schedules: Schedules, readonly opts: ListenerOptions = {}) {
     this.window = new ConversationWindow(opts.rounds ?? presetOf(memory).rounds);
@@ -79,6 +84,7 @@ export class Listener {
     this.onMemory = opts.onMemory;
     this.onHeard = opts.onHeard;
     this.onEnd = opts.onEnd;
+    this.onConversation = opts.onConversation;
   }
 
   get active(): boolean {
@@ -144,6 +150,9 @@ export class Listener {
   // The end of the conversation: confirmed items to memory, then one flush.
   end(reason: EndReason = "explicit"): Batch {
     this.disarm();
+    const rounds = this.window.userRounds;
+    const lines: string[] = [];
+    if (rounds && this.onConversation) for (const m of this.window.recent()) if (m.role === "user") lines.push(m.text);
     this.window.clear();
     this.prior = undefined;
     // The batch is committed as a tool call is: if a store cannot be written,
@@ -163,6 +172,13 @@ export class Listener {
     const written = c.saved.length + this.flushFn();
     for (const f of formed) this.onMemory?.(f);
     this.onEnd?.(reason, formed);
+    if (rounds && this.onConversation)
+      try {
+        this.onConversation(lines, rounds, reason);
+      } catch (e) {
+        if (e instanceof Error && e.name === "PowerCut") throw e;
+        trace(`petmem: conversation episode not formed (${e instanceof Error ? e.message : String(e)})\n`);
+      }
     return { formed, written };
   }
 

@@ -33,6 +33,7 @@ export class ConversationWindow {
   started = 0; // ms
   last = 0; // ms
   closing = false; // a farewell was heard: the next reply ends it
+  userRounds = 0; // the user's lines in this conversation (all of them, not only the window's)
 
   // rounds may change between conversations (the preset, src/config/presets.ts)
   constructor(public rounds = WINDOW_ROUNDS) {}
@@ -43,6 +44,7 @@ export class ConversationWindow {
       this.started = at;
     }
     this.last = at;
+    if (role === "user") this.userRounds++;
     this.messages.push({ role, text, at });
     const max = this.rounds * 2;
     if (this.messages.length > max) this.messages.splice(0, this.messages.length - max);
@@ -67,5 +69,6 @@ export class ConversationWindow {
     this.messages = [];
     this.active = false;
     this.closing = false;
+    this.userRounds = 0;
   }
 }

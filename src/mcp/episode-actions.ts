@@ -1,7 +1,111 @@
-// Stub (helper epmind): the tool's episode actions.
+// The tool's episode actions (src/mcp/memory-tool.ts routes them here):
+//   write type=episode    content, e, i, p, j, keywords, emotion → added | updated | no_change
+//   recall type=episode   message or keyword, limit → the most similar, each with its age
+//   delete type=episode   content or id → to the trash (tombstone user_delete)
+//   read type=episode     active episodes, most important first, within READ_BUDGET_BYTES
+//   context               message, budget → the prompt block (src/episode/context.ts)
+// Every argument is checked before anything changes; a store that fails
+// changes nothing and the reply says so.
+
 import { ToolError } from "./server";
 import type { MemoryTool } from "./memory-tool";
+import { int, text } from "../memory/memory";
+import { episodeView, type Episodes } from "../episode/episodes";
+import { buildContext, CONTEXT_BUDGET, CONTEXT_MAX, CONTEXT_MIN } from "../episode/context";
+import { byteLength } from "../text/utf8";
+import { now } from "../time/clock";
 
-export function episodeAction(_tool: MemoryTool, action: "write" | "recall" | "delete" | "read" | "context", _args: Record<string, unknown>): string {
-  throw new ToolError(`${action} of episodes is not available yet`);
+export const RECALL_MAX = 8;
+export const READ_BUDGET_BYTES = 6000; // as read of the other types (memory-tool.ts)
+const RESULT: Record<string, string> = { ADDED: "added", UPDATED: "updated", NOOP: "no_change" };
+const ACCEPTED: Record<string, string[]> = {
+  write: ["action", "type", "content", "e", "i", "p", "j", "keywords", "emotion"],
+  recall: ["action", "type", "message", "keyword", "limit"],
+  delete: ["action", "type", "content", "id"],
+  read: ["action", "type", "limit"],
+  context: ["action", "message", "budget"],
+};
+
+function out(v: unknown): string {
+  return JSON.stringify(v);
+}
+
+function need(tool: MemoryTool): Episodes {
+  const eps = tool.episodes;
+  if (!eps) throw new ToolError("episodes are not available on this device now (its storage partition cannot be used); write type=moment keeps what happened instead");
+  return eps;
+}
+
+// An error of the episode files (EpisodeError "full" | "io" | "bad", or any
+// other failure of the storage partition) becomes a reply that says nothing changed.
+function saved<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (!(e instanceof Error) || e.name === "PowerCut" || e.name === "MemoryError" || e.name === "ToolError") throw e;
+    throw new ToolError(`not saved: the episode files failed (${e.message}); nothing changed, try again later`);
+  }
+}
+
+export function episodeAction(tool: MemoryTool, action: "write" | "recall" | "delete" | "read" | "context", args: Record<string, unknown>): string {
+  for (const k of Object.keys(args))
+    if (ACCEPTED[action].indexOf(k) < 0) throw new ToolError(`${action}${action === "context" ? "" : " type=episode"} does not take '${k}'; it takes ${ACCEPTED[action].slice(action === "context" ? 1 : 2).join(", ")}`);
+  if (action === "context") return context(tool, args);
+  const eps = need(tool);
+  switch (action) {
+    case "write": {
+      const r = saved(() => eps.add(args, "ai"));
+      const reply: Record<string, unknown> = { result: RESULT[r.action], type: "episode", episode: episodeView(r.episode, now()) };
+      if (r.patched) reply.patched = "a core memory said otherwise: it now says the newest, with the old kept as a dated note";
+      if (r.replaced) reply.replaced = true;
+      if (r.evicted.length) reply.to_trash = r.evicted;
+      return out(reply);
+    }
+    case "recall": {
+      const q = args.message ?? args.keyword;
+      if (q === undefined || q === null || q === "") throw new ToolError("recall type=episode needs message (the user's words now) or keyword");
+      const m = text(q, args.message !== undefined ? "message" : "keyword", 4000, false, true);
+      const limit = int(args.limit, "limit", 1, RECALL_MAX, eps.recallSize);
+      const hits = saved(() => eps.recall(m, limit));
+      const t = now();
+      return out({ type: "episode", count: hits.length, items: hits.map((h) => ({ ...episodeView(h.episode, t), similarity: h.similarity })) });
+    }
+    case "delete": {
+      if ((args.content === undefined || args.content === "") && (args.id === undefined || args.id === "")) throw new ToolError("delete type=episode needs content (its words) or id (as recall or read shows it)");
+      const gone = saved(() => eps.remove({ id: args.id, content: args.content }));
+      if (!gone) return out({ result: "not_found", type: "episode", hint: "read type=episode or recall type=episode shows the episodes and their ids" });
+      return out({ result: "deleted", type: "episode", id: gone.id, content: gone.content, trash_days: 7 });
+    }
+    default: {
+      const limit = int(args.limit, "limit", 1, 50, 20);
+      const { episodes, total } = saved(() => eps.list(limit));
+      const t = now();
+      const items: Record<string, unknown>[] = [];
+      const doc: Record<string, unknown> = { type: "episode", total, count: 0, items };
+      let size = byteLength(out(doc));
+      for (const ep of episodes) {
+        const v = episodeView(ep, t);
+        const n = byteLength(out(v)) + 1;
+        if (size + n > READ_BUDGET_BYTES) {
+          doc.truncated = true;
+          break;
+        }
+        items.push(v);
+        size += n;
+      }
+      doc.count = items.length;
+      return out(doc);
+    }
+  }
+}
+
+function context(tool: MemoryTool, args: Record<string, unknown>): string {
+  const message = args.message === undefined || args.message === null ? "" : text(args.message, "message", 4000, true, true);
+  const budget = int(args.budget, "budget", CONTEXT_MIN, CONTEXT_MAX, CONTEXT_BUDGET);
+  const c = buildContext(tool.memory, tool.episodes, message, budget, now());
+  const reply: Record<string, unknown> = { context: c.text, bytes: c.bytes, budget, episodes: c.episodes.map((h) => h.episode.id) };
+  if (c.cut) reply.cut = true;
+  if (!tool.episodes) reply.episodes_unavailable = "episodes are not kept on this device now";
+  else if (c.unreadable) reply.episodes_unreadable = c.unreadable;
+  return out(reply);
 }

@@ -58,7 +58,7 @@ export interface ArchiveAccess {
 export const ARGS = [
   "action", "type", "content", "relation", "name", "closeness", "memory", "member_type", "topic", "emotion", "intensity",
   "importance", "category", "priority", "frequency", "datetime", "repeat", "duration", "keyword", "start_date", "end_date", "limit", "force",
-  "progress", "e", "i", "p", "j", "keywords", "message", "budget", "from", "where", "order_by", "select", "preset",
+  "progress", "e", "i", "p", "j", "keywords", "message", "budget", "from", "where", "order_by", "select", "preset", "id",
 ];
 
 export const DESCRIPTION = [
@@ -117,6 +117,7 @@ export function inputSchema(): Record<string, unknown> {
       order_by: { type: "string", description: "query: 'field [asc|desc]'" },
       select: { type: "string", description: "query: fields to return, comma-separated" },
       preset: { type: "string", enum: ["minimal", "balanced", "full"], description: "config: how much the device keeps and recalls" },
+      id: { type: "integer", minimum: 1, description: "delete type=episode: the episode's id, as recall or read shows it" },
     },
     required: ["action"],
   };

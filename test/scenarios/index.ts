@@ -37,6 +37,9 @@ import { scenarios as memoryFork } from "./memory-fork.scn";
 import { scenarios as repair } from "./repair.scn";
 import { scenarios as digest } from "./digest.scn";
 import { scenarios as recallAll } from "./recall-all.scn";
+import { scenarios as episodes } from "./episodes.scn";
+import { scenarios as episodeRecall } from "./episode-recall.scn";
+import { scenarios as context } from "./context.scn";
 import { scenarios as episodeStore } from "./episode-store.scn";
 
 import { scenarios as evolver } from "./evolver.scn";
@@ -80,6 +83,9 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "repair", scenarios: repair },
   { file: "digest", scenarios: digest },
   { file: "recall-all", scenarios: recallAll },
+  { file: "episodes", scenarios: episodes },
+  { file: "episode-recall", scenarios: episodeRecall },
+  { file: "context", scenarios: context },
   { file: "episode-store", scenarios: episodeStore },
 
   { file: "evolver", scenarios: evolver },

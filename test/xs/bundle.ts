@@ -64,3 +64,31 @@ export async function bundleForXs(entry: string, out: string, opts: { sourcemap?
   fs.writeFileSync(out, text.replace(/^export\s*\{[^}]*\};?\s*$/m, ""));
   if (r.warnings.length) for (const w of r.warnings) process.stderr.write(`# esbuild warning: ${w.text}\n`);
 }
+
+// XS gives each top-level declaration of a script a slot of its stack while the
+// script runs (the device's 1,024 slots, manifest.json): a script of 700
+// function declarations runs, one of 1,100 overflows it, and the whole lane's
+// bundle has about 900. So the bundle runs as several scripts, cut between
+// modules (esbuild's "// path" lines) at most PART_DECLS declarations each;
+// their bindings become globals that the later parts see. Each part is
+// preceded by blank lines so that its line numbers are the bundle's.
+const PART_DECLS = 450;
+
+export function splitBundle(bundlePath: string): string[] {
+  const lines = fs.readFileSync(bundlePath, "utf8").split("\n");
+  const parts: string[] = [];
+  let from = 0, decls = 0;
+  const flush = (to: number) => {
+    const file = bundlePath.replace(/\.js$/, `.p${parts.length + 1}.js`);
+    fs.writeFileSync(file, "\n".repeat(from) + lines.slice(from, to).join("\n") + "\n");
+    parts.push(file);
+    from = to;
+    decls = 0;
+  };
+  lines.forEach((l, i) => {
+    if (decls >= PART_DECLS && i > from && /^\/\/ \S+\.(ts|js)$/.test(l)) flush(i);
+    if (/^(var|let|const|function|async function|class) /.test(l)) decls += /^(var|let|const) /.test(l) ? l.split(",").length : 1;
+  });
+  flush(lines.length);
+  return parts;
+}

@@ -14,7 +14,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { bundleForXs } from "./bundle";
+import { bundleForXs, splitBundle } from "./bundle";
 import { cacheRoot, ensureWorker } from "./build-worker";
 import { Xsnap, XsException } from "./xsnap";
 import type { FuzzResult, Report } from "../fuzz/fuzzer";
@@ -47,6 +47,7 @@ export async function fuzzXs(opts: XsFuzzRunOptions): Promise<XsFuzzResult> {
   fs.mkdirSync(cacheRoot(), { recursive: true });
   const bundle = path.join(cacheRoot(), `fuzz-${process.pid}.js`);
   await bundleForXs(path.join(here, "fuzz-entry.ts"), bundle);
+  const parts = splitBundle(bundle); // a whole device's bundle is more top-level declarations than one script's stack holds
   const res: XsFuzzResult = {
     engine: "xs", inputs: 0, bad_responses: 0, crashes: 0, state_changed_on_reject: 0, seed: opts.seed,
     valid_calls: 0, accepted: 0, rejected: 0, no_reply: 0, flash_writes: 0,
@@ -83,7 +84,7 @@ export async function fuzzXs(opts: XsFuzzRunOptions): Promise<XsFuzzResult> {
         worker.kill();
       }, stallMs);
       try {
-        await worker.script(bundle);
+        for (const p of parts) await worker.script(p);
         const o: XsFuzzOptions = { n: opts.n, seed: opts.seed, from, maxReports, mutant: opts.mutant };
         await worker.evaluate(`__fuzz.main(${JSON.stringify(o)})`);
         if (!done) throw new Error("the XS fuzzer returned without a result");
@@ -103,7 +104,7 @@ export async function fuzzXs(opts: XsFuzzRunOptions): Promise<XsFuzzResult> {
         res.inputs++;
         res.crashes++;
         const where = e instanceof XsException ? "uncaught in XS" : "XS engine";
-        report({ kind: "crash", input: await inputText(bin, bundle, opts.seed, last.i), detail: `input ${last.i}: ${where}: ${why}` });
+        report({ kind: "crash", input: await inputText(bin, parts, opts.seed, last.i), detail: `input ${last.i}: ${where}: ${why}` });
         from = last.i + 1;
         if (res.crashes >= (opts.maxEngineCrashes ?? 50)) {
           res.stopped_early = `stopped after ${res.crashes} engine crashes, at input ${from} of ${opts.n}`;
@@ -113,16 +114,17 @@ export async function fuzzXs(opts: XsFuzzRunOptions): Promise<XsFuzzResult> {
     }
   } finally {
     fs.rmSync(bundle, { force: true });
+    for (const p of parts) fs.rmSync(p, { force: true });
   }
   res.ms = Date.now() - t0;
   return res;
 }
 
 // The text of input i, regenerated in a fresh worker.
-async function inputText(bin: string, bundle: string, seed: number, i: number): Promise<string> {
+async function inputText(bin: string, parts: string[], seed: number, i: number): Promise<string> {
   const xs = new Xsnap({ bin });
   try {
-    await xs.script(bundle);
+    for (const p of parts) await xs.script(p);
     const bytes = await xs.evaluate(`__fuzz.input(${seed}, ${i})`);
     return (JSON.parse(new TextDecoder().decode(bytes)) as { text: string }).text;
   } catch (e) {

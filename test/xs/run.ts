@@ -24,7 +24,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { cacheRoot, ensureWorker } from "./build-worker";
 import { Xsnap, XsException } from "./xsnap";
-import { bundleForXs } from "./bundle";
+import { bundleForXs, splitBundle } from "./bundle";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, "../..");
@@ -77,34 +77,6 @@ function parseHints(bundlePath: string, mapLocations: (t: string) => string): st
     if (/\\[pP]\{/.test(l) && hits.length < 5) hits.push(mapLocations(`${bundlePath}:${i + 1}`));
   });
   return hits.length ? `; \\p{…} regex escapes (unsupported on the device) at ${hits.join(", ")}` : "";
-}
-
-// XS gives each top-level declaration of a script a slot of its stack while the
-// script runs (the device's 1,024 slots, manifest.json): a script of 700
-// function declarations runs, one of 1,100 overflows it, and the whole lane's
-// bundle has about 900. So the bundle runs as several scripts, cut between
-// modules (esbuild's "// path" lines) at most PART_DECLS declarations each;
-// their bindings become globals that the later parts see. Each part is
-// preceded by blank lines so that its line numbers are the bundle's.
-const PART_DECLS = 450;
-
-function splitBundle(bundlePath: string): string[] {
-  const lines = fs.readFileSync(bundlePath, "utf8").split("\n");
-  const parts: string[] = [];
-  let from = 0, decls = 0;
-  const flush = (to: number) => {
-    const file = bundlePath.replace(/\.js$/, `.p${parts.length + 1}.js`);
-    fs.writeFileSync(file, "\n".repeat(from) + lines.slice(from, to).join("\n") + "\n");
-    parts.push(file);
-    from = to;
-    decls = 0;
-  };
-  lines.forEach((l, i) => {
-    if (decls >= PART_DECLS && i > from && /^\/\/ \S+\.(ts|js)$/.test(l)) flush(i);
-    if (/^(var|let|const|function|async function|class) /.test(l)) decls += /^(var|let|const) /.test(l) ? l.split(",").length : 1;
-  });
-  flush(lines.length);
-  return parts;
 }
 
 interface Test { file: string; name: string }

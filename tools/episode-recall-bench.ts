@@ -1,0 +1,45 @@
+// npm run bench:recall: one recall of episodes (S1 27: the top 3 of the 300
+// most important, by similarity) on a simulated device holding 800 episodes,
+// on Node and inside XS (the XS lane's device-like xsnap worker). Prints one
+// JSON line per engine: {"bench":"episode-recall","engine","store",
+// "episodes","recall_bytes_read","recall_reads","recall_ms",…}
+// (tools/episode-recall/measure.ts says what each number is).
+// Usage: npx tsx tools/episode-recall-bench.ts [--no-xs]
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import "../host-sim/trace";
+import { measure, type RecallBench } from "./episode-recall/measure";
+import { makeStore, signer, STORE } from "./episode-recall/setup";
+import { ensureWorker, cacheRoot } from "../test/xs/build-worker";
+import { Xsnap } from "../test/xs/xsnap";
+import { bundleForXs } from "../test/xs/bundle";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const quiet = (globalThis as unknown as { trace: (s: string) => void });
+quiet.trace = () => {};
+
+process.stdout.write(JSON.stringify({ bench: "episode-recall", engine: "node", store: STORE, ...measure(() => performance.now(), makeStore, signer) }) + "\n");
+
+if (process.argv.indexOf("--no-xs") < 0) {
+  const bin = await ensureWorker({ quiet: true });
+  const out = path.join(cacheRoot(), `episode-recall-bench-${process.pid}.js`);
+  await bundleForXs(path.join(here, "episode-recall/xs-entry.ts"), out);
+  let xs: RecallBench | undefined;
+  const worker = new Xsnap({
+    bin,
+    onCommand(bytes) {
+      xs = JSON.parse(new TextDecoder().decode(bytes));
+      return new Uint8Array(0);
+    },
+  });
+  try {
+    await worker.script(out);
+    await worker.evaluate(`globalThis.trace = function () {}; __recall.main()`);
+  } finally {
+    await worker.close();
+    fs.rmSync(out, { force: true });
+  }
+  if (!xs) throw new Error("the XS run gave no result");
+  process.stdout.write(JSON.stringify({ bench: "episode-recall", engine: "xs", store: STORE, ...xs }) + "\n");
+}
