@@ -37,6 +37,7 @@ import { scenarios as memoryFork } from "./memory-fork.scn";
 import { scenarios as repair } from "./repair.scn";
 import { scenarios as digest } from "./digest.scn";
 import { scenarios as recallAll } from "./recall-all.scn";
+import { scenarios as query } from "./query.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -76,4 +77,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "repair", scenarios: repair },
   { file: "digest", scenarios: digest },
   { file: "recall-all", scenarios: recallAll },
+  { file: "query", scenarios: query },
 ];
