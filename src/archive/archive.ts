@@ -630,16 +630,22 @@ export class Archive {
   // records are skipped; `fn` returns true to stop (nothing more is read). A
   // segment that cannot be opened is skipped and named in `unreadable`; a read
   // that fails is ArchiveError("io"). Format-1 records not migrated yet are
-  // not seen (`migrating`). A record a cut left twice may come twice.
-  scan(stream: ArchiveType | "digest", fn: (item: ArchivedItem) => boolean | void): { unreadable: string[]; migrating: boolean } {
+  // not seen (`migrating`). A record a cut left twice may come twice. With
+  // `range` (unix seconds, inclusive) only records of that time come: sealed
+  // segments whose catalog range misses it are not read, and other lines are
+  // skipped on their raw time before any parse.
+  scan(stream: ArchiveType | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number }): { unreadable: string[]; migrating: boolean } {
     this.ensure();
     const t: Stream = stream === "digest" ? "digest" : archiveType(stream);
     const s = this.streams[t];
     const unreadable: string[] = [];
     let stop = false;
     this.reading(t as ArchiveType, () => {
+      const lo = range ? range.lo : 0, hi = range ? range.hi : 0xffffffff;
       for (const seq of s.newestFirst()) {
         if (stop) break;
+        const e = s.cat.entries.get(seq);
+        if (e && e.bytes === s.segs.get(seq) && !(s.open && s.open.seq === seq) && (e.max < lo || e.min > hi)) continue;
         let f: File | undefined;
         for (let attempt = 0; !f && attempt < 2; attempt++)
           try {
@@ -654,6 +660,8 @@ export class Archive {
         try {
           const end = s.open && s.open.seq === seq ? s.open.validEnd : validEndOf(f, f.length, this.bufs.chunk);
           scanBackward(f, end, this.bufs.chunk, (buf, ls, le) => {
+            const lt = range ? lineT(buf, ls, le) : -1;
+            if (lt >= 0 && (lt < lo || lt > hi)) return;
             if (lineKind(buf, ls, le) !== KIND_RECORD) return;
             const it = parseRecord(buf, ls, le, t);
             if (!it || this.tombs.has(STREAM_CODE[it.digest ? it.type : t], it.id)) return;

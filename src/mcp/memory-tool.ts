@@ -52,7 +52,8 @@ export interface ArchiveAccess {
   footprint?(): number; // bytes of every archive file (status)
   // streams a stream's records, or its monthly digests, newest first; fn
   // returns true to stop (action=query, recall of snapshots: src/query)
-  scan?(stream: RecallType | "digest", fn: (item: ArchivedItem) => boolean | void): { unreadable: string[]; migrating: boolean };
+  // (with `range`, unix seconds inclusive: only records of that time)
+  scan?(stream: RecallType | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number }): { unreadable: string[]; migrating: boolean };
   readonly budget?: number; // bytes the archive may use (status)
 }
 

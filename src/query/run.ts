@@ -8,7 +8,7 @@
 
 import { foldString, findBytes } from "../archive/fold";
 import { recordId, type ArchivedItem } from "../archive/line";
-import { formatDateTime } from "../time/local";
+import { formatDateTime, fromLocal } from "../time/local";
 import { byteLength } from "../text/utf8";
 import type { Episode, EpisodeReader } from "../episode/types";
 import type { Fact, Event } from "../memory/types";
@@ -23,7 +23,7 @@ export const ROWS_BUDGET_BYTES = 6000; // the rows' JSON at most (as action=read
 export interface QuerySources {
   memory: Memory;
   archive?: {
-    scan?(stream: "fact" | "moment" | "event" | "digest", fn: (item: ArchivedItem) => boolean | void): { unreadable: string[]; migrating: boolean };
+    scan?(stream: "fact" | "moment" | "event" | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number }): { unreadable: string[]; migrating: boolean };
   };
   // importance(ep): 0..1, when the episodes domain offers it
   episodes?: EpisodeReader & { importance?(ep: Episode): number };
@@ -292,11 +292,49 @@ export class Runner {
   }
 }
 
+// The local period a date prefix names, in unix seconds [start, end]:
+// YYYY, YYYY-MM, YYYY-MM-DD, YYYY-MM-DD HH, YYYY-MM-DD HH:MM; else undefined.
+export function periodOf(p: string): [number, number] | undefined {
+  const n = p.length;
+  if (n !== 4 && n !== 7 && n !== 10 && n !== 13 && n !== 16) return undefined;
+  for (let i = 0; i < n; i++) {
+    const c = p.charCodeAt(i);
+    const sep = i === 4 || i === 7 ? 45 : i === 10 ? 32 : i === 13 ? 58 : 0;
+    if (sep ? c !== sep : c < 48 || c > 57) return undefined;
+  }
+  const y = Number(p.slice(0, 4)), mo = n > 4 ? Number(p.slice(5, 7)) : 0, d = n > 7 ? Number(p.slice(8, 10)) : 0;
+  const h = n > 10 ? Number(p.slice(11, 13)) : 0, mi = n > 13 ? Number(p.slice(14, 16)) : 0;
+  if (y < 1970 || (n > 4 && (mo < 1 || mo > 12)) || (n > 7 && (d < 1 || d > 31)) || h > 23 || mi > 59) return undefined;
+  const s = (ms: number) => Math.floor(ms / 1000);
+  if (n === 4) return [s(fromLocal(y, 1, 1)), s(fromLocal(y + 1, 1, 1)) - 1];
+  if (n === 7) return [s(fromLocal(y, mo, 1)), s(fromLocal(y, mo + 1, 1)) - 1];
+  if (n === 10) return [s(fromLocal(y, mo, d)), s(fromLocal(y, mo, d + 1)) - 1];
+  if (n === 13) return [s(fromLocal(y, mo, d, h)), s(fromLocal(y, mo, d, h + 1)) - 1];
+  return [s(fromLocal(y, mo, d, h, mi)), s(fromLocal(y, mo, d, h, mi + 1)) - 1];
+}
+
+// The time a fact's `date` conditions allow, or undefined (no bound): only
+// narrows (every row is still tested against every condition).
+export function timeRange(where: Cond[]): { lo: number; hi: number } | undefined {
+  let lo = 0, hi = 0xffffffff, any = false;
+  for (const c of where) {
+    if (c.field.field !== "date" || c.field.kind !== "date") continue;
+    const p = c.op === "CONTAINS" || c.op === "LIKE" || c.op === "!=" ? undefined : periodOf(c.str);
+    if (!p) continue;
+    any = true;
+    if (c.op === "=" || c.op === ">=") lo = Math.max(lo, p[0]);
+    if (c.op === "=" || c.op === "<=") hi = Math.min(hi, p[1]);
+    if (c.op === ">") lo = Math.max(lo, p[1] + 1);
+    if (c.op === "<") hi = Math.min(hi, p[0] - 1);
+  }
+  return any ? { lo, hi } : undefined;
+}
+
 // Runs the query over its source.
 export function runQuery(q: Query, src: QuerySources): QueryResult {
   let unavailable: string | undefined;
   let r: Runner;
-  const archive = (stream: "fact" | "event" | "digest", conv: (it: ArchivedItem) => Rec, runner: Runner): void => {
+  const archive = (stream: "fact" | "event" | "digest", conv: (it: ArchivedItem) => Rec, runner: Runner, range?: { lo: number; hi: number }): void => {
     const a = src.archive;
     if (!a) {
       unavailable = "the archive is not available: only what NVS holds was queried";
@@ -307,7 +345,7 @@ export function runQuery(q: Query, src: QuerySources): QueryResult {
       return;
     }
     try {
-      const rep = a.scan(stream, (it) => runner.take(conv(it)));
+      const rep = range ? a.scan(stream, (it) => runner.take(conv(it)), range) : a.scan(stream, (it) => runner.take(conv(it)));
       if (rep.unreadable.length) unavailable = `archive: cannot open ${rep.unreadable.join(", ")} now`;
       else if (rep.migrating) unavailable = "archive: records of the old format not migrated yet were not queried";
     } catch (e) {
@@ -338,7 +376,8 @@ export function runQuery(q: Query, src: QuerySources): QueryResult {
       const f = facts[i];
       if ((stop = r.take(factRec(recordId("fact", f), f.content, formatDateTime(f.timestamp * 1000), false)))) break;
     }
-    if (!stop) archive("fact", (it) => factRec(it.id, it.content, iso16(it.timestamp), true), r);
+    // a fact's date is its time: conditions on it narrow what the archive reads
+    if (!stop) archive("fact", (it) => factRec(it.id, it.content, iso16(it.timestamp), true), r, timeRange(q.where));
   } else if (q.from === "event") {
     r = new Runner(q, byName);
     let stop = false;

@@ -143,8 +143,11 @@ export function timeCue(s: string, nowMs: number): TimeCue | undefined {
   // a month: 3月, 十二月, 2025-03
   let month = 0;
   m = /(\d{4})[-/](\d{1,2})(?!\d)/.exec(t);
-  if (m) month = Number(m[2]);
-  else {
+  if (m) {
+    month = Number(m[2]);
+    year = Number(m[1]);
+    label = "";
+  } else {
     m = /(\d{1,2}|十[一二]?|[一二三四五六七八九])\s*月/.exec(t);
     if (m) month = cnMonth(m[1]);
   }
@@ -263,14 +266,17 @@ function countKw(m: Meta, k: string, w: number): void {
   else if (m.kw.size < KW_TABLE) m.kw.set(k, w);
 }
 
+// Words every record of a category holds: no keyword of it.
+const COMMON = ["主人", "owner"];
+
 function keywordsOf(m: Meta): string[] {
-  const out = m.nvsKeywords.slice(0, META_KEYWORDS);
+  const out = m.nvsKeywords.filter((k) => COMMON.indexOf(k) < 0).slice(0, META_KEYWORDS);
   const ranked: [string, number][] = [];
   m.kw.forEach((w, k) => ranked.push([k, w]));
   ranked.sort((a, b) => b[1] - a[1]);
   for (const [k] of ranked) {
     if (out.length >= META_KEYWORDS) break;
-    if (out.indexOf(k) < 0) out.push(k);
+    if (out.indexOf(k) < 0 && COMMON.indexOf(k) < 0) out.push(k);
   }
   return out;
 }

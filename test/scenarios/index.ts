@@ -38,6 +38,7 @@ import { scenarios as repair } from "./repair.scn";
 import { scenarios as digest } from "./digest.scn";
 import { scenarios as recallAll } from "./recall-all.scn";
 import { scenarios as query } from "./query.scn";
+import { scenarios as snapshot } from "./snapshot.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -78,4 +79,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "digest", scenarios: digest },
   { file: "recall-all", scenarios: recallAll },
   { file: "query", scenarios: query },
+  { file: "snapshot", scenarios: snapshot },
 ];

@@ -266,6 +266,7 @@ export const scenarios: Scenario[] = [
     run() {
       const s = setup();
       fillFacts(s.archive, 1500);
+      s.archive.settle(); // full segments sealed and catalogued, as idle steps do
       let total = 0;
       for (const e of s.dev.spiffs.list()) if (/(^|\/)f\d{6}\.jsonl$/.test(e.name)) total += e.length;
       ok(total > 3 * 57344 * 0.9, `several segments (${total} bytes)`);
@@ -282,6 +283,14 @@ export const scenarios: Scenario[] = [
       const deep = reads(s.dev, () => (r = s.q({ from: "fact", where: "content LIKE '第5条%'", limit: 1, select: "content" })));
       deepEqual(col(r.rows, "content"), ["第5条：主人今天说了一件关于学校和朋友的小事"]);
       ok(deep.max <= 4096 && deep.bytes <= total * 1.2, `${deep.bytes}`);
+      // conditions on a fact's date narrow what is read (the catalog's time ranges), never what matches
+      let narrow: any, wide: any;
+      const byDate = reads(s.dev, () => (narrow = s.q({ from: "fact", where: "date = '2024-01-20'", order_by: "date asc", limit: 50, select: "date" })));
+      const byLike = reads(s.dev, () => (wide = s.q({ from: "fact", where: "date LIKE '2024-01-20%'", order_by: "date asc", limit: 50, select: "date" })));
+      equal(narrow.count, 24);
+      deepEqual(narrow.rows, wide.rows, "the same rows");
+      ok(byDate.bytes + 50000 < byLike.bytes, `a sealed segment whose time misses it is not read: ` + `${byDate.bytes} bytes read against ${byLike.bytes}`);
+      deepEqual(col(s.q({ from: "fact", where: "date > '2024-01-20 22' AND date < '2024-01-21 01:00'", select: "date" }).rows, "date"), ["2024-01-21 00:00", "2024-01-20 23:00"], "> and < on hours");
     },
   },
   {
