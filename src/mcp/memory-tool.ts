@@ -57,7 +57,7 @@ export interface ArchiveAccess {
   readonly budget?: number; // bytes the archive may use (status)
 }
 
-const ARGS = [
+export const ARGS = [
   "action", "type", "content", "relation", "name", "closeness", "memory", "member_type", "topic", "emotion", "intensity",
   "importance", "category", "priority", "frequency", "datetime", "repeat", "duration", "keyword", "start_date", "end_date", "limit", "force",
   "progress", "e", "i", "p", "j", "keywords", "message", "budget", "from", "where", "order_by", "select", "preset",
@@ -367,53 +367,57 @@ export class MemoryTool implements Tool {
   // whose matching records are hidden at once (archive.forget: tombstones).
   // Matching as in NVS: a fact by its content, a moment by its content or
   // topic, an event by its content, else by a part of it that names one thing
-  // (src/mcp/fork.ts findEvent). The archive is searched first (nothing
-  // changes), then NVS is changed and committed like any call, then the
-  // archived records are hidden. If the archive fails, what left NVS stays
-  // gone (the user asked for it) and the reply is an error saying the
-  // archived copy is not hidden yet: the same delete again finishes it.
+  // (src/mcp/fork.ts findEvent). The archive is searched first and its
+  // records hidden first: an archive that cannot be searched or cannot take
+  // the tombstones (full until the next maintenance) refuses the delete with
+  // nothing changed. Then NVS is changed and committed like any call; if that
+  // write fails, the reply says so and the archived copies stay hidden (the
+  // user asked for them to go): the same delete again finishes it.
   private forget(type: "fact" | "moment" | "event", content: unknown): string {
     const q = type === "event" ? text(content, "content", 64) : text(content, type, 128);
     const arc = this.archive;
     let ids: string[] = [];
-    let unreadable: string | undefined; // the archive could not be searched
-    let part: string | undefined; // part of it could not be
+    let part: string | undefined; // part of the archive could not be read
     if (arc && arc.forget) {
-      let items: Item[] | undefined;
+      let items: Item[];
       try {
         // the archive's keyword match (folded, a substring) finds every exact or part match
         items = arc.recall(type, { keyword: q, limit: FORGET_AT_ONCE }) as Item[];
         part = partOf(arc);
       } catch (e) {
         if (!archiveFailed(e)) throw e;
-        unreadable = (e as Error).message;
+        throw new ToolError(`nothing was deleted: the archive cannot be searched now (${(e as Error).message}), so an archived copy could not be found; try again later`);
       }
-      if (items) ids = this.archivedMatches(items, type, q);
+      ids = this.archivedMatches(items, type, q);
     }
-    let removed = 0;
-    this.changing(() => {
-      if (type === "event") removed = deleteEvent(this.memory, q) ? 1 : 0;
-      else {
-        const before = this.memory.stores[type === "fact" ? "facts" : "moments"].count;
-        if (type === "fact") this.memory.removeFact(q);
-        else this.memory.removeMoment(q);
-        removed = before - this.memory.stores[type === "fact" ? "facts" : "moments"].count;
-      }
-      return "";
-    });
-    const gone = removed ? `deleted ${removed} ${type}${removed > 1 ? "s" : ""} from memory, but ` : "nothing was deleted: ";
-    if (unreadable !== undefined) throw new ToolError(`${gone}the archive cannot be searched now (${unreadable}), so an archived copy may still be there; try the same delete again later`);
     let hidden = 0;
     if (ids.length)
       try {
         hidden = arc!.forget!(type, ids);
       } catch (e) {
         if (!archiveFailed(e)) throw e;
-        throw new ToolError(`${gone}the archived copy could not be hidden now (${(e as Error).message}); try the same delete again`);
+        throw new ToolError(`nothing was deleted: the archived copy cannot be hidden now (${(e as Error).message})`);
       }
-    if (part) throw new ToolError(`deleted ${removed} ${type}${removed === 1 ? "" : "s"} from memory and ${hidden} from the archive, but part of the archive cannot be read now (${part}), so an archived copy may still be there; try the same delete again later`);
-    if (!removed && !hidden) return out({ result: "not_found", type });
-    return out({ result: "deleted", type, from_memory: removed, from_archive: hidden });
+    let removed = 0;
+    try {
+      this.changing(() => {
+        if (type === "event") removed = deleteEvent(this.memory, q) ? 1 : 0;
+        else {
+          const before = this.memory.stores[type === "fact" ? "facts" : "moments"].count;
+          if (type === "fact") this.memory.removeFact(q);
+          else this.memory.removeMoment(q);
+          removed = before - this.memory.stores[type === "fact" ? "facts" : "moments"].count;
+        }
+        return "";
+      });
+    } catch (e) {
+      if (hidden && e instanceof ToolError) throw new ToolError(`${e.message}; ${hidden} archived ${type}${hidden > 1 ? "s are" : " is"} hidden already: the same delete again finishes it`);
+      throw e;
+    }
+    const reply: Record<string, unknown> = !removed && !hidden ? { result: "not_found", type } : { result: "deleted", type, from_memory: removed, from_archive: hidden };
+    // what was found is gone; what could not be read is said, as recall says it
+    if (part) Object.assign(reply, { partial: true, archive_unreadable: part, hint: "an archived copy may still be there: try the same delete again later" });
+    return out(reply);
   }
 
   // The ids of the archived records (found by keyword, at most FORGET_AT_ONCE:

@@ -18,9 +18,10 @@
 
 import { rng } from "../powercut/rng";
 import { SimDevice } from "../../host-sim/device";
-import { Service } from "../../src/app/service";
+import type { Service } from "../../src/app/service";
+import { bootDevice } from "../../src/app/boot";
 import { MAX_DEPTH, MAX_ITEMS, MAX_MESSAGE_BYTES } from "../../src/mcp/server";
-import { ACTIONS, TYPES } from "../../src/mcp/memory-tool";
+import { ACTIONS, ARGS, TYPES } from "../../src/mcp/memory-tool";
 import { EMOTIONS, GOAL_CATEGORIES, MEMBER_TYPES } from "../../src/memory/types";
 
 export const START = Date.parse("2026-02-05T13:00:00+08:00");
@@ -97,11 +98,11 @@ const SEED_CALLS: Record<string, unknown>[] = [
   { action: "write", type: "schedule", content: "dentist", datetime: "2026-02-07 10:00" },
 ];
 
-// A fresh simulated device with a Service on it, seeded through valid tool calls.
+// A fresh simulated device booted as the device boots (NVS, archive, episodes:
+// src/app/boot.ts), seeded through valid tool calls.
 export function serviceTarget(now = START): Target & { dev: SimDevice; service: Service } {
   const dev = new SimDevice({ now }).install();
-  const service = new Service({ sink: { remind() {} } });
-  service.start();
+  const service = bootDevice(undefined, { sink: { remind() {} } }).service;
   let id = 0;
   for (const args of SEED_CALLS) {
     const r = JSON.parse(service.handle(toolCall(`seed-${++id}`, args))!);
@@ -238,16 +239,47 @@ function validArgs(g: Gen): Record<string, unknown> {
     [2, () => "read"],
     [2, () => "search"],
     [1, () => "recall"],
+    [2, () => "context"],
+    [2, () => "query"],
+    [1, () => "summary"],
+    [1, () => "config"],
   ]);
   const a: Record<string, unknown> = { action };
-  if (action === "read") return a;
+  if (action === "read") {
+    if (g.chance(0.1)) a.type = "episode";
+    return a;
+  }
+  if (action === "summary") return a;
+  if (action === "config") {
+    if (g.chance(0.5)) a.preset = g.pick(["minimal", "balanced", "full"]);
+    return a;
+  }
+  if (action === "context") {
+    a.message = g.pick(CONTENTS) + g.pick(["", "吗", "，你还记得吗"]);
+    if (g.chance(0.3)) a.budget = g.pick([200, 600, 1200, 4000]);
+    return a;
+  }
+  if (action === "query") {
+    a.from = g.pick(["episode", "fact", "event", "digest"]);
+    if (g.chance(0.7)) a.where = g.pick(QUERIES);
+    if (g.chance(0.4)) a.order_by = g.pick(["created_at desc", "p desc", "content", "date asc", "month desc"]);
+    if (g.chance(0.4)) a.limit = g.range(1, 50);
+    if (g.chance(0.3)) a.select = g.pick(["id,content", "content", "content,p", "month,count"]);
+    return a;
+  }
   if (action === "search") {
     a.keyword = g.pick(CONTENTS).slice(0, g.range(1, 4));
     if (g.chance(0.3)) a.limit = g.range(1, 50);
     return a;
   }
   if (action === "recall") {
-    a.type = g.pick(["fact", "moment", "event"]);
+    a.type = g.pick(["fact", "moment", "event", "episode", "episode", "snapshot"]);
+    if (a.type === "episode" || a.type === "snapshot") {
+      if (g.chance(0.5)) a.message = g.pick(CONTENTS);
+      else a.keyword = g.pick(CONTENTS);
+      if (g.chance(0.3)) a.limit = g.range(1, 10);
+      return a;
+    }
     if (g.chance(0.5)) a.keyword = g.pick(CONTENTS);
     if (g.chance(0.3)) a.start_date = "2026-01-01";
     if (g.chance(0.3)) a.end_date = "2026-03-01";
@@ -301,6 +333,12 @@ function validArgs(g: Gen): Record<string, unknown> {
       if (g.chance(0.5)) a.category = g.pick(GOAL_CATEGORIES);
       if (g.chance(0.5)) a.priority = g.range(1, 5);
       break;
+    case "episode":
+      a.content = g.pick(CONTENTS) + g.pick(["", "，很开心", "，有点难过", "，以后不喜欢了"]);
+      for (const k of ["e", "i", "p", "j"]) if (g.chance(0.8)) a[k] = g.pick([0, 0.1, 0.3, 0.5, 0.8, 1]);
+      if (g.chance(0.5)) a.keywords = g.pick(["篮球", "猫,豆豆", "学校,考试,数学", ""]);
+      if (g.chance(0.5)) a.emotion = g.pick(EMOTIONS);
+      break;
     case "schedule":
       a.content = g.pick(["钢琴课", "dentist", "英语课", "swim", "跳绳", "homework", "看电影"]);
       a.datetime = datetime(g);
@@ -313,7 +351,7 @@ function validArgs(g: Gen): Record<string, unknown> {
       a.content = g.pick(CONTENTS);
   }
   if (action === "delete") {
-    for (const k of ["closeness", "memory", "member_type", "category", "frequency", "topic", "emotion", "importance", "intensity", "priority", "datetime", "repeat", "duration", "force"]) delete a[k];
+    for (const k of ["closeness", "memory", "member_type", "category", "frequency", "topic", "emotion", "importance", "intensity", "priority", "datetime", "repeat", "duration", "force", "e", "i", "p", "j", "keywords"]) delete a[k];
   }
   return a;
 }
@@ -325,7 +363,14 @@ function put(o: Record<string, unknown>, k: string, v: unknown): void {
   Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
 }
 
-const ARG_NAMES = ["action", "type", "content", "relation", "name", "closeness", "memory", "member_type", "topic", "emotion", "intensity", "importance", "category", "priority", "frequency", "datetime", "repeat", "duration", "keyword", "start_date", "end_date", "limit", "force"];
+const ARG_NAMES = ARGS;
+
+// where clauses: valid ones and broken ones (the tool must name what is wrong)
+const QUERIES = [
+  "p >= 0.5", "content CONTAINS '篮球'", "p >= 0.5 AND content CONTAINS '篮球'", "emotion = 'happy'", "use_count > 1",
+  "content LIKE '%猫%'", "date >= '2026-01-01' AND content != 'x'", "month = '2026-02'", "count >= 3", "id = 1",
+  "p >=", "AND", "content CONTAINS", "foo = 1", "p >= 'abc", "p >= 0.5 OR i >= 0.5", "content LIKE", "'unterminated", "p === 1", "",
+];
 
 // Valid arguments with something wrong: a type, a range, an enum, a date, an
 // unknown key, a huge or nasty string.

@@ -159,7 +159,7 @@ export const scenarios: Scenario[] = [
       const t = r.result.tools[0];
       equal(t.name, "memory");
       deepEqual(t.inputSchema.required, ["action"]);
-      deepEqual(t.inputSchema.properties.action.enum, ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop", "status"]);
+      deepEqual(t.inputSchema.properties.action.enum, ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop", "status", "context", "query", "summary", "config"]);
       ok(t.description.includes("action=read at the start of every conversation"));
       ok(t.description.includes("你还记得"));
     },

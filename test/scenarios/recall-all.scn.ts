@@ -255,7 +255,11 @@ export const scenarios: Scenario[] = [
       equal(sr.partial, true, "search says so too");
       ok(sr.archive_unreadable.fact.indexOf(seg) >= 0, JSON.stringify(sr));
       const d = call({ action: "delete", type: "fact", content: "主人在学校当班长" });
-      ok(/^error: deleted 1 fact from memory and 0 from the archive, but part of the archive cannot be read now .*try the same delete again later/.test(d.text), d.text);
+      equal(d.isError, false, d.text);
+      equal(d.json.result, "deleted", d.text);
+      equal(d.json.from_memory, 1, d.text);
+      equal(d.json.partial, true, "what could not be searched is said");
+      ok(d.json.archive_unreadable.indexOf(seg) >= 0 && /try the same delete again later/.test(d.json.hint), d.text);
       const bare = setup(false);
       bare.fact("没有存档也能找到", sec(2026, 2, 2));
       const b = bare.call({ action: "recall", type: "fact" }).json;
@@ -322,28 +326,28 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "delete when the archive fails: what left NVS stays deleted, the reply says the archived copy is not hidden yet, the same delete again finishes it",
+    name: "delete when the archive fails: nothing is deleted and the reply says why; the same delete later takes both",
     run() {
       const { call, archive, arc, fact, svc, dev } = setup();
       archive.append("fact", [{ timestamp: sec(2025, 5, 1), content: "主人的密码是1234" }]);
       fact("主人的密码是1234", sec(2026, 2, 1));
       arc.failForget = "archive: the file system failed";
+      const w0 = dev.flash.writes;
       const r = call({ action: "delete", type: "fact", content: "主人的密码是1234" });
       equal(r.isError, true);
-      ok(/deleted 1 fact from memory, but the archived copy could not be hidden now \(archive: the file system failed\); try the same delete again/.test(r.text), r.text);
-      equal(svc.memory.facts().length, 0, "NVS delete stays");
+      equal(r.text, "error: nothing was deleted: the archived copy cannot be hidden now (archive: the file system failed)");
+      equal(svc.memory.facts().length, 1, "NVS keeps it");
+      equal(dev.flash.writes, w0, "nothing written");
       dev.reboot();
       const arc2 = access(new Archive(root));
       const again = new Service({ sink: { remind() {} }, archive: arc2 });
-      equal(again.memory.facts().length, 0, "and it reached flash");
-      deepEqual(where(JSON.parse(again.tool.call({ action: "recall", type: "fact" })).items), ["A:主人的密码是1234"], "the archived copy is still there");
-      deepEqual(JSON.parse(again.tool.call({ action: "delete", type: "fact", content: "主人的密码是1234" })), { result: "deleted", type: "fact", from_memory: 0, from_archive: 1 });
+      equal(again.memory.facts().length, 1, "and flash holds it");
+      deepEqual(JSON.parse(again.tool.call({ action: "delete", type: "fact", content: "主人的密码是1234" })), { result: "deleted", type: "fact", from_memory: 1, from_archive: 1 });
       deepEqual(JSON.parse(again.tool.call({ action: "recall", type: "fact" })).items, []);
-      // an archive that cannot be searched: NVS is deleted, the reply says the archive was not
+      // an archive that cannot be searched: nothing is deleted, the reply says why
       again.memory.addFact("主人的生日愿望是去北京", sec(2026, 2, 2));
       again.memory.flush();
       const del = () => {
-        arc2.failRecall = "archive: cannot read f1";
         try {
           again.tool.call({ action: "delete", type: "fact", content: "主人的生日愿望是去北京" });
         } catch (e) {
@@ -351,11 +355,13 @@ export const scenarios: Scenario[] = [
         }
         return "no error";
       };
+      arc2.failRecall = "archive: cannot read f1";
       const msg = del();
-      equal(msg, "deleted 1 fact from memory, but the archive cannot be searched now (archive: cannot read f1), so an archived copy may still be there; try the same delete again later");
+      equal(msg, "nothing was deleted: the archive cannot be searched now (archive: cannot read f1), so an archived copy could not be found; try again later");
+      equal(again.memory.facts().length, 1, "NVS keeps it");
+      arc2.failRecall = undefined;
+      equal(del(), "no error");
       equal(again.memory.facts().length, 0);
-      const msg2 = del();
-      ok(/^nothing was deleted: the archive cannot be searched now/.test(msg2), msg2);
     },
   },
   {
