@@ -83,3 +83,11 @@ export function fieldList(source: Source): string {
   }
   return out.join(", ");
 }
+
+// Every source with its fields, for the tool's description:
+// "episode (id, content, …); fact (id, content, date/timestamp, archived); …"
+export function sourcesHelp(): string {
+  const out: string[] = [];
+  for (const s of SOURCES) out.push(`${s} (${fieldList(s)})`);
+  return out.join("; ");
+}

@@ -4,7 +4,8 @@
 // simulated device; episodes through a small fake EpisodeReader.
 import config from "mc/config";
 import { SimDevice } from "../../host-sim/device";
-import { Archive } from "../../src/archive/archive";
+import { Archive, ArchiveError } from "../../src/archive/archive";
+import type { ArchiveAccess } from "../../src/mcp/memory-tool";
 import { encodeDigest } from "../../src/archive/codec";
 import { recordId } from "../../src/archive/line";
 import { Service } from "../../src/app/service";
@@ -321,6 +322,42 @@ export const scenarios: Scenario[] = [
       deepEqual([r.count, r.partial, r.unavailable], [1, true, "the archive is not available: only what NVS holds was queried"]);
       const d = s.q({ from: "digest" });
       deepEqual([d.count, d.partial], [0, true]);
+    },
+  },
+  {
+    name: "query: an archive that fails leaves what NVS holds, marked partial with why; a segment that cannot be opened is named",
+    run() {
+      const dev = new SimDevice({ now: T0 }).install();
+      const real = new Archive(root);
+      real.check();
+      real.append("fact", [{ timestamp: sec(2026, 1, 2), content: "主人喜欢打篮球" }]);
+      let fail: "throw" | "unreadable" | undefined = "throw";
+      const access: ArchiveAccess = {
+        recall: (t, q) => real.recall(t, q),
+        count: (t) => real.count(t),
+        scan(stream, fn, range) {
+          if (fail === "throw") throw new ArchiveError("io", "archive: the fact archive cannot be read now (read error); it is kept as it is");
+          const r = real.scan(stream, fn, range);
+          if (fail === "unreadable") r.unreadable.push(root + "f000099.jsonl");
+          return r;
+        },
+      };
+      const svc = new Service({ sink: { remind() {} }, archive: access });
+      svc.memory.addFact("主人周末去游泳", sec(2026, 1, 20));
+      svc.memory.flush();
+      const q = (args: Record<string, unknown>) => JSON.parse(svc.tool.call({ action: "query", ...args }));
+      const r = q({ from: "fact", select: "content" });
+      deepEqual(r, { from: "fact", count: 1, rows: [{ content: "主人周末去游泳" }], partial: true, unavailable: "archive: the fact archive cannot be read now (read error); it is kept as it is" });
+      fail = "unreadable";
+      const u = q({ from: "fact", select: "content" });
+      deepEqual([u.count, u.partial, u.unavailable], [2, true, `archive: cannot open ${root}f000099.jsonl now`]);
+      fail = undefined;
+      equal(q({ from: "fact" }).partial, undefined);
+      // an archive without scan (format 1's facade): NVS only, and says so
+      const old = new Service({ sink: { remind() {} }, archive: { recall: () => [], count: () => 0 } });
+      const o = JSON.parse(old.tool.call({ action: "query", from: "event" }));
+      deepEqual([o.partial, o.unavailable], [true, "this archive cannot be queried: only what NVS holds was queried"]);
+      void dev;
     },
   },
   {

@@ -1,7 +1,7 @@
 // recall type=snapshot (issue 16 item 8; seed 003): the archive's monthly
 // digests as snapshots and one meta-snapshot per category, retrieved by a
 // model-free relevance: only above 0.5, best first, ids snapshot_/meta_.
-import { Archive } from "../../src/archive/archive";
+import { Archive, ArchiveError } from "../../src/archive/archive";
 import { encodeDigest } from "../../src/archive/codec";
 import type { Episodes } from "../../src/episode/episodes";
 import { fromLocal } from "../../src/time/local";
@@ -183,6 +183,19 @@ export const scenarios: Scenario[] = [
         ok(t.indexOf("error: " + want) === 0, t);
       }
       ok(sameImage(before, image(s.dev)) === undefined, "nothing changed");
+      // an archive that fails: the metas of NVS and the episodes, partial, why
+      const real = s.archive;
+      (s.svc.tool as unknown as { archive: unknown }).archive = {
+        recall: () => [],
+        count: () => 0,
+        scan() {
+          throw new ArchiveError("io", "archive: the digest archive cannot be read now (read error); it is kept as it is");
+        },
+      };
+      const f = s.recall({ keyword: "猫" });
+      deepEqual([f.partial, f.unavailable], [true, "archive: the digest archive cannot be read now (read error); it is kept as it is"]);
+      deepEqual(f.items.map((x) => x.id).sort(), ["meta_episode", "meta_moment"]);
+      void real;
       const n = world(false);
       const p = n.recall({ keyword: "篮球" });
       deepEqual([p.partial, p.unavailable], [true, "the archive is not available: no monthly snapshots"]);
