@@ -247,7 +247,8 @@ export class Runner {
     let at = this.kept.length;
     while (at > 0 && (o.desc ? cmpKey(key, this.kept[at - 1].key) > 0 : cmpKey(key, this.kept[at - 1].key) < 0)) at--;
     if (at >= this.lim) {
-      this.more = true;
+      // not shown; a copy of the last kept row (equal key) is no "more"
+      if (!(cmpKey(key, this.kept[this.kept.length - 1].key) === 0 && this.dup(id, rec))) this.more = true;
       return false;
     }
     if (this.dup(id, rec)) return false;

@@ -188,6 +188,9 @@ export const scenarios: Scenario[] = [
       equal(r.count, 1);
       equal(r.rows[0].archived, true);
       equal(s.q({ from: "fact", order_by: "date desc" }).count, 1);
+      const one = s.q({ from: "fact", order_by: "date desc", limit: 1 });
+      deepEqual([one.count, one.rows[0].archived, one.more], [1, true, undefined], "its copy is not 'more'");
+      equal(s.q({ from: "fact", limit: 1 }).more, undefined);
     },
   },
   {
