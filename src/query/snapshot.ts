@@ -26,7 +26,7 @@ import type { QuerySources } from "./run";
 
 export const MAX_QUERY_BYTES = 400;
 export const DEFAULT_SNAPSHOTS = 5;
-export const MAX_SNAPSHOTS = 20;
+export const MAX_SNAPSHOTS = 50; // as the schema's limit; the items stay within ITEMS_BUDGET_BYTES
 export const THRESHOLD = 0.5; // seed 003: only relevance above it
 export const META_EPISODES = 100; // episodes whose keywords the episode meta-snapshot reads at most
 export const META_KEYWORDS = 10;

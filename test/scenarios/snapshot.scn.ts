@@ -176,7 +176,7 @@ export const scenarios: Scenario[] = [
       for (const [args, want] of [
         [{}, "recall type=snapshot needs keyword (or message)"],
         [{ keyword: "x".repeat(401) }, "keyword is too long: at most 400 bytes"],
-        [{ keyword: "篮球", limit: 21 }, "limit must be an integer from 1 to 20"],
+        [{ keyword: "篮球", limit: 51 }, "limit must be an integer from 1 to 50"],
         [{ keyword: 3 }, "keyword must be a string"],
       ] as [Record<string, unknown>, string][]) {
         const t = s.call({ action: "recall", type: "snapshot", ...args }).text;
