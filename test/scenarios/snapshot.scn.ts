@@ -5,6 +5,7 @@ import { Archive, ArchiveError } from "../../src/archive/archive";
 import { encodeDigest } from "../../src/archive/codec";
 import type { Episodes } from "../../src/episode/episodes";
 import { fromLocal } from "../../src/time/local";
+import { byteLength } from "../../src/text/utf8";
 import { timeCue, grams, contentScore, THRESHOLD } from "../../src/query/snapshot";
 import { setup, episode, FakeEpisodes } from "./query.scn";
 import { reads, image, sameImage } from "./archive.scn";
@@ -159,6 +160,24 @@ export const scenarios: Scenario[] = [
       const weak = contentScore(grams("今天去公园玩然后吃饭"), true, ["足球"], grams("公园"), why);
       ok(weak < 0.5, `${weak}`);
       equal(contentScore(grams("飞机"), false, ["篮球"], grams("篮球"), why), 0);
+    },
+  },
+  {
+    name: "snapshot: many relevant snapshots stay within the reply's byte budget, best first, and the reply says it was cut",
+    run() {
+      const s = world();
+      const lines = [];
+      for (let i = 0; i < 30; i++) {
+        const y = 2022 + Math.floor(i / 12), m = (i % 12) + 1;
+        const month = `${y}-${m < 10 ? "0" : ""}${m}`;
+        lines.push(encodeDigest({ from: sec(y, m, 2), to: sec(y, m, 27), month, count: 10 + i, keywords: ["朋友", "学校", "足球"], points: "和朋友在学校踢足球，".repeat(10), source: 100 + i, events: false }));
+      }
+      s.archive.streams.digest.append(lines);
+      const r = s.recall({ keyword: "朋友", limit: 50 });
+      sorted(r.items);
+      ok(r.count >= 5 && r.count < 30, `${r.count}`);
+      equal((r as { truncated?: boolean }).truncated, true);
+      ok(byteLength(JSON.stringify(r.items)) <= 6000 + r.count, "within 6,000 bytes");
     },
   },
   {
