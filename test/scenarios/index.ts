@@ -39,6 +39,7 @@ import { scenarios as digest } from "./digest.scn";
 import { scenarios as recallAll } from "./recall-all.scn";
 import { scenarios as query } from "./query.scn";
 import { scenarios as snapshot } from "./snapshot.scn";
+import { scenarios as episodeStore } from "./episode-store.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -80,4 +81,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "recall-all", scenarios: recallAll },
   { file: "query", scenarios: query },
   { file: "snapshot", scenarios: snapshot },
+  { file: "episode-store", scenarios: episodeStore },
 ];

@@ -1,0 +1,141 @@
+// The model-free similarity of episodes (issue 16 item 4; docs/FORMAT.md §4.3):
+// hashed character n-grams folded into a 512-bit signature (64 bytes) that
+// lives in the episode's header, compared as the cosine of two bit vectors.
+//
+// Text (the content, then each keyword) is folded as the archive folds it
+// (src/archive/fold.ts: ASCII case, full-width to half-width), then cut into
+// runs: punctuation, spaces and symbols are dropped. A run of CJK (and other
+// characters from U+2E80 on: kana, hangul, emoji) gives every character alone
+// and every two neighbours (punctuation between them dropped, so 打 篮球 is
+// 打篮球); a run of letters and digits below U+2E80 is a word, ended by anything
+// else: the word itself and, when longer than 3, its 3-grams.
+// Each element is hashed with FNV-1a 32 over a tag byte and its code points
+// and sets 2 bits: h & 511 and (h >>> 16) & 511.
+
+import { foldString } from "../archive/fold";
+import { EPISODE_SIG_BYTES } from "./types";
+
+const BITS = EPISODE_SIG_BYTES * 8;
+const MASK = BITS - 1;
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+const TAG_CHAR = 1, TAG_PAIR = 2, TAG_WORD = 3, TAG_TRI = 4;
+
+// bits set in each byte value (built at load: a preloaded module keeps it in flash)
+const POP = makePop();
+function makePop(): Uint8Array {
+  const t = new Uint8Array(256);
+  for (let i = 1; i < 256; i++) t[i] = (i & 1) + t[i >> 1];
+  return t;
+}
+
+function fnvByte(h: number, b: number): number {
+  return Math.imul(h ^ b, FNV_PRIME) >>> 0;
+}
+
+function fnvCode(h: number, cp: number): number {
+  h = fnvByte(h, cp & 0xff);
+  h = fnvByte(h, (cp >>> 8) & 0xff);
+  return fnvByte(h, (cp >>> 16) & 0xff);
+}
+
+function setBits(sig: Uint8Array, h: number): void {
+  const a = h & MASK, b = (h >>> 16) & MASK;
+  sig[a >> 3] |= 1 << (a & 7);
+  sig[b >> 3] |= 1 << (b & 7);
+}
+
+// 0: a separator (dropped), 1: a word character, 2: a CJK-like character
+function classOf(cp: number): number {
+  if (cp < 0x80) {
+    if ((cp >= 0x30 && cp <= 0x39) || (cp >= 0x61 && cp <= 0x7a) || (cp >= 0x41 && cp <= 0x5a)) return 1;
+    return 0;
+  }
+  if (cp < 0xc0) return 0; // Latin-1 punctuation and symbols
+  if (cp === 0xd7 || cp === 0xf7) return 0;
+  if (cp >= 0x2000 && cp <= 0x2bff) return 0; // general punctuation, arrows, math, shapes, dingbats
+  if (cp >= 0x3000 && cp <= 0x303f) return 0; // CJK punctuation
+  if (cp >= 0xfe00 && cp <= 0xfe6f) return 0; // variation selectors, vertical and small forms
+  if (cp >= 0xff00 && cp <= 0xff65) return 0; // full-width punctuation left after folding
+  if (cp >= 0xe0000) return 0; // tags, variation selectors supplement
+  if (cp >= 0x1f3fb && cp <= 0x1f3ff) return 0; // skin tone modifiers
+  return cp < 0x2e80 ? 1 : 2;
+}
+
+// The elements of one text into sig.
+function addText(sig: Uint8Array, text: string, word: Uint32Array): void {
+  if (!text) return;
+  const f = foldString(text);
+  let prev = -1; // the previous CJK-like character of the run
+  let wordStart = -1; // where the current word's code points start in `word`
+  let wn = 0;
+  for (let i = 0; i <= f.length; ) {
+    let cp = -1, len = 1;
+    if (i < f.length) {
+      const c = f[i];
+      if (c < 0x80) cp = c;
+      else if (c >= 0xf0) (cp = ((c & 7) << 18) | ((f[i + 1] & 63) << 12) | ((f[i + 2] & 63) << 6) | (f[i + 3] & 63)), (len = 4);
+      else if (c >= 0xe0) (cp = ((c & 15) << 12) | ((f[i + 1] & 63) << 6) | (f[i + 2] & 63)), (len = 3);
+      else if (c >= 0xc0) (cp = ((c & 31) << 6) | (f[i + 1] & 63)), (len = 2);
+      else cp = 0; // a stray continuation byte: a separator
+    }
+    i += len;
+    const k = cp < 0 ? 0 : classOf(cp);
+    if (k !== 1 && wordStart >= 0) {
+      endWord(sig, word, wn);
+      wordStart = -1;
+      wn = 0;
+    }
+    if (k === 1) prev = -1; // a word ends a CJK run; dropped punctuation and spaces do not
+    if (k === 1) {
+      if (wordStart < 0) wordStart = 0;
+      if (wn < word.length) word[wn++] = cp;
+    } else if (k === 2) {
+      setBits(sig, fnvCode(fnvByte(FNV_OFFSET, TAG_CHAR), cp));
+      if (prev >= 0) setBits(sig, fnvCode(fnvCode(fnvByte(FNV_OFFSET, TAG_PAIR), prev), cp));
+      prev = cp;
+    }
+    if (cp < 0) break;
+  }
+}
+
+function endWord(sig: Uint8Array, w: Uint32Array, n: number): void {
+  let h = fnvByte(FNV_OFFSET, TAG_WORD);
+  for (let i = 0; i < n; i++) h = fnvCode(h, w[i]);
+  setBits(sig, h);
+  if (n <= 3) return;
+  for (let i = 0; i + 3 <= n; i++) setBits(sig, fnvCode(fnvCode(fnvCode(fnvByte(FNV_OFFSET, TAG_TRI), w[i]), w[i + 1]), w[i + 2]));
+}
+
+// The signature of an episode: its content and its keywords.
+export function signature(text: string, keywords: string[]): Uint8Array {
+  const sig = new Uint8Array(EPISODE_SIG_BYTES);
+  // a word's code points (a longer word is cut: enough to tell words apart);
+  // made per call: a preloaded module's top-level objects are read-only
+  const word = new Uint32Array(32);
+  addText(sig, text, word);
+  if (keywords) for (let i = 0; i < keywords.length; i++) addText(sig, keywords[i], word);
+  return sig;
+}
+
+export function popcount(a: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < a.length; i++) n += POP[a[i]];
+  return n;
+}
+
+// The cosine of two signatures as bit vectors: popcount(a & b) / sqrt(popcount(a) · popcount(b)); 0 for an empty one.
+export function similarity(a: Uint8Array, b: Uint8Array): number {
+  let na = 0, nb = 0, both = 0;
+  const n = a.length < b.length ? a.length : b.length;
+  for (let i = 0; i < n; i++) {
+    const x = a[i], y = b[i];
+    na += POP[x];
+    nb += POP[y];
+    both += POP[x & y];
+  }
+  for (let i = n; i < a.length; i++) na += POP[a[i]];
+  for (let i = n; i < b.length; i++) nb += POP[b[i]];
+  if (!na || !nb) return 0;
+  return both / Math.sqrt(na * nb);
+}
