@@ -1,10 +1,12 @@
-// npx tsx tools/query-bench.ts [--facts N] [--months M]: what action=query and
+// npx tsx tools/query-bench.ts [--facts N] [--months M] [--episodes E]: what action=query and
 // recall type=snapshot read from flash (issue 16 items 7 and 8). Builds N
 // archived facts (default 4,000: a year at seed 000's rate, 8-14 a day, one
 // sentence each) and M months of digests (default 36: one of moments and one
 // of events a month) on the simulated 3 MB storage partition through
 // Archive.append, then runs each query through the memory tool and prints one
-// JSON line per query:
+// JSON line per query; E episodes (default 800) are written to the real
+// episode store (src/episode/store.ts) and read through a small EpisodeReader
+// over its scan (the episodes domain is not in yet). One
 //   {"name","args","rows","bytes_read","read_calls","max_read","node_ms","device_ms"}
 // device_ms = bytes / 0.45 MB/s + 0.1 ms per read call (PLATFORM.md §1, the slow end).
 import "../host-sim/trace";
@@ -15,6 +17,10 @@ import { encodeDigest } from "../src/archive/codec";
 import { Service } from "../src/app/service";
 import { fromLocal } from "../src/time/local";
 import type { Fact } from "../src/memory/types";
+import { EpisodeStore } from "../src/episode/store";
+import { signature } from "../src/episode/sig";
+import type { Episode, EpisodeReader } from "../src/episode/types";
+import type { Episodes } from "../src/episode/episodes";
 
 function arg(name: string, dflt: number): number {
   const i = process.argv.indexOf(name);
@@ -22,6 +28,7 @@ function arg(name: string, dflt: number): number {
 }
 const N = arg("--facts", 4000);
 const M = arg("--months", 36);
+const E = arg("--episodes", 800);
 
 const dev = new SimDevice({ now: fromLocal(2026, 2, 5, 13, 0) }).install();
 const archive = new Archive(config.file.root);
@@ -46,7 +53,28 @@ for (let m = 0; m < M; m++) {
 for (let i = 0; i < digests.length; i += 8) archive.streams.digest.append(digests.slice(i, i + 8));
 while (archive.step()) {}
 
+const store = new EpisodeStore();
+{
+  let batch: Episode[] = [];
+  for (let i = 0; i < E; i++) {
+    const content = `和主人聊了${WORDS[i % 12]}，他说下次还想一起${WORDS[(i + 5) % 12]}（第${i}次）`;
+    const keywords = [WORDS[i % 12], WORDS[(i + 5) % 12]];
+    const slot = store.freeSlot() + batch.length;
+    const t = t0 + i * 36000;
+    batch.push({ slot, id: store.nextId() + batch.length, state: "active", content, keywords, emotion: "happy", e: i % 101, i: (i * 7) % 101, p: (i * 13) % 101, j: (i * 29) % 101, useCount: i % 9, createdAt: t, lastActiveAt: t, purgeAt: 0, source: "ai", sig: signature(content, keywords) });
+    if (batch.length === 8 || i === E - 1) {
+      store.write(batch);
+      batch = [];
+    }
+  }
+}
+const reader: EpisodeReader = {
+  forEach(fn, opts) {
+    store.scan((ep) => (ep.state === "trash" && !opts?.trash ? undefined : fn(ep)), !!opts?.text);
+  },
+};
 const svc = new Service({ sink: { remind() {} }, archive });
+svc.tool.episodes = reader as unknown as Episodes;
 let id = 0;
 function call(args: Record<string, unknown>): any {
   const r = JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "memory", arguments: args } }))!);
@@ -83,6 +111,8 @@ for (const e of dev.spiffs.list()) if (/(^|\/)f\d{6}\.jsonl$/.test(e.name)) segB
 let digestBytes = 0;
 for (const e of dev.spiffs.list()) if (/(^|\/)d\d{6}\.jsonl$/.test(e.name)) digestBytes += e.length;
 console.log(JSON.stringify({ facts: N, fact_segment_bytes: segBytes, digests: digests.length, digest_bytes: digestBytes }));
+measure("episodes, scores only (headers)", { action: "query", from: "episode", where: "p >= 0.5 AND e >= 0.8", order_by: "j desc", limit: 10, select: "id, e, p, j, created_at" });
+measure("episodes, with their text", { action: "query", from: "episode", where: "content CONTAINS '恐龙' AND p >= 0.5", order_by: "j desc", limit: 10, select: "id, content, keywords" });
 measure("latest facts", { action: "query", from: "fact", limit: 10 });
 measure("facts of a month, newest first", { action: "query", from: "fact", where: "date >= '2025-06' AND date <= '2025-06'", limit: 10, select: "date, content" });
 measure("facts of a month, ordered", { action: "query", from: "fact", where: "date = '2025-06'", order_by: "date asc", limit: 10, select: "date, content" });
