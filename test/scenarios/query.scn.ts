@@ -10,6 +10,8 @@ import { encodeDigest } from "../../src/archive/codec";
 import { recordId } from "../../src/archive/line";
 import { Service } from "../../src/app/service";
 import type { Episodes } from "../../src/episode/episodes";
+import { EpisodeStore } from "../../src/episode/store";
+import { signature } from "../../src/episode/sig";
 import type { Episode, EpisodeReader } from "../../src/episode/types";
 import { newEvent, type Fact } from "../../src/memory/types";
 import { fromLocal } from "../../src/time/local";
@@ -229,6 +231,44 @@ export const scenarios: Scenario[] = [
       s.svc.tool.episodes = undefined;
       const none = s.q({ from: "episode" });
       deepEqual([none.count, none.partial, none.unavailable], [0, true, "episodes are not available on this device"]);
+    },
+  },
+  {
+    name: "query: episodes in the real episode store: a query without text fields reads the header files alone",
+    run() {
+      const s = setup();
+      const store = new EpisodeStore();
+      const batch: Episode[] = [];
+      for (let i = 0; i < 8; i++) {
+        const ep = episode(i + 1, `第${i}次聊天：主人说起${i % 2 ? "篮球" : "画画"}`, [10 * i, 50, i % 2 ? 100 : 20, 10 * i], { keywords: [i % 2 ? "篮球" : "画画"] });
+        ep.slot = store.freeSlot() + i;
+        ep.id = store.nextId() + i;
+        ep.sig = signature(ep.content, ep.keywords);
+        batch.push(ep);
+      }
+      store.write(batch);
+      const reader: EpisodeReader = { forEach: (fn, opts) => store.scan((ep) => (ep.state === "trash" && !opts?.trash ? undefined : fn(ep)), !!opts?.text) };
+      s.svc.tool.episodes = reader as unknown as Episodes;
+      const files = (fn: () => void) => {
+        const sp = s.dev.spiffs;
+        const orig = sp.read;
+        const names: string[] = [];
+        sp.read = function (name: string, offset: number, count: number) {
+          if (names.indexOf(name) < 0) names.push(name);
+          return orig.call(sp, name, offset, count);
+        };
+        try {
+          fn();
+        } finally {
+          sp.read = orig;
+        }
+        return names.map((n) => n.slice(n.lastIndexOf("/") + 1)).sort();
+      };
+      let r: any;
+      deepEqual(files(() => (r = s.q({ from: "episode", where: "p = 1", order_by: "j desc", select: "id, j" }))), ["ep.h0"], "the header file alone");
+      deepEqual(col(r.rows, "j"), [0.7, 0.5, 0.3, 0.1]);
+      deepEqual(files(() => (r = s.q({ from: "episode", where: "keywords = 画画 AND e >= 0.4", select: "content" }))), ["ep.h0", "ep.t0"], "a text field: the text file too");
+      deepEqual(col(r.rows, "content"), ["第4次聊天：主人说起画画", "第6次聊天：主人说起画画"]);
     },
   },
   {
