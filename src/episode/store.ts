@@ -229,8 +229,10 @@ export class EpisodeStore implements EpisodeStoreApi {
     if (n <= 0) return;
     for (let tries = 0; ; tries++) {
       try {
+        // an ArrayBuffer, then copied: reading into a view is ESP32's C alone
+        // (not the lin port's, nor the SDK's typings of `file`)
         f.position = pos;
-        const got = new Uint8Array(f.read(ArrayBuffer, n) as ArrayBuffer);
+        const got = new Uint8Array(f.read(ArrayBuffer, n));
         this.stats.reads++;
         this.stats.bytesRead += got.length;
         if (got.length !== n) throw new Error("short read");
@@ -258,7 +260,8 @@ export class EpisodeStore implements EpisodeStoreApi {
   private put(f: File, pos: number, bytes: Uint8Array, s: number, e: number): void {
     try {
       f.position = pos;
-      f.write(s === 0 && e === bytes.byteLength && bytes.byteOffset === 0 && bytes.buffer.byteLength === e ? (bytes.buffer as ArrayBuffer) : (bytes.slice(s, e).buffer as ArrayBuffer));
+      // an ArrayBuffer (the SDK's typings of `file` take no view)
+      f.write(s === 0 && e === bytes.length && bytes.byteOffset === 0 && bytes.buffer.byteLength === e ? (bytes.buffer as ArrayBuffer) : (bytes.slice(s, e).buffer as ArrayBuffer));
     } catch (err) {
       if (fatal(err)) throw err;
       throw this.failure(err, e - s, "write failed");
@@ -349,7 +352,7 @@ export class EpisodeStore implements EpisodeStoreApi {
       this.lastSlots = w.slots;
       this.seq = w.seq;
       this.maxId = w.maxId;
-      this.given = w.maxId;
+      this.given = Math.max(this.given, w.maxId);
       this.known = true;
       if (w.redo) {
         try {

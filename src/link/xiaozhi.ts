@@ -31,7 +31,8 @@
 // the link's close, a goodbye, a new session (hello), or by the listener (a
 // farewell answered, IDLE_END_MS of quiet); only then are confirmed pending
 // items written and NVS flushed, in one batch with the conversation's record
-// (affection: mood, counts).
+// (affection, coins, mood, counts: src/relation/evolver.ts, fed by the
+// listener; the link adds each turn's emotion).
 
 import type { Service } from "../app/service";
 import { EMOTIONS, type Emotion } from "../memory/types";
@@ -117,10 +118,9 @@ export class XiaozhiLink {
   mood: Emotion = "neutral"; // the current turn's
   readonly stats: LinkStats = { mcp: 0, heard: 0, ignored: 0, dropped: 0 };
   onEnd: ((reason: LinkEnd) => void) | undefined;
-  // the conversation under way: its record, applied to affection when it ends
+  // lines of the conversation under way given to the listener (whose evolver
+  // keeps the conversation's record)
   private lines = 0;
-  private moodSum = 0;
-  private started = 0; // ms
   private lastSentence = "";
   private lastSentenceAt = 0;
   private ending = false;
@@ -130,8 +130,9 @@ export class XiaozhiLink {
     const prev = l.onEnd;
     // the listener ends a conversation by itself too (a farewell answered, idle)
     l.onEnd = (reason, formed) => {
-      if (!this.ending && this.record()) {
-        service.flush(); // the record's store; the listener's batch flushed the rest
+      if (!this.ending && this.lines > 0) {
+        this.lines = 0; // the listener's batch wrote the conversation's record
+        this.lastSentence = "";
         this.onEnd?.("listener");
       }
       prev?.(reason, formed);
@@ -256,7 +257,6 @@ export class XiaozhiLink {
   }
 
   private heard(role: "user" | "assistant", t: string): void {
-    if (this.lines === 0) this.started = now();
     this.lines++;
     this.stats.heard++;
     try {
@@ -271,35 +271,16 @@ export class XiaozhiLink {
   private emotion(e: string): void {
     this.mood = emotionOf(e);
     const m = EMOTION_MAP[e];
-    this.moodSum += m ? m[1] : 0;
+    this.service.listener.evolver.emotion(m ? m[1] : 0);
   }
 
   // ---- the end of a conversation -----------------------------------------------------------
 
-  // The conversation's record into affection (RAM): the mood moves one step
-  // toward the conversation's, the counts grow. Returns whether there was one.
-  private record(): boolean {
-    if (this.lines === 0) return false;
-    const lines = this.lines, sum = this.moodSum, started = this.started;
-    this.lines = 0;
-    this.moodSum = 0;
-    this.lastSentence = "";
-    const t = now();
-    const secs = Math.floor(t / 1000);
-    this.service.memory.updateAffection((a) => {
-      a.mood += sum > 0 ? 1 : sum < 0 ? -1 : 0;
-      a.totalConversations += 1;
-      a.totalMessages += lines;
-      a.totalChatSeconds += Math.max(0, Math.floor((t - started) / 1000));
-      a.lastChat = secs;
-      if (!a.firstMeet) a.firstMeet = secs;
-    });
-    return true;
-  }
-
-  // The record first, so the listener's batch writes it in its one flush.
+  // The listener's end writes the conversation's items and record in one batch.
   private end(reason: LinkEnd): void {
-    const had = this.record();
+    const had = this.lines > 0;
+    this.lines = 0;
+    this.lastSentence = "";
     const l = this.service.listener;
     this.ending = true;
     try {

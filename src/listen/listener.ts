@@ -21,7 +21,9 @@ import type { Role } from "../memory/types";
 import { now } from "../time/clock";
 import { extract, type Extracted } from "./extract";
 import { PendingQueue, view, type Formed, type Outcome, type PendingView } from "./pending";
-import { ConversationWindow, isFarewell, IDLE_END_MS, WINDOW_ROUNDS } from "./window";
+import { ConversationWindow, isFarewell, IDLE_END_MS } from "./window";
+import { Evolver } from "../relation/evolver";
+import { presetOf } from "../config/presets";
 
 export interface Heard extends PendingView {
   outcome: Outcome;
@@ -56,6 +58,8 @@ function clean(text: string): string {
 export class Listener {
   readonly window: ConversationWindow;
   readonly pending: PendingQueue;
+  // the relationship: every conversation's record at its end (src/relation)
+  readonly evolver: Evolver;
   private idle: ReturnType<typeof Timer.set> | undefined;
   // the user's previous utterance in this conversation and what it put in the
   // queue: "不对是三点" corrects it, "开玩笑的" withdraws it
@@ -67,8 +71,9 @@ export class Listener {
   onEnd: ((reason: EndReason, formed: Formed[]) => void) | undefined;
 
   constructor(readonly memory: Memory, readonly schedules: Schedules, readonly opts: ListenerOptions = {}) {
-    this.window = new ConversationWindow(opts.rounds ?? WINDOW_ROUNDS);
+    this.window = new ConversationWindow(opts.rounds ?? presetOf(memory).rounds);
     this.pending = new PendingQueue(memory, schedules);
+    this.evolver = new Evolver(memory);
     this.idleMs = opts.idleMs ?? IDLE_END_MS;
     this.flushFn = opts.flush ?? (() => memory.flush());
     this.onMemory = opts.onMemory;
@@ -86,7 +91,10 @@ export class Listener {
     const t = clean(text);
     if (!t) return [];
     const context = role === "user" ? this.window.lastAssistant : undefined;
+    // the preset's window (action=config) applies from the next conversation
+    if (!this.window.active && this.opts.rounds === undefined) this.window.rounds = presetOf(this.memory).rounds;
     this.window.add(role, t, at);
+    this.evolver.heard(role, t, at);
     try {
       this.memory.appendChat(role, t, Math.floor(at / 1000));
     } catch (e) {
@@ -149,10 +157,24 @@ export class Listener {
       trace(`petmem: conversation batch not saved (${c.error}); kept pending\n`);
       formed = [];
     }
+    // the conversation's record (affection, coins, achievements) after the
+    // items it confirmed, written by the same flush
+    this.record();
     const written = c.saved.length + this.flushFn();
     for (const f of formed) this.onMemory?.(f);
     this.onEnd?.(reason, formed);
     return { formed, written };
+  }
+
+  private record(): void {
+    try {
+      this.evolver.end(now());
+    } catch (e) {
+      // the relationship never costs the conversation's memories
+      if (e instanceof Error && e.name === "PowerCut") throw e;
+      this.evolver.reset();
+      trace(`petmem: relationship not updated (${e instanceof Error ? e.message : String(e)})\n`);
+    }
   }
 
   // At boot: items confirmed in a conversation that never ended (a power cut,

@@ -11,7 +11,7 @@
 
 import type { Role } from "../memory/types";
 
-export const WINDOW_ROUNDS = 10; // seed 004: working_memory_size
+export const WINDOW_ROUNDS = 10; // seed 004: working_memory_size (preset balanced; src/config/presets.ts)
 export const IDLE_END_MS = 120000; // two quiet minutes end a conversation
 
 export interface Message {
@@ -34,7 +34,8 @@ export class ConversationWindow {
   last = 0; // ms
   closing = false; // a farewell was heard: the next reply ends it
 
-  constructor(readonly rounds = WINDOW_ROUNDS) {}
+  // rounds may change between conversations (the preset, src/config/presets.ts)
+  constructor(public rounds = WINDOW_ROUNDS) {}
 
   add(role: Role, text: string, at: number): void {
     if (!this.active) {

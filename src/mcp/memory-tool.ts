@@ -19,6 +19,8 @@ import { coerce, expand, readType, byPriority, writeEvent, writeGoal, deleteEven
 import { episodeAction } from "./episode-actions";
 import { queryAction, snapshotRecall } from "./query-action";
 import { relationAction } from "./relation-actions";
+import { relationView } from "../relation/rules";
+import { presetOf, presetView } from "../config/presets";
 import type { Episodes } from "../episode/episodes";
 
 export const ACTIONS = ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop", "status", "context", "query", "summary", "config"] as const;
@@ -492,7 +494,7 @@ export class MemoryTool implements Tool {
       schedules: upcoming.map((s) => ({ content: s.content, datetime: s.datetime, reminded: s.reminded ? 1 : 0, priority: s.priority, repeat: s.repeat })),
       events: plainEvents(m), // no time: yearly (MM-DD), dated from today on, reminders without a date (todo)
       total_coins_spent: rel.total_coins_spent,
-      relationship: { stage: rel.stage, style: rel.hint },
+      relationship: relationView(m, true), // stage, style, affection, mood, streak; new achievements once (src/relation)
       pending: this.pending.list(), // heard, not yet confirmed: not memory
     };
     // damage lost memories since the last read said so: one sentence, once
@@ -537,6 +539,7 @@ export class MemoryTool implements Tool {
       last_repair: h.lastProblem === "none" ? "none" : { store: h.lastStore, problem: h.lastProblem, at: formatDateTime((h.lastSeen as number) * 1000) },
       this_boot: b ? { repaired: b.repaired, set_aside: b.setAside.map((e) => `${e.key} (${e.problem})`), lost: b.lost } : "not booted",
       write_errors: m.health.writeErrors,
+      preset: presetView(presetOf(m)), // src/config/presets.ts
     };
     if (m.health.lastWriteError) doc.last_write_error = m.health.lastWriteError;
     const a = this.archive;

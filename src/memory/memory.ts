@@ -77,7 +77,7 @@ const blankAffection = (t: number): Affection => ({
   mood: 0,
   stage: 0,
   firstMeet: t,
-  lastChat: t,
+  lastChat: 0, // never
   streakDays: 0,
   totalDays: 0,
   totalConversations: 0,
@@ -88,6 +88,12 @@ const blankAffection = (t: number): Affection => ({
   comfortedTimes: 0,
   sharedSecrets: 0,
   achievements: 0,
+  coinDay: 0,
+  chatCoins: 0,
+  taskCoins: 0,
+  told: 0,
+  bestStreak: 0,
+  dayAffection: 0,
 });
 
 export function seconds(): number {

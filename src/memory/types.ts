@@ -135,6 +135,13 @@ export interface Affection {
   comfortedTimes: number;
   sharedSecrets: number;
   achievements: number; // bit set, see ACHIEVEMENTS
+  // version 2 (src/relation/evolver.ts)
+  coinDay: number; // local day number (days since 1970-01-01, local) of the two counters below; 0 none
+  chatCoins: number; // coins conversations earned on coinDay (streak bonuses not counted)
+  taskCoins: number; // coins completed schedules earned on coinDay
+  told: number; // achievements `read` has reported (bit set, as achievements)
+  bestStreak: number; // the longest streak of days, ever
+  dayAffection: number; // affection gained on coinDay (capped per day)
 }
 
 export const profileLayout = new Layout<Profile>("UserProfile", [
@@ -297,7 +304,7 @@ export const pendingLayout = new Layout<PendingItem>("PendingItem", [
   { name: "value", kind: "str", bytes: 48 },
 ]);
 
-export const affectionLayout = new Layout<Affection>("AffectionStats", [
+const affectionV1Fields = [
   { name: "totalCoinsSpent", kind: "u32" },
   { name: "affection", kind: "u8" },
   { name: "maxAffection", kind: "u8" },
@@ -315,6 +322,37 @@ export const affectionLayout = new Layout<Affection>("AffectionStats", [
   { name: "comfortedTimes", kind: "u8" },
   { name: "sharedSecrets", kind: "u8" },
   { name: "achievements", kind: "u16" },
+] as const;
+export const affectionLayoutV1 = new Layout<Affection>("AffectionStats", affectionV1Fields);
+// Version 2 (47 bytes, within the seed's 48): the day's counters that cap what
+// a day can earn (coins, affection), the achievements already reported, the
+// best streak.
+export const affectionLayout = new Layout<Affection>("AffectionStats", [
+  ...affectionV1Fields,
+  { name: "coinDay", kind: "u16" },
+  { name: "chatCoins", kind: "u8" },
+  { name: "taskCoins", kind: "u8" },
+  { name: "told", kind: "u16" },
+  { name: "bestStreak", kind: "u16" },
+  { name: "dayAffection", kind: "u8" },
+]);
+// Version 1 → 2: no day counted yet; what version 1 had unlocked (nothing
+// unlocked achievements then) counts as reported; the best streak is the current one.
+export function affectionUp(old: Record<string, unknown>): Record<string, unknown> {
+  return { ...old, coinDay: 0, chatCoins: 0, taskCoins: 0, told: old.achievements, bestStreak: old.streakDays, dayAffection: 0 };
+}
+
+// The device's settings (src/config/presets.ts): written only when the owner
+// changes one (action=config); absent, the build's defaults apply.
+export const PRESETS = ["minimal", "balanced", "full"] as const;
+export type PresetName = (typeof PRESETS)[number];
+export interface ConfigRecord {
+  preset: PresetName;
+  utcOffset: number; // minutes east of UTC, -720..840 (issue 14 will apply it; stored, not used yet)
+}
+export const configLayout = new Layout<ConfigRecord>("Config", [
+  { name: "preset", kind: "enum", values: PRESETS },
+  { name: "utcOffset", kind: "i16" },
 ]);
 
 // The seed's size for each type (§3.1), which no layout may exceed.
@@ -332,6 +370,7 @@ export const SEED_RECORD_BYTES: Record<string, number> = {
   AffectionStats: 48,
   PendingItem: 112, // not in §3.1: the fork's pending_memory.h
   HealthRecord: 48, // not in the seed: kept within AffectionStats' size
+  Config: 16, // not in the seed: S4's presets, kept tiny
 };
 
 // Store specs: NVS key prefix, header type code and capacity. Codes are never reused.
@@ -354,7 +393,16 @@ export const SPECS = {
     capacity: 30,
     migrations: [{ version: 1, layout: chatLayoutV1 as Layout<object>, up: (old: Record<string, unknown>) => old }],
   } as StoreSpec<ChatMessage>,
-  affection: { name: "affection", key: "aff", code: 11, version: 1, layout: affectionLayout, capacity: 1 } as StoreSpec<Affection>,
+  affection: {
+    name: "affection",
+    key: "aff",
+    code: 11,
+    version: 2,
+    layout: affectionLayout,
+    capacity: 1,
+    migrations: [{ version: 1, layout: affectionLayoutV1 as Layout<object>, up: affectionUp }],
+  } as StoreSpec<Affection>,
+  config: { name: "config", key: "conf", code: 14, version: 1, layout: configLayout, capacity: 1 } as StoreSpec<ConfigRecord>,
   // last: Memory.flush() writes it after the stores its confirmed items go to
   health: {
     name: "health",

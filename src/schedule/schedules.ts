@@ -35,6 +35,7 @@ import { SPECS, REPEATS, newEvent, type Event, type Repeat } from "../memory/typ
 import { now, isValid } from "../time/clock";
 import { parseLocal, formatDateTime } from "../time/local";
 import { nextDate, anchorDay, intervalField, parseDate } from "./recurrence";
+import { rewardSchedule } from "../relation/rules";
 
 export const DEFAULT_DURATION_MINUTES = 60;
 export const DEFAULT_PRIORITY = 3;
@@ -285,6 +286,7 @@ export class Schedules {
       if (next) list.push(next);
     }
     this.memory.setEvents(list); // one store, so one flush commits both changes
+    rewardSchedule(this.memory, e, at); // coins and affection (src/relation), in the same commit
     return next ? { action: "UPDATED", completed: view(done), next: view(next) } : { action: "UPDATED", completed: view(done) };
   }
 

@@ -44,6 +44,7 @@ export function fillEveryStore(mem: Memory, round = 0): void {
   // the health record is written only after damage; count it as if some had been found
   mem.stores.health.set([{ magic: 1, type: 2, version: 3, length: 4, crc: 5 + round, incomplete: 6, orphan: 7, migrated: 8, lastStore: "preferences", lastProblem: "crc", lastSeen: 1700000000, unreadable: 9, missing: 10, boots: 11 + round, lost: 12, told: 12 }]);
   mem.addCoinsSpent(250 + round);
+  mem.stores.config.set([{ preset: round ? "full" : "minimal", utcOffset: 480 - round }]); // src/config/presets.ts
   // the pending queue: 20 items with 48-byte values (src/listen/pending.ts)
   const pending: PendingItem[] = [];
   for (let i = 0; i < 20; i++) pending.push({ kind: "fact", confidence: 4, count: 1, first: 1770000000 + i + round, when: 0, value: long(48, i + round) });

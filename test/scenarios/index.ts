@@ -41,6 +41,9 @@ import { scenarios as query } from "./query.scn";
 import { scenarios as snapshot } from "./snapshot.scn";
 import { scenarios as episodeStore } from "./episode-store.scn";
 
+import { scenarios as evolver } from "./evolver.scn";
+import { scenarios as config } from "./config.scn";
+
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
   { file: "nvs-space", scenarios: nvsSpace },
@@ -82,4 +85,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "query", scenarios: query },
   { file: "snapshot", scenarios: snapshot },
   { file: "episode-store", scenarios: episodeStore },
+
+  { file: "evolver", scenarios: evolver },
+  { file: "config", scenarios: config },
 ];

@@ -82,9 +82,9 @@ export const scenarios: Scenario[] = [
       const sets = countSets(() => (written = svc.endConversation()));
       ok(dev.flash.writes > writes);
       deepEqual(formed, ["name=王小明:added", "age=8:added", "like=蓝色:added", "schedule=吃药:added", "family=妈妈:李娟:added"]);
-      // profile, family, preferences, events, chat, pending: each once (one set per copy)
-      equal(written, 6);
-      deepEqual(sets, { prof: 2, fam: 2, pref: 2, evt: 2, chat: 2, pend: 2 }); // two copies each (src/nvs/store.ts)
+      // profile, family, preferences, events, chat, the conversation's record (affection), pending: each once (one set per copy)
+      equal(written, 7);
+      deepEqual(sets, { prof: 2, fam: 2, pref: 2, evt: 2, chat: 2, aff: 2, pend: 2 }); // two copies each (src/nvs/store.ts)
       const r = read(svc);
       deepEqual(r.profile, { name: "王小明", age: 8 });
       equal(r.schedules[0].datetime, "2026-02-06 08:00");

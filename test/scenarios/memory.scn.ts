@@ -27,7 +27,7 @@ export const scenarios: Scenario[] = [
       }
       deepEqual(
         Object.fromEntries(Object.entries(SPECS).map(([k, s]) => [k, s.capacity])),
-        { profile: 1, family: 8, preferences: 1, events: 16, facts: 20, traits: 10, habits: 10, moments: 10, goals: 5, chat: 30, affection: 1, health: 1, pending: 20 },
+        { profile: 1, family: 8, preferences: 1, events: 16, facts: 20, traits: 10, habits: 10, moments: 10, goals: 5, chat: 30, affection: 1, config: 1, health: 1, pending: 20 },
       );
       equal(SPECS.events.layout.size, 106);
       const codes = Object.values(SPECS).map((s) => s.code);

@@ -217,7 +217,8 @@ export const scenarios: Scenario[] = [
       const r = s.complete("每天早餐提醒");
       deepEqual(r.completed, { content: "每天早餐提醒", datetime: "2026-02-05 08:00", priority: 2, duration: 60, repeat: "daily", reminded: true, completed: true });
       deepEqual(r.next, { content: "每天早餐提醒", datetime: "2026-02-06 08:00", priority: 2, duration: 60, repeat: "daily", reminded: false, completed: false });
-      equal(mem.flush(), 1, "one store, one flush: both changes land together");
+      // both changes in one store (events); the affection store takes the completion's coin (src/relation)
+      equal(mem.flush(), 2, "events and affection, one flush: both changes of the schedule land together");
       dev.reboot();
       const again = new Schedules(new Memory());
       deepEqual(again.list({ completed: true }).map((v) => `${v.datetime} ${v.completed}`), ["2026-02-05 08:00 true", "2026-02-06 08:00 false"]);

@@ -1,0 +1,122 @@
+// Presets and the config store (src/config/presets.ts): the build's default,
+// action=config showing and setting the preset, a bad one refused with
+// nothing changed, the choice kept across a reboot, the listener's window
+// following it from the next conversation, status showing it.
+import Preference from "preference";
+import { SimDevice } from "../../host-sim/device";
+import { Service } from "../../src/app/service";
+import { SPECS } from "../../src/memory/types";
+import { DOMAIN } from "../../src/nvs/store";
+import { PRESET_TABLE, buildPreset, presetOf } from "../../src/config/presets";
+import { ok, equal, deepEqual } from "./assert";
+import type { Scenario } from "./types";
+
+const T0 = Date.UTC(2026, 1, 5, 5, 0); // 2026-02-05 13:00 +08:00
+
+function boot(dev = new SimDevice({ now: T0 }).install()) {
+  const svc = new Service({ sink: { remind() {} } });
+  let id = 0;
+  const call = (args: Record<string, unknown>) => {
+    const r = JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "memory", arguments: args } }))!);
+    const text: string = r.result.content[0].text;
+    return { isError: r.result.isError as boolean, text, json: r.result.isError ? undefined : JSON.parse(text) };
+  };
+  return { dev, svc, call };
+}
+
+export const scenarios: Scenario[] = [
+  {
+    name: "config: presets select window rounds 5/10/15, episode cap 160/400/800, recall 1/3/5; the build's preset is the default",
+    run() {
+      deepEqual(
+        Object.keys(PRESET_TABLE).map((k) => PRESET_TABLE[k as "full"]).map((p) => [p.name, p.rounds, p.episodeCap, p.recall]),
+        [["minimal", 5, 160, 1], ["balanced", 10, 400, 3], ["full", 15, 800, 5]],
+      );
+      equal(buildPreset({}), "balanced", "no preset in the manifest: balanced");
+      equal(buildPreset({ preset: "full" }), "full");
+      equal(buildPreset({ preset: "huge" }), "balanced", "a wrong name in the manifest is ignored");
+      equal(buildPreset(undefined), "balanced");
+      const { svc, call } = boot();
+      equal(presetOf(svc.memory).name, "balanced");
+      const c = call({ action: "config" }).json;
+      deepEqual(c.preset, { name: "balanced", window_rounds: 10, episode_cap: 400, recall: 3 });
+      equal(c.source, "the build's default");
+      equal(c.utc_offset_minutes, 480);
+      equal(c.presets.length, 3);
+      equal(svc.memory.stores.config.count, 0, "nothing stored until the owner chooses");
+      deepEqual(call({ action: "status" }).json.preset, { name: "balanced", window_rounds: 10, episode_cap: 400, recall: 3 });
+    },
+  },
+  {
+    name: "config: preset=full is written before the reply, says what changed and when it applies, and survives a reboot",
+    run() {
+      const { dev, svc, call } = boot();
+      const r = call({ action: "config", preset: "full" }).json;
+      equal(r.result, "updated");
+      equal(r.was, "balanced");
+      deepEqual(r.changed, { window_rounds: [10, 15], episode_cap: [400, 800], recall: [3, 5] });
+      ok(r.applies.indexOf("next conversation") >= 0 && r.applies.indexOf("now") >= 0, r.applies);
+      equal(r.note, undefined, "a larger cap drops nothing");
+      equal(svc.memory.dirty, false, "on flash before the reply");
+      ok(Preference.get(DOMAIN, "conf.a0") instanceof ArrayBuffer);
+      equal(call({ action: "config", preset: "full" }).json.result, "no_change");
+      const writes = dev.flash.writes;
+      call({ action: "config", preset: "full" });
+      equal(dev.flash.writes, writes, "no change, no write");
+      dev.reboot();
+      const again = boot(dev);
+      equal(presetOf(again.svc.memory).name, "full");
+      const c = again.call({ action: "config" }).json;
+      equal(c.preset.name, "full");
+      equal(c.source, "set by action=config");
+      equal(again.call({ action: "status" }).json.preset.name, "full");
+      const m = again.call({ action: "config", preset: "minimal" }).json;
+      ok(m.note && m.note.indexOf("160") >= 0, "a smaller cap says what goes");
+      equal(SPECS.config.layout.size, 3);
+    },
+  },
+  {
+    name: "config: a bad preset is refused with the choices and changes nothing",
+    run() {
+      const { dev, svc, call } = boot();
+      call({ action: "config", preset: "minimal" });
+      const writes = dev.flash.writes;
+      for (const bad of ["huge", "", 3, "FULL"]) {
+        const r = call({ action: "config", preset: bad });
+        if (bad === "") {
+          equal(r.json.preset.name, "minimal", "an empty preset shows the config");
+          continue;
+        }
+        ok(r.isError || r.text.startsWith("error"), r.text);
+        ok(r.text.indexOf("minimal, balanced, full") >= 0, r.text);
+        ok(r.text.indexOf("nothing changed") >= 0, r.text);
+      }
+      equal(dev.flash.writes, writes, "nothing written");
+      equal(presetOf(svc.memory).name, "minimal");
+    },
+  },
+  {
+    name: "config: the listener's window follows the preset from the next conversation",
+    run() {
+      const { svc, call } = boot();
+      const l = svc.listener;
+      equal(l.window.rounds, 10);
+      for (let i = 0; i < 12; i++) {
+        svc.hear("user", `第${i}句`);
+        svc.hear("assistant", `好${i}`);
+      }
+      equal(l.window.length, 20, "balanced: 10 rounds");
+      call({ action: "config", preset: "minimal" });
+      svc.hear("user", "还在聊");
+      equal(l.window.length, 20, "the conversation under way keeps its window");
+      svc.endConversation();
+      for (let i = 0; i < 12; i++) {
+        svc.hear("user", `第${i}句`);
+        svc.hear("assistant", `好${i}`);
+      }
+      equal(l.window.rounds, 5);
+      equal(l.window.length, 10, "minimal: 5 rounds");
+      svc.endConversation();
+    },
+  },
+];
