@@ -79,7 +79,7 @@ describe("MCP client: the official SDK over stdio against npm start", function (
       assert.match(tool.description ?? "", /action=read at the start of every conversation/);
       const props = tool.inputSchema.properties as Record<string, { enum?: string[] }>;
       assert.deepEqual(tool.inputSchema.required, ["action"]);
-      assert.deepEqual(props.action.enum, ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop", "status"]);
+      assert.deepEqual(props.action.enum, ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop", "status", "context", "query", "summary", "config"]);
       for (const t of ["name", "age", "like", "family", "moment", "goal", "schedule"]) assert.ok(props.type.enum!.includes(t), t);
       for (const k of ["datetime", "repeat", "priority", "duration", "force", "keyword", "start_date", "end_date", "limit"]) assert.ok(k in props, k);
 

@@ -35,7 +35,7 @@ for (let cursor: string | undefined = undefined; pages < 10; pages++) {
     break;
   }
 }
-line({ tools_list: { reply_bytes: bytes(reply), result_bytes: bytes(JSON.stringify(JSON.parse(reply).payload.result)), description_bytes: bytes(svc.tool.description), schema_bytes: bytes(JSON.stringify(svc.tool.inputSchema)), pages, budget: 8000 } });
+line({ tools_list: { reply_bytes: bytes(reply), result_bytes: bytes(JSON.stringify(JSON.parse(reply).payload.result)), description_bytes: bytes(svc.tool.description), schema_bytes: bytes(JSON.stringify(svc.tool.inputSchema)), pages, budget: 7500 } });
 
 // the recorded session
 const input = fs.readFileSync(path.join(here, "../test/xiaozhi/session.jsonl"), "utf8").split("\n").filter((l) => l.trim() && !l.startsWith("#"));

@@ -283,6 +283,29 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "evolver: without a valid clock conversations are counted and move affection, but earn no coins, days or streaks; a failing evolver never costs the batch",
+    run() {
+      const { talk, aff, svc } = boot(Date.UTC(1970, 0, 2)); // the RTC before the network set it
+      const r = talk(COINS.longRounds, "哈哈", "嘻嘻");
+      equal(r!.coins, 0);
+      equal(aff().totalCoinsSpent, 0);
+      equal(aff().totalConversations, 1);
+      equal(aff().totalDays, 0);
+      equal(aff().streakDays, 0);
+      ok(aff().affection > AFFECTION.start, "affection still moves");
+      // the relationship's failure is traced; the conversation's items are written all the same
+      svc.listener.evolver.end = () => {
+        throw new RangeError("boom");
+      };
+      svc.hear("user", "记住，我喜欢画画");
+      svc.hear("assistant", "好的");
+      svc.endConversation();
+      deepEqual(svc.memory.preferences().likes, ["画画"]);
+      equal(svc.memory.dirty, false);
+      equal(aff().totalConversations, 1, "nothing recorded for it");
+    },
+  },
+  {
     name: "evolver: a version-1 affection record (38 bytes) is migrated at boot with its counts and coins, and written as version 2",
     run() {
       const dev = new SimDevice({ now: T0 }).install();

@@ -197,16 +197,18 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "schema: every property described, the type enum is what write accepts, the whole tools/list reply ≤ 5,000 bytes",
+    // xiaozhi pages tools/list at 8,000 bytes (PLATFORM.md §4), and the model
+    // reads the whole of it on every turn: a budget under the page, with room
+    name: "schema: every property described, the type enum is what write accepts (and snapshot, which only recall takes), the whole tools/list reply ≤ 7,500 bytes",
     run() {
       const { link, call } = boot();
       const reply = link.receive(JSON.stringify({ type: "mcp", payload: { jsonrpc: "2.0", id: 2, method: "tools/list" } }))[0];
       const list = JSON.parse(reply).payload.result;
-      ok(bytes(JSON.stringify(list)) <= 5000, `tools/list result is ${bytes(JSON.stringify(list))} bytes`);
-      ok(bytes(reply) <= 5000, `the whole reply is ${bytes(reply)} bytes`);
+      ok(bytes(JSON.stringify(list)) <= 7500, `tools/list result is ${bytes(JSON.stringify(list))} bytes`);
+      ok(bytes(reply) <= 7500, `the whole reply is ${bytes(reply)} bytes`);
       const props = list.tools[0].inputSchema.properties as Record<string, { description?: string; enum?: string[] }>;
       for (const k of Object.keys(props)) ok(props[k].description && props[k].description!.length > 5, `${k} has a description`);
-      deepEqual(props.type.enum, [...TYPES]);
+      deepEqual(props.type.enum, [...TYPES, "snapshot"]);
       const args: Record<string, Record<string, unknown>> = {
         family: { relation: "妈妈" },
         moment: { topic: "t" },
@@ -217,6 +219,11 @@ export const scenarios: Scenario[] = [
         gender: { content: "男" },
       };
       for (const t of props.type.enum!) {
+        if (t === "snapshot") {
+          const r = call({ action: "recall", type: t, keyword: "一样东西" });
+          ok(r.json, `recall type=${t}: ${r.text}`);
+          continue;
+        }
         const r = call({ action: "write", type: t, content: "一样东西", ...args[t] });
         ok(r.json, `write type=${t}: ${r.text}`);
         const rd = call({ action: "read", type: t });
