@@ -10,7 +10,7 @@ import { DOMAINS } from "../nvs/store";
 import { Schedules, type ScheduleView } from "../schedule/schedules";
 import { byteLength } from "../text/utf8";
 import { parseLocal, formatDate, formatDateTime, formatIso } from "../time/local";
-import { recordId, eventIso } from "../archive/line";
+import { recordId, eventIso, type ArchivedItem } from "../archive/line";
 import { foldString, containsFolded } from "../archive/fold";
 import { now } from "../time/clock";
 import { ToolError, quote, type Tool } from "./server";
@@ -52,6 +52,10 @@ export interface ArchiveAccess {
   // the last recall's: segments it could not open (its answer is partial)
   readonly lastRecall?: { readonly unreadable?: readonly string[] };
   footprint?(): number; // bytes of every archive file (status)
+  // streams a stream's records, or its monthly digests, newest first; fn
+  // returns true to stop (action=query, recall of snapshots: src/query)
+  // (with `range`, unix seconds inclusive: only records of that time)
+  scan?(stream: RecallType | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number }): { unreadable: string[]; migrating: boolean };
   readonly budget?: number; // bytes the archive may use (status)
 }
 

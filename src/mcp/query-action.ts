@@ -1,11 +1,19 @@
-// Stub (helper query): action=query and recall of snapshots.
+// action=query and recall of snapshots (issue 16 items 7 and 8): the MCP
+// side of src/query. docs/DESIGN.md "The query language" and "Snapshots".
 import { ToolError } from "./server";
 import type { MemoryTool } from "./memory-tool";
+import { parseQuery } from "../query/parse";
+import { runQuery } from "../query/run";
+import { snapshots } from "../query/snapshot";
 
-export function queryAction(_tool: MemoryTool, _args: Record<string, unknown>): string {
-  throw new ToolError("query is not available yet");
+export function queryAction(tool: MemoryTool, args: Record<string, unknown>): string {
+  const q = parseQuery(args);
+  return JSON.stringify(runQuery(q, { memory: tool.memory, archive: tool.archive, episodes: tool.episodes }));
 }
 
-export function snapshotRecall(_tool: MemoryTool, _args: Record<string, unknown>): string {
-  throw new ToolError("recall of snapshots is not available yet");
+export function snapshotRecall(tool: MemoryTool, args: Record<string, unknown>): string {
+  const k = args.keyword !== undefined && args.keyword !== "" ? args.keyword : args.message;
+  if (k === undefined || k === null || k === "") throw new ToolError("recall type=snapshot needs keyword (or message): what to look for");
+  if (typeof k !== "string") throw new ToolError("keyword must be a string");
+  return JSON.stringify(snapshots(k, args.limit, { memory: tool.memory, archive: tool.archive, episodes: tool.episodes }, args.keyword === undefined || args.keyword === ""));
 }

@@ -40,6 +40,9 @@ import { scenarios as recallAll } from "./recall-all.scn";
 import { scenarios as episodes } from "./episodes.scn";
 import { scenarios as episodeRecall } from "./episode-recall.scn";
 import { scenarios as context } from "./context.scn";
+
+import { scenarios as query } from "./query.scn";
+import { scenarios as snapshot } from "./snapshot.scn";
 import { scenarios as episodeStore } from "./episode-store.scn";
 
 import { scenarios as evolver } from "./evolver.scn";
@@ -86,6 +89,9 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "episodes", scenarios: episodes },
   { file: "episode-recall", scenarios: episodeRecall },
   { file: "context", scenarios: context },
+
+  { file: "query", scenarios: query },
+  { file: "snapshot", scenarios: snapshot },
   { file: "episode-store", scenarios: episodeStore },
 
   { file: "evolver", scenarios: evolver },

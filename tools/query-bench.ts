@@ -1,0 +1,124 @@
+// npx tsx tools/query-bench.ts [--facts N] [--months M] [--episodes E]: what action=query and
+// recall type=snapshot read from flash (issue 16 items 7 and 8). Builds N
+// archived facts (default 4,000: a year at seed 000's rate, 8-14 a day, one
+// sentence each) and M months of digests (default 36: one of moments and one
+// of events a month) on the simulated 3 MB storage partition through
+// Archive.append, then runs each query through the memory tool and prints one
+// JSON line per query; E episodes (default 800) are written to the real
+// episode store (src/episode/store.ts) and read through a small EpisodeReader
+// over its scan (the episodes domain is not in yet). One
+//   {"name","args","rows","bytes_read","read_calls","max_read","node_ms","device_ms"}
+// device_ms = bytes / 0.45 MB/s + 0.1 ms per read call (PLATFORM.md §1, the slow end).
+import "../host-sim/trace";
+import config from "mc/config";
+import { SimDevice } from "../host-sim/device";
+import { Archive } from "../src/archive/archive";
+import { encodeDigest } from "../src/archive/codec";
+import { Service } from "../src/app/service";
+import { fromLocal } from "../src/time/local";
+import type { Fact } from "../src/memory/types";
+import { EpisodeStore } from "../src/episode/store";
+import { signature } from "../src/episode/sig";
+import type { Episode, EpisodeReader } from "../src/episode/types";
+import type { Episodes } from "../src/episode/episodes";
+
+function arg(name: string, dflt: number): number {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+}
+const N = arg("--facts", 4000);
+const M = arg("--months", 36);
+const E = arg("--episodes", 800);
+
+const dev = new SimDevice({ now: fromLocal(2026, 2, 5, 13, 0) }).install();
+const archive = new Archive(config.file.root);
+archive.check();
+const WORDS = ["篮球", "游泳", "猫", "画画", "数学", "钢琴", "恐龙", "海边", "火锅", "下雪", "电影", "跑步"];
+const t0 = Math.floor(fromLocal(2025, 2, 1, 8, 0) / 1000);
+const step = Math.floor((365 * 86400) / Math.max(1, N));
+for (let i = 0; i < N; i += 5) {
+  const batch: Fact[] = [];
+  for (let k = i; k < Math.min(N, i + 5); k++) batch.push({ timestamp: t0 + k * step, content: `主人说第${k}件事：今天和朋友一起${WORDS[k % WORDS.length]}，很开心` });
+  archive.append("fact", batch);
+}
+const digests = [];
+for (let m = 0; m < M; m++) {
+  const y = 2023 + Math.floor(m / 12), mo = (m % 12) + 1;
+  const month = `${y}-${mo < 10 ? "0" : ""}${mo}`;
+  const from = Math.floor(fromLocal(y, mo, 1, 12) / 1000), to = Math.floor(fromLocal(y, mo, 28, 12) / 1000);
+  const kw = [WORDS[m % 12], WORDS[(m + 3) % 12], WORDS[(m + 7) % 12], "朋友", "学校"];
+  digests.push(encodeDigest({ from, to, month, count: 150, keywords: kw, points: `${kw[0]}：和朋友一起${kw[0]}，第一次赢了；${kw[1]}：周末去${kw[1]}；${kw[2]}：学会了一点${kw[2]}`, source: m * 2 + 1, events: false }));
+  digests.push(encodeDigest({ from, to, month, count: 6, keywords: ["生日", "纪念日"], points: "妈妈的生日；一起做了蛋糕", source: m * 2 + 2, events: true }));
+}
+for (let i = 0; i < digests.length; i += 8) archive.streams.digest.append(digests.slice(i, i + 8));
+while (archive.step()) {}
+
+const store = new EpisodeStore();
+{
+  let batch: Episode[] = [];
+  for (let i = 0; i < E; i++) {
+    const content = `和主人聊了${WORDS[i % 12]}，他说下次还想一起${WORDS[(i + 5) % 12]}（第${i}次）`;
+    const keywords = [WORDS[i % 12], WORDS[(i + 5) % 12]];
+    const slot = store.freeSlot() + batch.length;
+    const t = t0 + i * 36000;
+    batch.push({ slot, id: store.nextId() + batch.length, state: "active", content, keywords, emotion: "happy", e: i % 101, i: (i * 7) % 101, p: (i * 13) % 101, j: (i * 29) % 101, useCount: i % 9, createdAt: t, lastActiveAt: t, purgeAt: 0, source: "ai", sig: signature(content, keywords) });
+    if (batch.length === 8 || i === E - 1) {
+      store.write(batch);
+      batch = [];
+    }
+  }
+}
+const reader: EpisodeReader = {
+  forEach(fn, opts) {
+    store.scan((ep) => (ep.state === "trash" && !opts?.trash ? undefined : fn(ep)), !!opts?.text);
+  },
+};
+const svc = new Service({ sink: { remind() {} }, archive });
+svc.tool.episodes = reader as unknown as Episodes;
+let id = 0;
+function call(args: Record<string, unknown>): any {
+  const r = JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "memory", arguments: args } }))!);
+  const text: string = r.result.content[0].text;
+  if (r.result.isError) throw new Error(text);
+  return JSON.parse(text);
+}
+
+function measure(name: string, args: Record<string, unknown>): void {
+  const sp = dev.spiffs;
+  const orig = sp.read;
+  let max = 0;
+  sp.read = function (n: string, offset: number, count: number) {
+    const r = orig.call(sp, n, offset, count);
+    if (r.length > max) max = r.length;
+    return r;
+  };
+  dev.flash.resetTraffic();
+  const t = performance.now();
+  let out: any;
+  try {
+    out = call(args);
+  } finally {
+    sp.read = orig;
+  }
+  const ms = performance.now() - t;
+  const tr = dev.flash.partition("storage");
+  const rows = out.count;
+  console.log(JSON.stringify({ name, args, rows, more: !!out.more, bytes_read: tr.bytesRead, read_calls: tr.readCalls, max_read: max, node_ms: Math.round(ms * 10) / 10, device_ms: Math.round(tr.bytesRead / 450 + tr.readCalls * 0.1) }));
+}
+
+let segBytes = 0;
+for (const e of dev.spiffs.list()) if (/(^|\/)f\d{6}\.jsonl$/.test(e.name)) segBytes += e.length;
+let digestBytes = 0;
+for (const e of dev.spiffs.list()) if (/(^|\/)d\d{6}\.jsonl$/.test(e.name)) digestBytes += e.length;
+console.log(JSON.stringify({ facts: N, fact_segment_bytes: segBytes, digests: digests.length, digest_bytes: digestBytes }));
+measure("episodes, scores only (headers)", { action: "query", from: "episode", where: "p >= 0.5 AND e >= 0.8", order_by: "j desc", limit: 10, select: "id, e, p, j, created_at" });
+measure("episodes, with their text", { action: "query", from: "episode", where: "content CONTAINS '恐龙' AND p >= 0.5", order_by: "j desc", limit: 10, select: "id, content, keywords" });
+measure("latest facts", { action: "query", from: "fact", limit: 10 });
+measure("facts of a month, newest first", { action: "query", from: "fact", where: "date >= '2025-06' AND date <= '2025-06'", limit: 10, select: "date, content" });
+measure("facts of a month, ordered", { action: "query", from: "fact", where: "date = '2025-06'", order_by: "date asc", limit: 10, select: "date, content" });
+measure("a word, newest 5", { action: "query", from: "fact", where: "content CONTAINS '恐龙'", limit: 5, select: "content" });
+measure("a word absent", { action: "query", from: "fact", where: "content CONTAINS '飞机'", limit: 5 });
+measure("LIKE, ordered by content", { action: "query", from: "fact", where: "content LIKE '%第1_件事%'", order_by: "content desc", limit: 50, select: "content" });
+measure("digests about a word", { action: "query", from: "digest", where: "keywords = 钢琴", order_by: "month desc", limit: 5 });
+measure("snapshot by keyword", { action: "recall", type: "snapshot", keyword: "钢琴" });
+measure("snapshot by message with a time", { action: "recall", type: "snapshot", message: "你还记得去年三月我们一起做了什么吗" });
