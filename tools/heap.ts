@@ -26,6 +26,7 @@ import { fileURLToPath } from "node:url";
 import { ensureHeapWorker } from "../test/xs/heap-worker";
 import { mcpMessages, conversation } from "../test/xs/heap/messages";
 import { Xsnap } from "../test/xs/xsnap";
+import { splitBundle } from "../test/xs/bundle";
 import { SimDevice } from "../host-sim/device";
 import { setTimeSource } from "../src/time/clock";
 import Preference from "../host-sim/preference";
@@ -73,7 +74,10 @@ async function bundle(out: string): Promise<void> {
     entryPoints: [path.join(heapDir, "workload.ts")],
     outfile: out,
     bundle: true,
-    format: "iife",
+    // esm run as plain scripts (test/xs/bundle.ts): an IIFE would make every
+    // top-level binding a local of one function, a slot each of the 1,024-slot
+    // stack, which the whole device with its episodes overflows
+    format: "esm",
     target: "es2022",
     platform: "neutral",
     tsconfig: path.join(repoRoot, "tsconfig.json"), // mc/config, text/* as in the XS lane
@@ -223,7 +227,7 @@ export async function measureHeap(opts: { period?: number } = {}): Promise<HeapR
     const xs = new Xsnap({ bin, onCommand: bridge((r) => (result = r)) });
     try {
       const before = stats(await xs.evaluate(PROBE));
-      await xs.script(out);
+      for (const part of splitBundle(out)) await xs.script(part);
       const after = stats(await xs.evaluate(PROBE));
       await xs.evaluate(`__heap.main(${JSON.stringify({ period })})`);
       if (!result) throw new Error("the heap workload reported nothing");

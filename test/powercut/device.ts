@@ -117,6 +117,8 @@ export function effects(a: Record<string, unknown>): Effect[] {
         return [{ kind: "goal", key: c, value: value.goal(c, Number(a.priority)) }];
       case "schedule":
         return [{ kind: "schedule", key: c, value: a.repeat && a.repeat !== "none" ? "open" : `open@${String(a.datetime)}` }];
+      case "episode":
+        return [{ kind: "episode", key: c, value: c }];
     }
   }
   if (a.action === "delete") {

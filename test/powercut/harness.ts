@@ -65,6 +65,8 @@ function archiveOnly(ai: Ai): Set<string> {
   for (const e of ai.ledger.all()) {
     if (e.kind === "fact" && !facts.has(e.key)) out.add("fact\u0000" + e.key);
     if (e.kind === "moment" && !moments.has(e.key)) out.add("moment\u0000" + e.key);
+    // episodes live only on the storage partition, which the mount formats
+    if (e.kind === "episode") out.add("episode\u0000" + e.key);
     if (e.kind === "schedule" && !sched.has(e.key)) {
       // archived: search finds it among the archive's events, not among the schedules
       const f = callTool(ai.service, { action: "search", keyword: e.key, limit: 50 });

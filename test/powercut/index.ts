@@ -6,5 +6,6 @@ import { scheduleWorkload } from "./schedule.workload";
 import { archiveWorkload } from "./archive.workload";
 import { listenWorkload } from "./listen.workload";
 import { migrateWorkload } from "./migrate.workload";
+import { episodeWorkload } from "./episode.workload";
 
-export const workloads: Workload[] = [toolWorkload, scheduleWorkload, archiveWorkload, listenWorkload, migrateWorkload];
+export const workloads: Workload[] = [toolWorkload, scheduleWorkload, archiveWorkload, listenWorkload, migrateWorkload, episodeWorkload];

@@ -11,8 +11,8 @@
 // attempted: a value outside it was never written, so a reply that shows it
 // serves damaged data.
 
-export type Kind = "profile" | "like" | "dislike" | "family" | "fact" | "trait" | "habit" | "moment" | "goal" | "schedule";
-export const KINDS: readonly Kind[] = ["profile", "like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "schedule"];
+export type Kind = "profile" | "like" | "dislike" | "family" | "fact" | "trait" | "habit" | "moment" | "goal" | "schedule" | "episode";
+export const KINDS: readonly Kind[] = ["profile", "like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "schedule", "episode"];
 
 export interface Entry {
   kind: Kind;

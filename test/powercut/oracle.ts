@@ -119,6 +119,24 @@ export function check(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions = {}): v
     );
   }
 
+  // ---- episodes (when the workload kept some): every active one, streamed from flash -------
+  let episodesOk = true;
+  if (L.all().some((e) => e.kind === "episode")) {
+    const q = callTool(svc, { action: "query", from: "episode", select: "content", limit: 50 });
+    if (!q.ok || !q.json || !Array.isArray(q.json.rows) || q.json.partial) {
+      episodesOk = false;
+      fail(v, `query of episodes failed or is partial: ${q.text.slice(0, 160)}`);
+    } else {
+      if (q.json.rows.length >= 50) fail(v, "the episode workload must stay under 50 active episodes");
+      for (const row of q.json.rows as { content: string }[]) put(obs.hot, "episode", row.content, row.content);
+      const seen = obs.hot.get("episode");
+      seen?.forEach((vals, key) => {
+        for (const x of vals) if (!L.known("episode", x)) wrong(q, `an episode never written: ${JSON.stringify(x)}`);
+        if (vals.length > 1) wrong(q, `the episode ${JSON.stringify(key)} is there ${vals.length} times`);
+      });
+    }
+  }
+
   // ---- status (when the tool has it): answers after any fault ---------------------------
   const st = callTool(svc, { action: "status" });
   if (!(!st.ok && /action must be one of/.test(st.text)) && (!st.ok || !st.json)) {
@@ -181,7 +199,7 @@ export function check(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions = {}): v
     const got = shown === undefined ? null : shown;
     if (e.kind === "moment" && e.acked !== null && e.ts !== undefined) moments.push({ e, present: got !== null, excusable: got === null && allowed.indexOf(got) < 0 });
     if (allowed.indexOf(got) >= 0) continue;
-    if (!readOk && e.kind !== "fact" && e.kind !== "moment") {
+    if ((!readOk && e.kind !== "fact" && e.kind !== "moment") || (!episodesOk && e.kind === "episode")) {
       v.ackedLost++;
       continue;
     }

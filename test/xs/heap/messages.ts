@@ -74,3 +74,31 @@ export function conversation(): [("user" | "assistant" | ""), string][] {
     ["", ""],
   ];
 }
+
+// The episode part of the workload: 60 episodes written (each about one
+// thing), recalled by similarity, a context block each turn, queries over each
+// source, snapshots, the summary and the config. Every reply is a success.
+export function episodeMessages(): string[] {
+  const out: string[] = [];
+  let id = 1000;
+  const tool = (args: object) => JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "memory", arguments: args } });
+  const things = ["篮球", "钢琴", "游泳", "画画", "恐龙", "星星", "风筝", "雪人", "象棋", "小猫", "海边", "爷爷"];
+  const places = ["公园", "学校", "家里", "外婆家", "图书馆"];
+  for (let i = 0; i < 60; i++) {
+    const t = things[i % things.length], p = places[i % places.length];
+    out.push(tool({ action: "write", type: "episode", content: `第${i}次在${p}玩${t}，主人说这次特别开心，还约好下次再一起去${p}`, e: 0.6, i: 0.5, p: i % 10 === 0 ? 1 : 0.5, j: 0.7, keywords: `${t},${p}`, emotion: "happy" }));
+  }
+  for (const t of things) out.push(tool({ action: "recall", type: "episode", message: `还记得上次玩${t}吗` }));
+  for (const t of things.slice(0, 6)) out.push(tool({ action: "context", message: `今天想去玩${t}` }));
+  out.push(tool({ action: "query", from: "episode", where: "p >= 0.5 AND content CONTAINS '篮球'", order_by: "created_at desc", limit: 10 }));
+  out.push(tool({ action: "query", from: "fact", where: "content CONTAINS '公园'", limit: 20, select: "id,content" }));
+  out.push(tool({ action: "query", from: "event", limit: 10 }));
+  out.push(tool({ action: "query", from: "digest", order_by: "month desc", limit: 5 }));
+  out.push(tool({ action: "recall", type: "snapshot", keyword: "公园" }));
+  out.push(tool({ action: "read", type: "episode" }));
+  out.push(tool({ action: "summary" }));
+  out.push(tool({ action: "config" }));
+  out.push(tool({ action: "status" }));
+  out.push(tool({ action: "delete", type: "episode", content: "第3次在外婆家玩画画，主人说这次特别开心，还约好下次再一起去外婆家" }));
+  return out;
+}

@@ -29,8 +29,11 @@ import { Service } from "../../../src/app/service";
 import { Archive } from "../../../src/archive/archive";
 import { Archiver } from "../../../src/archive/archiver";
 import { startMaintenance } from "../../../src/archive/maintenance";
+import { Episodes } from "../../../src/episode/episodes";
+import { EpisodeStore } from "../../../src/episode/store";
+import { presetOf } from "../../../src/config/presets";
 import { call } from "./bridge";
-import { mcpMessages, conversation } from "./messages";
+import { mcpMessages, conversation, episodeMessages } from "./messages";
 import { advance, setNow, now } from "./timer";
 
 declare function heapStats(out: ArrayBuffer, op?: number, arg?: number): void;
@@ -59,6 +62,7 @@ function main(opts: { period: number }): void {
   setNow(T0);
   setTimeSource(now);
   const messages = mcpMessages(); // built before measuring: the link hands them over
+  const epMessages = episodeMessages();
   const lines = conversation();
   let sink = 0;
   gc();
@@ -87,16 +91,29 @@ function main(opts: { period: number }): void {
     archive = new Archive();
     archive.check();
     service = new Service({ archive, sink: { remind: () => void sink++ } });
+    const s = service;
+    service.tool.episodes = new Episodes(new EpisodeStore(), { limits: () => presetOf(s.memory) });
     const archiver = new Archiver(service.memory, archive);
     archiver.resolveAtBoot();
     archiver.attach();
     const a = archive;
     service.schedules.onEvict = (e) => void a.append("event", [e]);
-    startMaintenance(archiver);
+    const eps = service.tool.episodes;
+    startMaintenance(archiver, { busy: () => s.listener.active, extra: () => eps.step() });
     service.start();
   });
   phase("mcp", () => {
     for (const m of messages) {
+      const r = service!.handle(m);
+      if (r !== undefined) {
+        replies++;
+        if (r.includes('"error"') || r.includes('"isError":true')) errors++;
+      }
+    }
+  });
+  // episodes: written, recalled, in context, queried; snapshots, summary, config
+  phase("episodes", () => {
+    for (const m of epMessages) {
       const r = service!.handle(m);
       if (r !== undefined) {
         replies++;
@@ -161,7 +178,7 @@ function main(opts: { period: number }): void {
       stack_peak,
       phases,
       workload: {
-        messages: messages.length,
+        messages: messages.length + epMessages.length,
         replies,
         error_replies: errors,
         reminders: sink,
