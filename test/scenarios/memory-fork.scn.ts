@@ -2,6 +2,7 @@
 // the xiaozhi link: read by type, dated events, goals with progress, the
 // compact forms, search with content, delete type all (with force), schedules
 // by priority in the overview, numbers as strings; and a schema an AI follows.
+import { bootDevice } from "../../src/app/boot";
 import { SimDevice } from "../../host-sim/device";
 import { Service } from "../../src/app/service";
 import { XiaozhiLink } from "../../src/link/xiaozhi";
@@ -15,7 +16,8 @@ import type { Scenario } from "./types";
 const T0 = fromLocal(2026, 2, 5, 13, 0); // Thursday 2026-02-05 13:00 +08:00
 
 function boot(dev = new SimDevice({ now: T0 }).install()) {
-  const svc = new Service({ sink: { remind() {} } });
+  // the device as it boots: NVS, the archive and the episodes (src/app/boot.ts)
+  const svc = bootDevice(undefined, { sink: { remind() {} } }).service;
   const link = new XiaozhiLink(svc);
   let id = 0;
   const texts: string[] = [];
