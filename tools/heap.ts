@@ -15,7 +15,7 @@
 //    "creation":{"heap","chunk","stack"},"use":{...shares of the creation},
 //    "goal","fits","preloaded_slots","preloaded_chunk_bytes","phases","workload",...}
 // Usage: tsx tools/heap.ts [--period N] [--check]   (--check: exit 1 above the goal)
-//        tsx tools/heap.ts --messages   prints the workload's 100 MCP messages, one a
+//        tsx tools/heap.ts --messages   prints the workload's MCP messages (100, then the episodes'), one a
 //        line, then its conversation (user:/assistant: lines), for the x-cli-lin build
 
 import * as esbuild from "esbuild";
@@ -24,7 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureHeapWorker } from "../test/xs/heap-worker";
-import { mcpMessages, conversation } from "../test/xs/heap/messages";
+import { mcpMessages, conversation, episodeMessages } from "../test/xs/heap/messages";
 import { Xsnap } from "../test/xs/xsnap";
 import { splitBundle } from "../test/xs/bundle";
 import { SimDevice } from "../host-sim/device";
@@ -267,7 +267,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const args = process.argv.slice(2);
   if (args.includes("--messages")) {
     const talk = conversation().map(([role, text]) => (role ? `${role}: ${text}` : ""));
-    process.stdout.write([...mcpMessages(), ...talk].join("\n") + "\n");
+    process.stdout.write([...mcpMessages(), ...episodeMessages(), ...talk].join("\n") + "\n");
     process.exit(0);
   }
   const i = args.indexOf("--period");

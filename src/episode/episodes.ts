@@ -24,7 +24,7 @@ import { byteLength, encode } from "../text/utf8";
 import { crc32 } from "../nvs/crc32";
 import { CANDIDATES, EPISODE_CONTENT_BYTES, EPISODE_CONTENT_CHARS, EPISODE_KEYWORDS, EPISODE_KEYWORDS_BYTES, EPISODE_SLOTS, TRASH_DAYS, type Episode, type EpisodeReader, type EpisodeSource, type EpisodeStoreApi, type EvictCause, type TombReason, type Tombstone } from "./types";
 import { importance, isCore, strength, hundredths, FORGET_BELOW } from "./score";
-import { polarity, topicOverlap } from "./words";
+import { polarity, topicOverlap, sameThing } from "./words";
 import { agePhrase } from "./age";
 import { signature, similarity } from "./sig";
 
@@ -282,7 +282,7 @@ export class Episodes implements EpisodeReader {
     // one header scan: the most alike, core ones to check for a contradiction,
     // the counts, the least important non-core (the cap) and the oldest trash (room)
     let active = 0, core = 0, trash = 0;
-    let best = -1, bestSim = 0;
+    const alike = new Lowest(3); // key: −similarity, those at UPDATE_SIMILARITY or more
     const cores = new Lowest(3); // key: −similarity
     const low = new Lowest(BATCH - 1); // key: importance
     const oldTrash = new Lowest(1); // key: purge_at
@@ -295,7 +295,7 @@ export class Episodes implements EpisodeReader {
       if (ep.state !== "active") return;
       active++;
       const s = this.signer.similarity(sig, ep.sig);
-      if (s > bestSim) (best = ep.slot), (bestSim = s);
+      if (s >= UPDATE_SIMILARITY) alike.offer(ep.slot, -s);
       if (isCore(ep.p)) {
         core++;
         if (s >= CONFLICT_SHORTLIST) cores.offer(ep.slot, -s);
@@ -316,10 +316,11 @@ export class Episodes implements EpisodeReader {
         trace(`episode: ${old.id} conflict_patch: core memory edited by a newer statement\n`);
         return { action: "UPDATED", episode: ep, patched: true, evicted: [] };
       }
-    // the same episode again
-    if (best >= 0 && bestSim >= UPDATE_SIMILARITY) {
-      const old = this.store.read(best);
-      if (old && old.state === "active") {
+    // the same episode again: signatures alike, and the same thing said
+    // (words.ts sameThing: not two events told in the same words)
+    for (const slot of alike.slots) {
+      const old = this.store.read(slot);
+      if (old && old.state === "active" && sameThing(mainContent(old.content), content)) {
         const ep = this.merged(old, { content, keywords, emotion, e, i, p, j }, t);
         const replaced = old.content !== content;
         if (!replaced && ep.e === old.e && ep.i === old.i && ep.p === old.p && ep.j === old.j && ep.emotion === old.emotion && ep.keywords.join(",") === old.keywords.join(","))
@@ -432,7 +433,7 @@ export class Episodes implements EpisodeReader {
       const c = checkText(q.content, "content or id", 4 * EPISODE_CONTENT_CHARS);
       const parts: { slot: number; content: string }[] = [];
       const sig = this.signer.signature(c, []);
-      let like = -1, likeSim = 0;
+      let like = -1, likeSim = 0, likeSame = false;
       this.store.scan((ep) => {
         if (ep.state !== "active") return;
         if (ep.content === c) {
@@ -441,12 +442,12 @@ export class Episodes implements EpisodeReader {
         }
         if (ep.content.indexOf(c) >= 0 && parts.length < 5) parts.push({ slot: ep.slot, content: ep.content });
         const sim = this.signer.similarity(sig, ep.sig);
-        if (sim > likeSim) (like = ep.slot), (likeSim = sim);
+        if (sim > likeSim) (like = ep.slot), (likeSim = sim), (likeSame = sameThing(mainContent(ep.content), c));
       }, true);
       if (slot < 0 && parts.length > 1) throw new MemoryError("ambiguous", `'${cutChars(c, 40)}' is in ${parts.length} episodes: ${parts.map((x) => `'${cutChars(x.content, 30)}'`).join(", ")}. Say which one (its content, or id)`);
       if (slot < 0 && parts.length === 1) slot = parts[0].slot;
       // the same thing in other words (as an add would take it for the same episode)
-      if (slot < 0 && likeSim >= UPDATE_SIMILARITY) slot = like;
+      if (slot < 0 && likeSim >= UPDATE_SIMILARITY && likeSame) slot = like;
     }
     if (slot < 0) return undefined;
     const old = this.store.read(slot);

@@ -126,16 +126,19 @@ export function popcount(a: Uint8Array): number {
 
 // The cosine of two signatures as bit vectors: popcount(a & b) / sqrt(popcount(a) · popcount(b)); 0 for an empty one.
 export function similarity(a: Uint8Array, b: Uint8Array): number {
+  // the table through a local: a module binding costs XS a lookup per access
+  // (60 ms against 8 ms for 800 similarities in the XS lane)
+  const pop = POP;
   let na = 0, nb = 0, both = 0;
   const n = a.length < b.length ? a.length : b.length;
   for (let i = 0; i < n; i++) {
     const x = a[i], y = b[i];
-    na += POP[x];
-    nb += POP[y];
-    both += POP[x & y];
+    na += pop[x];
+    nb += pop[y];
+    both += pop[x & y];
   }
-  for (let i = n; i < a.length; i++) na += POP[a[i]];
-  for (let i = n; i < b.length; i++) nb += POP[b[i]];
+  for (let i = n; i < a.length; i++) na += pop[a[i]];
+  for (let i = n; i < b.length; i++) nb += pop[b[i]];
   if (!na || !nb) return 0;
   return both / Math.sqrt(na * nb);
 }

@@ -73,6 +73,33 @@ export function topicOverlap(a: string, b: string): number {
   return common / Math.min(x.length, y.length);
 }
 
+// Whether two episodes say the same thing (the second test of AUDN, after
+// their signatures are alike): the share of the shorter one's character
+// bigrams (folded, punctuation dropped) that the longer one has. A restatement
+// or an extension of the same thing keeps most of them; two different events
+// told in the same words ("第3次在公园玩篮球…" and "第5次在家里玩小猫…") keep
+// the boilerplate and lose the things: signatures alike, bigrams not.
+export const SAME_OVERLAP = 0.8;
+export function sameThing(a: string, b: string): boolean {
+  const x = bigrams(plain(a)), y = bigrams(plain(b));
+  if (!x.length || !y.length) return false;
+  const [short, long] = x.length <= y.length ? [x, y] : [y, x];
+  let common = 0;
+  for (const g of short) if (long.indexOf(g) >= 0) common++;
+  return common / short.length >= SAME_OVERLAP;
+}
+
+// Lower-case ASCII, punctuation and spaces dropped (for sameThing).
+function plain(s: string): string {
+  let out = "";
+  for (const c of s) {
+    const k = c.charCodeAt(0);
+    if (k < 0x30 || (k > 0x39 && k < 0x41) || (k > 0x5a && k < 0x61) || (k > 0x7a && k < 0x80) || (k >= 0x3000 && k <= 0x303f) || (k >= 0xff00 && k <= 0xff0f) || (k >= 0xff1a && k <= 0xff20)) continue;
+    out += k >= 0x41 && k <= 0x5a ? String.fromCharCode(k + 32) : c;
+  }
+  return out;
+}
+
 // Emotion words (seed 000's emotions). A negated happy word counts as sad.
 const EMOTION_WORDS: [Emotion, readonly string[]][] = [
   ["sad", ["不开心", "不高兴", "难过", "伤心", "哭", "失望", "孤单", "寂寞", "委屈", "沮丧", "想念"]],

@@ -13,7 +13,8 @@ import { now } from "../time/clock";
 
 // ---- numbers and booleans as strings ------------------------------------------------
 
-export const INT_ARGS = ["closeness", "intensity", "importance", "priority", "duration", "limit", "progress"];
+export const INT_ARGS = ["closeness", "intensity", "importance", "priority", "duration", "limit", "progress", "budget", "id"];
+export const SCORE_ARGS = ["e", "i", "p", "j"]; // episode scores 0..1: "0.5" is 0.5
 
 // Some models send "4" for 4 and "true" for true. Where the meaning is clear (an
 // integer-only argument given as the digits of an integer, force as "true" or
@@ -23,6 +24,10 @@ export function coerce(args: Record<string, unknown>): Record<string, unknown> {
   for (const k of INT_ARGS) {
     const v = args[k];
     if (typeof v === "string" && /^\s*[+-]?\d{1,6}\s*$/.test(v)) (out ??= { ...args })[k] = Number(v);
+  }
+  for (const k of SCORE_ARGS) {
+    const v = args[k];
+    if (typeof v === "string" && /^\s*(?:[01]|[01]?\.\d{1,4})\s*$/.test(v)) (out ??= { ...args })[k] = Number(v);
   }
   const f = args.force;
   if (f === "true" || f === "false") (out ??= { ...args }).force = f === "true";

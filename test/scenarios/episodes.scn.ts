@@ -76,6 +76,27 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "AUDN: two events told in the same words stay two episodes; a restatement that says more of the same updates the one",
+    run() {
+      const { store, eps } = setup();
+      const a = eps.add({ content: "第3次在公园玩篮球，主人说这次特别开心，还约好下次再一起去公园", j: 0.7 });
+      const b = eps.add({ content: "第5次在家里玩小猫，主人说这次特别开心，还约好下次再一起去家里", j: 0.7 });
+      equal(a.action, "ADDED");
+      equal(b.action, "ADDED", "alike signatures, different things");
+      const c = eps.add({ content: "今天去动物园看了长颈鹿", j: 0.6 });
+      const d = eps.add({ content: "今天去动物园看了大熊猫", j: 0.6 });
+      equal(c.action, "ADDED");
+      equal(d.action, "ADDED", "a giraffe is not a panda");
+      equal(active(eps).length, 4);
+      const e = eps.add({ content: "今天去动物园看了长颈鹿，长颈鹿好高", j: 0.6 });
+      equal(e.action, "UPDATED", "says more of the same");
+      equal(e.episode.id, c.episode.id);
+      equal(e.replaced, true);
+      equal(active(eps).length, 4);
+      ok(tombs(store).some((t) => t.reason === "replaced" && t.id === c.episode.id), "the old wording has its tombstone");
+    },
+  },
+  {
     name: "a statement that contradicts a core memory edits it: the newest wins, the old kept as a dated note (conflict_patch)",
     run() {
       const { dev, store, eps } = setup();
