@@ -5,8 +5,8 @@
 // of events a month) on the simulated 3 MB storage partition through
 // Archive.append, then runs each query through the memory tool and prints one
 // JSON line per query; E episodes (default 800) are written to the real
-// episode store (src/episode/store.ts) and read through a small EpisodeReader
-// over its scan (the episodes domain is not in yet). One
+// episode store (src/episode/store.ts) and read through the episodes domain
+// (src/episode/episodes.ts). One
 //   {"name","args","rows","bytes_read","read_calls","max_read","node_ms","device_ms"}
 // device_ms = bytes / 0.45 MB/s + 0.1 ms per read call (PLATFORM.md §1, the slow end).
 import "../host-sim/trace";
@@ -19,8 +19,8 @@ import { fromLocal } from "../src/time/local";
 import type { Fact } from "../src/memory/types";
 import { EpisodeStore } from "../src/episode/store";
 import { signature } from "../src/episode/sig";
-import type { Episode, EpisodeReader } from "../src/episode/types";
-import type { Episodes } from "../src/episode/episodes";
+import type { Episode } from "../src/episode/types";
+import { Episodes } from "../src/episode/episodes";
 
 function arg(name: string, dflt: number): number {
   const i = process.argv.indexOf(name);
@@ -68,13 +68,9 @@ const store = new EpisodeStore();
     }
   }
 }
-const reader: EpisodeReader = {
-  forEach(fn, opts) {
-    store.scan((ep) => (ep.state === "trash" && !opts?.trash ? undefined : fn(ep)), !!opts?.text);
-  },
-};
+const reader = new Episodes(store);
 const svc = new Service({ sink: { remind() {} }, archive });
-svc.tool.episodes = reader as unknown as Episodes;
+svc.tool.episodes = reader;
 let id = 0;
 function call(args: Record<string, unknown>): any {
   const r = JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "memory", arguments: args } }))!);

@@ -47,7 +47,6 @@ export interface Query {
   where: Cond[];
   order: Order | undefined;
   select: FieldDef[];
-  selectGiven: boolean; // select was given (else every field)
   limit: number;
   text: boolean; // an episode's content or keywords is used: the text file is read
   trash: boolean; // `state` is used: trashed episodes are seen too
@@ -339,5 +338,5 @@ export function parseQuery(args: Record<string, unknown>): Query {
   for (const c of where) uses(c.field);
   if (order) uses(order.field);
   for (const d of select) if (d.text) text = true;
-  return { from, where, order, select, selectGiven: s !== undefined && !!s.trim(), limit, text, trash };
+  return { from, where, order, select, limit, text, trash };
 }

@@ -15,7 +15,8 @@ import type { Fact, Event } from "../memory/types";
 import type { Memory } from "../memory/memory";
 import type { Query, Cond, Value } from "./parse";
 import type { FieldDef } from "./fields";
-import { ToolError } from "../mcp/server";
+import { importance } from "../episode/score";
+import { now } from "../time/clock";
 
 export const ROWS_BUDGET_BYTES = 6000; // the rows' JSON at most (as action=read's budget)
 
@@ -25,8 +26,7 @@ export interface QuerySources {
   archive?: {
     scan?(stream: "fact" | "moment" | "event" | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number }): { unreadable: string[]; migrating: boolean };
   };
-  // importance(ep): 0..1, when the episodes domain offers it
-  episodes?: EpisodeReader & { importance?(ep: Episode): number };
+  episodes?: EpisodeReader;
 }
 
 export interface QueryResult {
@@ -63,7 +63,7 @@ function digestRec(it: ArchivedItem): Rec {
 }
 
 // An episode's field (scores 0..1: stored in hundredths).
-function episodeValue(ep: Episode, field: string, importance: ((ep: Episode) => number) | undefined): Value {
+function episodeValue(ep: Episode, field: string, imp: (ep: Episode) => number): Value {
   switch (field) {
     case "id":
       return ep.id;
@@ -82,7 +82,7 @@ function episodeValue(ep: Episode, field: string, importance: ((ep: Episode) => 
     case "j":
       return ep.j / 100;
     case "importance":
-      return importance ? Math.round(importance(ep) * 100) / 100 : 0;
+      return Math.round(imp(ep) * 100) / 100;
     case "use_count":
       return ep.useCount;
     case "created_at":
@@ -357,13 +357,9 @@ export function runQuery(q: Query, src: QuerySources): QueryResult {
   const byName = (rec: Rec, field: string) => rec[field];
   if (q.from === "episode") {
     const eps = src.episodes;
-    const imp = eps?.importance ? (ep: Episode) => eps.importance!(ep) : undefined;
-    if (!imp) {
-      const uses = (d: FieldDef) => d.field === "importance";
-      if (q.where.some((c) => uses(c.field)) || (q.order && uses(q.order.field)) || (q.selectGiven && q.select.some(uses)))
-        throw new ToolError("importance is not available on this device yet: use e, i, p or j");
-      q = { ...q, select: q.select.filter((d) => !uses(d)) };
-    }
+    // the episodes domain's importance (src/episode/score.ts), at this moment
+    const t = Math.floor(now() / 1000);
+    const imp = (ep: Episode) => importance(ep, t);
     r = new Runner(q, (ep: Episode, field) => episodeValue(ep, field, imp));
     if (!eps) unavailable = "episodes are not available on this device";
     else eps.forEach((ep) => r.take(ep), { text: q.text, trash: q.trash });

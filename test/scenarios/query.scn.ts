@@ -9,9 +9,9 @@ import type { ArchiveAccess } from "../../src/mcp/memory-tool";
 import { encodeDigest } from "../../src/archive/codec";
 import { recordId } from "../../src/archive/line";
 import { Service } from "../../src/app/service";
-import type { Episodes } from "../../src/episode/episodes";
+import { Episodes } from "../../src/episode/episodes";
 import { EpisodeStore } from "../../src/episode/store";
-import { signature } from "../../src/episode/sig";
+import { importance } from "../../src/episode/score";
 import type { Episode, EpisodeReader } from "../../src/episode/types";
 import { newEvent, type Fact } from "../../src/memory/types";
 import { fromLocal } from "../../src/time/local";
@@ -218,11 +218,14 @@ export const scenarios: Scenario[] = [
       deepEqual(eps.asked.pop(), { text: false, trash: true }, "state: the trash too");
       deepEqual(col(s.q({ from: "episode", where: "last_active_at >= '2026-01-02' AND use_count <= 3", select: "id" }).rows, "id"), [2]);
       const d = s.q({ from: "episode", limit: 1 });
-      deepEqual(Object.keys(d.rows[0]), ["id", "content", "keywords", "emotion", "e", "i", "p", "j", "use_count", "created_at", "last_active_at", "state"], "importance only where the domain offers it");
-      ok(s.call({ action: "query", from: "episode", where: "importance > 0.5" }).text.indexOf("importance is not available") >= 0);
-      // the domain's importance, when it has one
-      (eps as unknown as { importance(ep: Episode): number }).importance = (ep) => (ep.p + ep.j) / 200;
-      deepEqual(s.q({ from: "episode", order_by: "importance desc", select: "id, importance", limit: 2 }).rows, [{ id: 2, importance: 0.85 }, { id: 3, importance: 0.65 }]);
+      deepEqual(Object.keys(d.rows[0]), ["id", "content", "keywords", "emotion", "e", "i", "p", "j", "importance", "use_count", "created_at", "last_active_at", "state"]);
+      // importance: the episodes domain's (src/episode/score.ts), now
+      const t = Math.floor(T0 / 1000);
+      const imp = (ep: Episode) => Math.round(importance(ep, t) * 100) / 100;
+      const want = eps.eps.filter((e) => e.state === "active").sort((a, b) => imp(b) - imp(a)).slice(0, 2).map((e) => ({ id: e.id, importance: imp(e) }));
+      deepEqual(s.q({ from: "episode", order_by: "importance desc", select: "id, importance", limit: 2 }).rows, want);
+      deepEqual(want.map((x) => x.id), [3, 2], "the worried one first, then the core one");
+      deepEqual(col(s.q({ from: "episode", where: `importance >= ${want[1].importance}`, select: "id" }).rows, "id"), [2, 3]);
       // without order_by the reader stops at the first match past limit
       eps.visited = 0;
       equal(s.q({ from: "episode", limit: 1, select: "id" }).more, true);
@@ -234,21 +237,15 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "query: episodes in the real episode store: a query without text fields reads the header files alone",
+    name: "query: episodes written through the tool into the real store (src/episode): a query without text fields reads the header files alone",
     run() {
       const s = setup();
-      const store = new EpisodeStore();
-      const batch: Episode[] = [];
+      s.svc.tool.episodes = new Episodes(new EpisodeStore());
+      const told = ["周一画了一只恐龙", "周二和爸爸打篮球赢了", "周三在学校画彩虹", "周四篮球比赛输了很难过", "周五给妈妈画生日卡片", "周六去体育馆看篮球赛", "周日学会了画水彩", "下周要参加篮球夏令营"];
       for (let i = 0; i < 8; i++) {
-        const ep = episode(i + 1, `第${i}次聊天：主人说起${i % 2 ? "篮球" : "画画"}`, [10 * i, 50, i % 2 ? 100 : 20, 10 * i], { keywords: [i % 2 ? "篮球" : "画画"] });
-        ep.slot = store.freeSlot() + i;
-        ep.id = store.nextId() + i;
-        ep.sig = signature(ep.content, ep.keywords);
-        batch.push(ep);
+        const w = s.call({ action: "write", type: "episode", content: told[i], e: i / 10, i: 0.5, p: i % 2 ? 1 : 0.2, j: i / 10, keywords: i % 2 ? "篮球" : "画画" });
+        ok(!w.isError && w.json.result === "added", w.text);
       }
-      store.write(batch);
-      const reader: EpisodeReader = { forEach: (fn, opts) => store.scan((ep) => (ep.state === "trash" && !opts?.trash ? undefined : fn(ep)), !!opts?.text) };
-      s.svc.tool.episodes = reader as unknown as Episodes;
       const files = (fn: () => void) => {
         const sp = s.dev.spiffs;
         const orig = sp.read;
@@ -265,10 +262,11 @@ export const scenarios: Scenario[] = [
         return names.map((n) => n.slice(n.lastIndexOf("/") + 1)).sort();
       };
       let r: any;
-      deepEqual(files(() => (r = s.q({ from: "episode", where: "p = 1", order_by: "j desc", select: "id, j" }))), ["ep.h0"], "the header file alone");
+      deepEqual(files(() => (r = s.q({ from: "episode", where: "p = 1", order_by: "j desc", select: "j" }))), ["ep.h0"], "the header file alone");
       deepEqual(col(r.rows, "j"), [0.7, 0.5, 0.3, 0.1]);
       deepEqual(files(() => (r = s.q({ from: "episode", where: "keywords = 画画 AND e >= 0.4", select: "content" }))), ["ep.h0", "ep.t0"], "a text field: the text file too");
-      deepEqual(col(r.rows, "content"), ["第4次聊天：主人说起画画", "第6次聊天：主人说起画画"]);
+      deepEqual(col(r.rows, "content"), ["周五给妈妈画生日卡片", "周日学会了画水彩"]);
+      deepEqual(col(s.q({ from: "episode", where: "created_at = '2026-02-05'", select: "id" }).rows, "id").length, 8, "written today");
     },
   },
   {
