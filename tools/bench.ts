@@ -41,7 +41,8 @@
 //
 // Exits 1 if a target is missed, a result differs from the full scan, or Node
 // and XS disagree. Options: --months N (default 36; ages every 12 months and N),
-// --no-xs, --min-ms N (timing per query and engine, default 200).
+// --no-xs, --min-ms N (timing per query and engine, default 200), --episodes N
+// (N episodes of the largest size on the partition first: their share of it).
 import { runBench } from "./bench/run";
 
 const args = process.argv.slice(2);
@@ -60,6 +61,7 @@ const { lines, problems } = await runBench({
   ages,
   xs: !args.includes("--no-xs"),
   minMs: Number(opt("--min-ms") ?? 200),
+  episodes: Number(opt("--episodes") ?? 0),
   progress: (s) => process.stderr.write(s + "\n"),
 });
 for (const l of lines) process.stdout.write(JSON.stringify(l) + "\n");

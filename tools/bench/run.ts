@@ -7,6 +7,8 @@ import { fileURLToPath } from "node:url";
 import "../../host-sim/trace";
 import { setTraceSink } from "../../host-sim/trace-sink";
 import { SimDevice } from "../../host-sim/device";
+import { EpisodeStore } from "../../src/episode/store";
+import type { Episode } from "../../src/episode/types";
 import type { Traffic } from "../../host-sim/flash";
 import type { Archive, AppendResult } from "../../src/archive/archive";
 import { recordId, type ArchiveType, type ArchiveRecord } from "../../src/archive/line";
@@ -158,6 +160,7 @@ export interface BenchOptions {
   xs: boolean; // also in XS
   minMs: number; // timing: per query and engine, at least this long
   progress?: (line: string) => void;
+  episodes?: number; // episodes of the largest size on the partition before the first day (their share of it)
 }
 
 export interface Snapshot {
@@ -186,6 +189,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const partitionBytes = storageBytes();
   const dev = new SimDevice({ now: START, storageBytes: partitionBytes }).install();
   const names = new PerName(dev);
+  if (o.episodes) fillEpisodes(o.episodes);
   const archive = bootArchive(undefined, partitionBytes);
 
   const oracle = new Oracle();
@@ -528,3 +532,24 @@ async function runXs(snapshots: Snapshot[], partitionBytes: number, minMs: numbe
   return results;
 }
 
+
+// N episodes of the largest size (200 CJK characters, 5 keywords) in the
+// episode files, as a pet with a full preset's worth holds them: the archive
+// shares the partition with them and retires by the file system's use.
+function fillEpisodes(n: number): void {
+  const store = new EpisodeStore();
+  store.open();
+  const t = Math.floor(START / 1000);
+  for (let k = 0; k < n; k += 8) {
+    const batch: Episode[] = [];
+    for (let j = k; j < Math.min(n, k + 8); j++) {
+      let content = `第${j}段`;
+      while (content.length < 200) content += "和主人一起度过的时光很开心";
+      batch.push({
+        slot: j, id: store.nextId() + (j - k), state: "active", content: content.slice(0, 200), keywords: ["主人", "时光", "开心", "一起", "回忆"],
+        emotion: "happy", e: 50, i: 50, p: 50, j: 50, useCount: 0, createdAt: t, lastActiveAt: t, purgeAt: 0, source: "ai", sig: new Uint8Array(64),
+      });
+    }
+    store.write(batch);
+  }
+}
