@@ -73,7 +73,7 @@ export const DESCRIPTION = [
   "action=delete: type and content. type=all erases all memory of the user: first without force to see what goes, then force=true once the user agrees.",
   "The device also hears the conversation: what the user says twice or clearly is stored at its end. action=pending lists it; confirm or drop settles an item (content, type if several match); your own write settles it too.",
   "'Do you remember…' (你还记得…吗, 上次…): action=search with keyword: all memory, old and new. A period (上个月, 去年): action=recall, type fact, moment or event, start_date/end_date or a keyword; neither: the latest.",
-  "action=status: storage use, records per type, boots, the last repair, preset. If read has a `notice`, tell the owner what it says.",
+  "action=status: storage use, records per type, episodes, boots, the last repair, preset. If read has a `notice`, tell the owner what it says.",
   "Episodes: what happened in a conversation. write type=episode: content (≤200 characters), e, i, p, j (0-1), keywords, emotion. At each user turn, action=context with message gives a ready prompt block (profile, facts, the most similar episodes with their age); recall type=episode with message or keyword: the 3 most similar. recall type=snapshot with keyword: monthly digests and summaries by relevance.",
   "action=query: from (episode, fact, event, digest), where, order_by, limit, select. action=summary: the owner and the relationship in short. action=config with preset: minimal, balanced or full.",
 ].join("\n");
@@ -550,6 +550,17 @@ export class MemoryTool implements Tool {
       const bytes = a.footprint ? a.footprint() : undefined;
       doc.archive = bytes !== undefined && a.budget ? { used_bytes: bytes, budget_bytes: a.budget, percent: pct(bytes, a.budget), records: rec } : { records: rec };
     }
+    // the episode files (src/episode): counts from one header scan at most
+    const eps = this.episodes;
+    if (!eps) doc.episodes = "not available";
+    else
+      try {
+        const c = eps.counts();
+        doc.episodes = { active: c.active, core: c.core, trash: c.trash, tombstones: c.tombs, cap: eps.cap, used_bytes: eps.store.footprint() };
+      } catch (e) {
+        if (!archiveFailed(e)) throw e;
+        doc.episodes = `cannot be read now (${(e as Error).message})`;
+      }
     return out(doc);
   }
 

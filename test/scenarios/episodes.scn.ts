@@ -377,4 +377,20 @@ export const scenarios: Scenario[] = [
       bad.service.stop();
     },
   },
+  {
+    name: "status counts the episodes (active, core, trash, tombstones, cap, bytes); without episodes it says they are not available",
+    run() {
+      const dev = new SimDevice({ now: T0 }).install();
+      const b = bootDevice(undefined, { sink: { remind() {} } });
+      const call = (a: Record<string, unknown>) => JSON.parse(b.service.tool.call(a));
+      call({ action: "write", type: "episode", content: "最喜欢的颜色是蓝色", p: 1 });
+      call({ action: "write", type: "episode", content: "今天去动物园看了长颈鹿", p: 0.3 });
+      call({ action: "delete", type: "episode", content: "今天去动物园看了长颈鹿" });
+      const st = call({ action: "status" }).episodes;
+      deepEqual({ active: st.active, core: st.core, trash: st.trash, tombstones: st.tombstones, cap: st.cap }, { active: 1, core: 1, trash: 1, tombstones: 1, cap: presetOf(b.service.memory).episodeCap });
+      equal(st.used_bytes, dev.spiffs.list().filter((e) => e.name.indexOf("/ep.") === 0).reduce((n, e) => n + e.length, 0), "the episode files' bytes");
+      b.service.tool.episodes = undefined;
+      equal(call({ action: "status" }).episodes, "not available");
+    },
+  },
 ];
