@@ -13,12 +13,13 @@ describe("XS heap (npm run heap)", function () {
     r = await measureHeap();
   });
 
-  it("ran the whole workload: 100 MCP messages, two conversations, archiving with upkeep steps, reminders", () => {
+  it("ran the whole workload: 100 MCP messages, 88 of episodes (all answered), two conversations, archiving with upkeep steps, reminders", () => {
     const w = r.workload as { messages: number; replies: number; error_replies: number; reminders: number; heard: number; archive_steps: number; archive: { fact: number; moment: number } };
     assert.equal(w.heard, 19);
-    assert.equal(w.messages, 100);
-    assert.equal(w.replies, 99); // one notification
-    assert.equal(w.error_replies, 3); // the three bad messages it sends on purpose
+    assert.equal(w.messages, 188);
+    assert.equal(w.replies, 187); // one notification
+    assert.equal(w.error_replies, 3); // the three bad messages it sends on purpose: every episode call succeeded
+    assert.ok(r.phases.episodes && r.phases.episodes.peak_slots > 0, "the episodes phase ran and was measured");
     assert.ok(w.reminders >= 5, `reminders ${w.reminders}`);
     assert.ok(w.archive_steps >= 1, `archive steps ${w.archive_steps}`);
     assert.ok(w.archive.fact > 0 && w.archive.moment > 0, "the archiver moved facts and moments");
