@@ -22,6 +22,7 @@ import { relationAction } from "./relation-actions";
 import { relationView } from "../relation/rules";
 import { presetOf, presetView } from "../config/presets";
 import type { Episodes } from "../episode/episodes";
+import { sourcesHelp } from "../query/fields";
 
 export const ACTIONS = ["read", "write", "delete", "complete_schedule", "recall", "search", "pending", "confirm", "drop", "status", "context", "query", "summary", "config"] as const;
 export const TYPES = ["name", "age", "gender", "location", "birthday", "like", "dislike", "family", "fact", "trait", "habit", "moment", "goal", "event", "schedule", "episode"] as const;
@@ -116,7 +117,7 @@ export function inputSchema(): Record<string, unknown> {
       keywords: { type: "string", description: "episode: up to 5 words, comma-separated" },
       message: { type: "string", description: "context or recall of episodes: the user's message now" },
       budget: { type: "integer", minimum: 200, maximum: 4000, description: "context: bytes of the block, default 1200" },
-      from: { type: "string", enum: ["episode", "fact", "event", "digest"], description: "query: what to look through" },
+      from: { type: "string", enum: ["episode", "fact", "event", "digest"], description: "query: what to look through; fields: " + sourcesHelp() + "; a date 'YYYY-MM' covers the month" },
       where: { type: "string", description: "query: conditions 'field op value' joined by AND; ops = != >= <= CONTAINS LIKE; e.g. p >= 0.5 AND content CONTAINS '篮球'" },
       order_by: { type: "string", description: "query: 'field [asc|desc]'" },
       select: { type: "string", description: "query: fields to return, comma-separated" },
