@@ -1,6 +1,6 @@
 // Model-free word rules for episodes: polarity (does a statement say yes or
 // no to something), topic overlap, emotion words and keywords. Plain tables
-// and loops: no \p{} regexes, no Intl, nothing built at load but arrays of
+// and loops: no Unicode property escapes, no locale API, nothing built at load but arrays of
 // strings (this module is preloaded into flash on the device).
 
 import type { Emotion } from "../memory/types";

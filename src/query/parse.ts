@@ -9,7 +9,7 @@
 //   select:   field, field, …   (or *)
 //   limit:    1..50, default 10
 //
-// A hand-written lexer over the UTF-8 bytes (no RegExp, no Intl, no \p{}):
+// A hand-written lexer over the UTF-8 bytes (no RegExp, no locale API, no Unicode property escapes):
 // the same tokens and positions on Node and on the device, CJK included.
 // Positions in messages count characters from 1. Every error is a ToolError
 // that names the bad part and where it is; parsing changes nothing.

@@ -18,6 +18,7 @@ import { byteLength } from "../../src/text/utf8";
 import { fillEveryStore } from "../powercut/fill";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
+import { toolCaller } from "./tool-call";
 
 const T0 = fromLocal(2026, 2, 5, 13, 0); // a Thursday afternoon, local time
 const DAY = 86400000;
@@ -25,12 +26,7 @@ const DAY = 86400000;
 function boot(now = T0) {
   const dev = new SimDevice({ now }).install();
   const svc = new Service({ sink: { remind() {} } });
-  let id = 0;
-  const call = (args: Record<string, unknown>) => {
-    const r = JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "memory", arguments: args } }))!);
-    const text: string = r.result.content[0].text;
-    return { isError: r.result.isError as boolean, text, json: r.result.isError ? undefined : JSON.parse(text) };
-  };
+  const call = toolCaller(svc);
   // a conversation of `rounds` user lines, each answered, then its end
   const talk = (rounds: number, user = "嗯嗯", reply = "好的呀") => {
     for (let i = 0; i < rounds; i++) {

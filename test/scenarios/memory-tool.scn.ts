@@ -5,17 +5,13 @@ import { Service } from "../../src/app/service";
 import { READ_BUDGET_BYTES } from "../../src/mcp/memory-tool";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
+import { toolCaller } from "./tool-call";
 
 const T0 = Date.UTC(2026, 1, 5, 5, 0); // 2026-02-05 13:00 +08:00
 function boot() {
   const dev = new SimDevice({ now: T0 }).install();
   const svc = new Service({ sink: { remind() {} } });
-  let id = 0;
-  const call = (args: Record<string, unknown>) => {
-    const r = JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "memory", arguments: args } }))!);
-    const text: string = r.result.content[0].text;
-    return { isError: r.result.isError as boolean, text, json: r.result.isError ? undefined : JSON.parse(text) };
-  };
+  const call = toolCaller(svc);
   return { dev, svc, call };
 }
 
