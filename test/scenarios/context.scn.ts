@@ -9,6 +9,8 @@ import { isWellFormed, encode } from "../../src/text/utf8";
 import { FakeEpisodeStore } from "./episode-fake";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
+import { toolCaller } from "./tool-call";
+
 import { bootDevice } from "../../src/app/boot";
 import { File, Iterator } from "file";
 import config from "mc/config";
@@ -21,12 +23,7 @@ function boot(withEpisodes = true) {
   const svc = new Service({ sink: { remind() {} } });
   const store = new FakeEpisodeStore();
   if (withEpisodes) svc.tool.episodes = new Episodes(store);
-  let id = 0;
-  const call = (args: Record<string, unknown>) => {
-    const r = JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "memory", arguments: args } }))!);
-    const text: string = r.result.content[0].text;
-    return { isError: r.result.isError as boolean, text, json: r.result.isError ? undefined : JSON.parse(text) };
-  };
+  const call = toolCaller(svc);
   return { dev, svc, store, call };
 }
 

@@ -19,6 +19,8 @@ import { ROWS_BUDGET_BYTES } from "../../src/query/run";
 import { reads, image, sameImage, fillFacts } from "./archive.scn";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
+import { toolCaller } from "./tool-call";
+
 
 const root = config.file.root;
 const T0 = fromLocal(2026, 2, 5, 13, 0); // 2026-02-05 13:00 +08:00
@@ -69,12 +71,7 @@ export function setup(withArchive = true) {
   const archive = new Archive(root);
   archive.check();
   const svc = new Service({ sink: { remind() {} }, archive: withArchive ? archive : undefined });
-  let id = 0;
-  const call = (args: Record<string, unknown>) => {
-    const r = JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "memory", arguments: args } }))!);
-    const text: string = r.result.content[0].text;
-    return { isError: r.result.isError as boolean, text, json: r.result.isError ? undefined : JSON.parse(text) };
-  };
+  const call = toolCaller(svc);
   const fact = (content: string, ts: number) => {
     svc.memory.addFact(content, ts);
     svc.memory.flush();

@@ -13,6 +13,8 @@ import { newEvent, type Fact, type Moment, type Event } from "../../src/memory/t
 import { fromLocal } from "../../src/time/local";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
+import { toolCaller } from "./tool-call";
+
 
 const root = config.file.root;
 const T0 = fromLocal(2026, 2, 5, 13, 0); // Thursday 2026-02-05 13:00 +08:00
@@ -59,12 +61,7 @@ function setup(withArchive = true) {
   archive.check();
   const arc = access(archive);
   const svc = new Service({ sink: { remind() {} }, archive: withArchive ? arc : undefined });
-  let id = 0;
-  const call = (args: Record<string, unknown>) => {
-    const r = JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "memory", arguments: args } }))!);
-    const text: string = r.result.content[0].text;
-    return { isError: r.result.isError as boolean, text, json: r.result.isError ? undefined : JSON.parse(text) };
-  };
+  const call = toolCaller(svc);
   // an NVS record at a given time (as if it had been told then)
   const fact = (content: string, ts: number) => {
     svc.memory.addFact(content, ts);

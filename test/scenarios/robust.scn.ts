@@ -17,6 +17,7 @@ import { File, Iterator } from "file";
 import config from "mc/config";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
+import { toolCaller } from "./tool-call";
 
 const T0 = Date.UTC(2026, 1, 5, 5, 0); // 2026-02-05 13:00 +08:00
 const NAMES = Object.keys(SPECS) as StoreName[];
@@ -25,14 +26,7 @@ function device() {
   return new SimDevice({ now: T0 }).install();
 }
 
-function tool(svc: Service) {
-  let id = 0;
-  return (args: Record<string, unknown>) => {
-    const r = JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "memory", arguments: args } }))!);
-    const text: string = r.result.content[0].text;
-    return { isError: r.result.isError as boolean, text, json: r.result.isError ? undefined : JSON.parse(text) };
-  };
-}
+const tool = toolCaller;
 
 // Every store's records, as JSON, for comparing whole memories.
 function contents(mem: Memory): Record<string, string> {
