@@ -5,15 +5,12 @@
 // "episodes","recall_bytes_read","recall_reads","recall_ms",…}
 // (tools/episode-recall/measure.ts says what each number is).
 // Usage: npx tsx tools/episode-recall-bench.ts [--no-xs]
-import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import "../host-sim/trace";
 import { measure, type RecallBench } from "./episode-recall/measure";
 import { makeStore, signer, STORE } from "./episode-recall/setup";
-import { ensureWorker, cacheRoot } from "../test/xs/build-worker";
-import { Xsnap } from "../test/xs/xsnap";
-import { bundleForXs } from "../test/xs/bundle";
+import { runOnceInXs } from "../test/xs/once";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const quiet = (globalThis as unknown as { trace: (s: string) => void });
@@ -22,24 +19,6 @@ quiet.trace = () => {};
 process.stdout.write(JSON.stringify({ bench: "episode-recall", engine: "node", store: STORE, ...measure(() => performance.now(), makeStore, signer) }) + "\n");
 
 if (process.argv.indexOf("--no-xs") < 0) {
-  const bin = await ensureWorker({ quiet: true });
-  const out = path.join(cacheRoot(), `episode-recall-bench-${process.pid}.js`);
-  await bundleForXs(path.join(here, "episode-recall/xs-entry.ts"), out);
-  let xs: RecallBench | undefined;
-  const worker = new Xsnap({
-    bin,
-    onCommand(bytes) {
-      xs = JSON.parse(new TextDecoder().decode(bytes));
-      return new Uint8Array(0);
-    },
-  });
-  try {
-    await worker.script(out);
-    await worker.evaluate(`globalThis.trace = function () {}; __recall.main()`);
-  } finally {
-    await worker.close();
-    fs.rmSync(out, { force: true });
-  }
-  if (!xs) throw new Error("the XS run gave no result");
+  const xs = await runOnceInXs<RecallBench>(path.join(here, "episode-recall/xs-entry.ts"), `globalThis.trace = function () {}; __recall.main()`, { quiet: true });
   process.stdout.write(JSON.stringify({ bench: "episode-recall", engine: "xs", store: STORE, ...xs }) + "\n");
 }

@@ -5,16 +5,13 @@
 // {"bench":"repair.triples","triples","miscorrected","expected"}: N seeded three-bit
 // errors in a 4 KB block, how many were "repaired" into other data (HD 4 allows it;
 // expected about N * 32,800 / 2^32).
-import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { measure, type RepairTimes } from "./repair/measure";
 import { crc32 } from "../src/nvs/crc32";
 import { repairBit } from "../src/archive/repair";
 import { prng } from "../host-sim/flash";
-import { ensureWorker, cacheRoot } from "../test/xs/build-worker";
-import { Xsnap } from "../test/xs/xsnap";
-import { bundleForXs } from "../test/xs/bundle";
+import { runOnceInXs } from "../test/xs/once";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MIN_MS = 1000;
@@ -45,23 +42,5 @@ if (ti >= 0) {
 
 process.stdout.write(JSON.stringify({ bench: "repair", engine: "node", ...measure(() => performance.now(), MIN_MS) }) + "\n");
 
-const bin = await ensureWorker();
-const out = path.join(cacheRoot(), `repair-bench-${process.pid}.js`);
-await bundleForXs(path.join(here, "repair/xs-entry.ts"), out);
-let xs: RepairTimes | undefined;
-const worker = new Xsnap({
-  bin,
-  onCommand(bytes) {
-    xs = JSON.parse(new TextDecoder().decode(bytes));
-    return new Uint8Array(0);
-  },
-});
-try {
-  await worker.script(out);
-  await worker.evaluate(`__repair.main(${MIN_MS})`);
-} finally {
-  await worker.close();
-  fs.rmSync(out, { force: true });
-}
-if (!xs) throw new Error("the XS run gave no result");
+const xs = await runOnceInXs<RepairTimes>(path.join(here, "repair/xs-entry.ts"), `__repair.main(${MIN_MS})`);
 process.stdout.write(JSON.stringify({ bench: "repair", engine: "xs", ...xs }) + "\n");
