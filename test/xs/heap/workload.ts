@@ -102,25 +102,19 @@ function main(opts: { period: number }): void {
     startMaintenance(archiver, { busy: () => s.listener.active, extra: () => eps.step() });
     service.start();
   });
-  phase("mcp", () => {
-    for (const m of messages) {
+  // MCP messages in, replies and error replies counted
+  const send = (list: string[]) => {
+    for (const m of list) {
       const r = service!.handle(m);
       if (r !== undefined) {
         replies++;
         if (r.includes('"error"') || r.includes('"isError":true')) errors++;
       }
     }
-  });
+  };
+  phase("mcp", () => send(messages));
   // episodes: written, recalled, in context, queried; snapshots, summary, config
-  phase("episodes", () => {
-    for (const m of epMessages) {
-      const r = service!.handle(m);
-      if (r !== undefined) {
-        replies++;
-        if (r.includes('"error"') || r.includes('"isError":true')) errors++;
-      }
-    }
-  });
+  phase("episodes", () => send(epMessages));
   let heard = 0;
   phase("listen", () => {
     for (const [role, text] of lines) {
