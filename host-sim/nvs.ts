@@ -13,7 +13,6 @@
 // device. Every program and erase goes through the flash chip (host-sim/flash.ts),
 // which counts it and can tear it. docs/FORMAT.md §2.7 has the layout.
 
-import { CRC32_TABLE } from "../src/nvs/crc32.js";
 import { Flash, prng, type Tear } from "./flash.js";
 import type { FaultOptions, NvsFault } from "./faults.js";
 
@@ -100,8 +99,17 @@ export interface NvsValue {
 
 // ---- bytes ---------------------------------------------------------------------
 
-// the table of src/nvs/crc32.ts: ESP-IDF's CRC is the same CRC-32
-const CRC_TABLE = CRC32_TABLE;
+// ESP-IDF's CRC-32 (the reflected polynomial 0xEDB88320), built here rather
+// than taken from src/: host-sim is below the device code and checks it
+const CRC_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    t[n] = c >>> 0;
+  }
+  return t;
+})();
 
 // esp_rom_crc32_le(crc, buf, len): zlib's crc32 seeded with `crc`. NVS always
 // starts from 0xFFFFFFFF (so it equals Python's zlib.crc32(data, 0xFFFFFFFF)).

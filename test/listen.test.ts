@@ -1,5 +1,5 @@
 // The extractor's score (npm run eval:extract) and feeding a dialog to
-// npm start (--dialog FILE, --dialog -).
+// petmem (petmem dialog FILE, petmem dialog -).
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -26,12 +26,12 @@ describe("listening", function () {
     assert.ok(bench && bench.engine === "node" && bench.utterances > last.cases && bench.worst_ms >= bench.mean_ms);
   });
 
-  describe("npm start --dialog", () => {
+  describe("petmem dialog", () => {
     let dir: string;
     beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), "petmem-"))));
     afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
     const start = (args: string[], input?: string) =>
-      spawnSync(process.execPath, ["--import", "tsx", "host-sim/node/start.ts", "--data", dir, "--now", "2026-02-05T13:00", ...args], { encoding: "utf8", input });
+      spawnSync(process.execPath, ["--import", "tsx", "desktop/main.ts", "dialog", ...args, "--data", dir, "--now", "2026-02-05T13:00", "--tz", "+08:00"], { encoding: "utf8", input });
     const events = (stderr: string) =>
       stderr
         .split("\n")
@@ -39,14 +39,14 @@ describe("listening", function () {
         .map((l) => JSON.parse(l));
 
     it("a dialog file: memories form as JSON lines on stderr and stay for the next run", () => {
-      const r = start(["--dialog", "test/extract/dialog.txt"]);
+      const r = start(["test/extract/dialog.txt"]);
       assert.equal(r.status, 0, r.stderr);
       assert.equal(r.stdout, "", "stdout stays free");
       const formed = events(r.stderr).filter((e) => e.memory).map((e) => `${e.memory.type}=${e.memory.content}:${e.memory.result}`);
       assert.deepEqual(formed, ["name=王小明:added", "age=8:added", "like=恐龙:added", "dislike=吃香菜:added", "schedule=去看牙医:added", "family=妈妈:李娟:added", "family=妈妈:李娟:是医生:updated"]);
       assert.deepEqual(events(r.stderr).filter((e) => e.end).map((e) => e.end.reason), ["farewell", "explicit"]);
       // the next run remembers: what memory holds is known, not queued again
-      const again = start(["--dialog", "-"], "user: 我不喜欢吃香菜\n\n");
+      const again = start(["-"], "user: 我不喜欢吃香菜\n\n");
       assert.equal(again.status, 0, again.stderr);
       const heard = events(again.stderr).filter((e) => e.heard);
       assert.equal(heard[0].heard.outcome, "known");
@@ -54,7 +54,7 @@ describe("listening", function () {
     });
 
     it("a line that is neither user nor assistant is reported, not fatal", () => {
-      const r = start(["--dialog", "-"], "hello\nuser: 我叫小美\n");
+      const r = start(["-"], "hello\nuser: 我叫小美\n");
       assert.equal(r.status, 0, r.stderr);
       assert.ok(events(r.stderr).some((e) => e.error && e.error.includes("line 1")));
       assert.ok(events(r.stderr).some((e) => e.memory && e.memory.content === "小美"));

@@ -21,7 +21,7 @@ interface Running {
 async function start(dir: string): Promise<Running> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--import", "tsx", "host-sim/node/start.ts", "--data", dir, "--now", "2026-02-05T13:00"],
+    args: ["--import", "tsx", "desktop/main.ts", "--data", dir, "--now", "2026-02-05T13:00", "--tz", "+08:00"],
     cwd: ROOT,
     stderr: "pipe",
   });

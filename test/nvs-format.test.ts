@@ -13,7 +13,7 @@ import Preference from "preference";
 import "../host-sim/trace";
 import { SimDevice } from "../host-sim/device";
 import { tearSeeded, tearNone, tearHalf } from "../host-sim/flash";
-import { persist, legacyValues } from "../host-sim/node/persist";
+import { persist, legacyValues } from "../desktop/persist";
 
 const crc = (b: Uint8Array) => zlib.crc32(b, 0xffffffff) >>> 0; // esp_rom_crc32_le(0xFFFFFFFF, ...)
 const le32 = (b: Uint8Array, o: number) => (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0;

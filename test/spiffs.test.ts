@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { File } from "file";
 import { SimDevice } from "../host-sim/device";
-import { persist } from "../host-sim/node/persist";
+import { persist } from "../desktop/persist";
 import { ALL_TEAR_MODES, DATA_PER_PAGE, MAX_OPEN } from "../host-sim/spiffs";
 
 function write(p: string, text: string): void {

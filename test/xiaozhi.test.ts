@@ -14,7 +14,7 @@ const NOW = "2026-02-05T13:00";
 const SESSION = path.join(path.dirname(new URL(import.meta.url).pathname), "xiaozhi", "session.jsonl");
 
 function device(dir: string): { child: ChildProcessWithoutNullStreams; wire: Wire; stderr: string[]; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ["--import", "tsx", "host-sim/node/start.ts", "--xiaozhi", "--data", dir, "--now", NOW], { stdio: "pipe" });
+  const child = spawn(process.execPath, ["--import", "tsx", "desktop/main.ts", "--xiaozhi", "--data", dir, "--now", NOW, "--tz", "+08:00"], { stdio: "pipe" });
   const lines: string[] = [];
   const waiting: ((l: string | undefined) => void)[] = [];
   let closed = false;
@@ -105,7 +105,7 @@ describe("npm start -- --xiaozhi, driven by a double of the xiaozhi server", fun
 
   it("a recorded session replays: every request answered in the envelope with its id, in order", () => {
     const input = fs.readFileSync(SESSION, "utf8");
-    const r = spawnSync(process.execPath, ["--import", "tsx", "host-sim/node/start.ts", "--xiaozhi", "--data", dir, "--now", NOW], { input, encoding: "utf8" });
+    const r = spawnSync(process.execPath, ["--import", "tsx", "desktop/main.ts", "--xiaozhi", "--data", dir, "--now", NOW, "--tz", "+08:00"], { input, encoding: "utf8" });
     assert.equal(r.status, 0, r.stderr);
     const out = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
     assert.equal(out[0].type, "hello");

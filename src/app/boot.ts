@@ -12,7 +12,7 @@ import { startMaintenance, IDLE_MS, type Maintenance } from "../archive/maintena
 import Timer from "timer";
 import { Episodes } from "../episode/episodes";
 import { EpisodeStore } from "../episode/store";
-import { presetOf } from "../config/presets";
+import { presetOf, applyTimeZone } from "../config/presets";
 
 export interface Booted {
   service: Service;
@@ -53,6 +53,7 @@ export function bootDevice(makeArchive: () => Archive = () => new Archive(), opt
   }
   const { makeEpisodes = (s: Service) => new Episodes(new EpisodeStore(), { limits: () => presetOf(s.memory) }), ...serviceOpts } = opts;
   const service = new Service({ ...serviceOpts, archive });
+  applyTimeZone(service.memory); // before anything reads a local date
   // Episodes: their files are learnt lazily (a damaged or missing file is
   // noted by the store at its first use, and a call then says it failed); a
   // constructor that throws leaves the device without episodes, never unbooted.

@@ -11,7 +11,7 @@
 import config from "mc/config";
 import type { Memory } from "../memory/memory";
 import { PRESETS, type PresetName, type ConfigRecord } from "../memory/types";
-import { DEFAULT_UTC_OFFSET_MINUTES } from "../time/local";
+import { DEFAULT_UTC_OFFSET_MINUTES, setUtcOffset } from "../time/local";
 
 export { PRESETS, type PresetName };
 
@@ -74,4 +74,25 @@ export function setPreset(memory: Memory, name: unknown): PresetName {
 // The preset as replies show it (status, action=config).
 export function presetView(p: Preset): { name: PresetName; window_rounds: number; episode_cap: number; recall: number } {
   return { name: p.name, window_rounds: p.rounds, episode_cap: p.episodeCap, recall: p.recall };
+}
+
+// The device's UTC offset (src/time/local.ts has no time zone database): the
+// stored one is put in force at boot (src/app/boot.ts), so reminders and dates
+// follow the owner's zone on the device as on the desktop. Sets it (RAM and
+// the clock; the caller's commit writes the config store) and returns the one
+// before. Throws a RangeError for anything but whole minutes from -12:00 to
+// +14:00, and changes nothing.
+export function setTimeZone(memory: Memory, minutes: number): number {
+  if (!Number.isInteger(minutes) || minutes < -720 || minutes > 840) throw new RangeError("utc offset must be whole minutes from -720 to 840");
+  const c = configOf(memory);
+  if (!c.stored || c.utcOffset !== minutes) memory.stores.config.set([{ preset: c.preset, utcOffset: minutes }]);
+  setUtcOffset(minutes);
+  return c.utcOffset;
+}
+
+// At boot: the stored offset, if the owner ever set one; else the clock keeps
+// the build's default (+08:00).
+export function applyTimeZone(memory: Memory): void {
+  const c = configOf(memory);
+  if (c.stored) setUtcOffset(c.utcOffset);
 }

@@ -1,7 +1,7 @@
 // Bundles code for the XS engine: one flat script (es2022, UTF-8), with the
 // Moddable module names mapped to host-sim/ by tsconfig.json's `paths` (the
 // same mapping tsc and tsx use). A plugin refuses Node built-ins and
-// host-sim/node/, so nothing that could not run on the device gets in.
+// desktop/, so nothing that could not run on the device gets in.
 // Used by the XS test lane (run.ts) and the benchmark (tools/bench.ts).
 
 import * as esbuild from "esbuild";
@@ -28,8 +28,8 @@ function pureOnly(harness?: string): esbuild.Plugin {
       const altIndex = process.env.XS_SCENARIO_INDEX;
       if (altIndex && harness)
         build.onResolve({ filter: /^\.\.\/scenarios\/index\.js$/ }, (a) => (a.importer === harness ? { path: path.resolve(altIndex) } : undefined));
-      build.onLoad({ filter: /[\\/]host-sim[\\/]node[\\/]/ }, (a) => ({
-        errors: [{ text: `${rel(a.path)} is Node-only (host-sim/node/) and cannot be bundled for XS` }],
+      build.onLoad({ filter: /[\\/]desktop[\\/]/ }, (a) => ({
+        errors: [{ text: `${rel(a.path)} is Node-only (desktop/) and cannot be bundled for XS` }],
       }));
     },
   };

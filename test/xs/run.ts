@@ -7,7 +7,7 @@
 //      Moddable module names (preference, file, timer, time, mc/config,
 //      text/encoder, text/decoder) resolve through ONE mechanism: esbuild's own
 //      support for tsconfig.json `compilerOptions.paths`, i.e. the same mapping
-//      tsc and tsx use. A plugin refuses Node built-ins and host-sim/node/.
+//      tsc and tsx use. A plugin refuses Node built-ins and desktop/.
 //   3. The worker runs the bundle (`s`), then `__petmem.main(...)` (`e`); results
 //      come back through issueCommand as UTF-8 JSON.
 //

@@ -1,7 +1,7 @@
 // MCP over stdio for the host: newline-delimited JSON-RPC on stdin/stdout;
 // logs stay on stderr.
 import readline from "node:readline";
-import type { Transport } from "../../src/app/service.js";
+import type { Transport } from "../src/app/service.js";
 
 export function stdioTransport(onEnd: () => void): Transport {
   return {

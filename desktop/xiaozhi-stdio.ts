@@ -1,4 +1,4 @@
-// `npm start -- --xiaozhi`: the device on a xiaozhi link (src/link/xiaozhi.ts)
+// `petmem serve --xiaozhi`: the device on a xiaozhi link (src/link/xiaozhi.ts)
 // over stdio, so that a recorded session can be replayed or a server bridged:
 // one JSON message from the server per line on stdin (blank lines and lines
 // starting with # are skipped), the device's messages on stdout, one a line,
@@ -8,14 +8,14 @@
 //   {"memory":{type,content,result,…}}   a memory was formed (written to NVS)
 //   {"end":{reason,formed}}              a conversation ended
 import readline from "node:readline";
-import type { Service } from "../../src/app/service.js";
-import { XiaozhiLink } from "../../src/link/xiaozhi.js";
+import type { Service } from "../src/app/service.js";
+import { XiaozhiLink } from "../src/link/xiaozhi.js";
 
 function emit(o: object): void {
   process.stderr.write(JSON.stringify(o) + "\n");
 }
 
-export function runXiaozhi(service: Service, onClose: () => void): XiaozhiLink {
+export function runXiaozhi(service: Service, onClose: () => void, log?: (message: string, replies: string[], ms: number) => void): XiaozhiLink {
   const link = new XiaozhiLink(service);
   const l = service.listener;
   l.onHeard = (h) => emit({ heard: h });
@@ -31,7 +31,10 @@ export function runXiaozhi(service: Service, onClose: () => void): XiaozhiLink {
   rl.on("line", (line) => {
     const t = line.trim();
     if (!t || t.charAt(0) === "#") return;
-    for (const m of link.receive(t)) out(m);
+    const t0 = performance.now();
+    const replies = link.receive(t);
+    if (log) log(t, replies, performance.now() - t0);
+    for (const m of replies) out(m);
   });
   rl.on("close", () => {
     link.close();

@@ -1,17 +1,19 @@
-// `npm start -- --dialog FILE` (or `--dialog -` for lines typed on stdin):
+// `petmem dialog FILE` (or `petmem dialog -` for lines typed on stdin):
 // feeds a conversation to the device instead of serving MCP, so that a user
 // can watch memories form. Each line is `user: …` or `assistant: …`; a blank
 // line ends the conversation; `# …` is a comment; `@ 2026-02-06T10:00` moves
-// the device clock forward (local time). Each line also advances the clock by
+// the device clock forward (the device's local time). Each line also advances the clock by
 // LINE_MS. On stderr, one JSON line per event:
 //   {"heard":{type,content,…,outcome}}   an item went into the pending queue
 //   {"memory":{type,content,result,…}}   a memory was formed (written to NVS)
 //   {"end":{reason,formed}}              a conversation ended
 import fs from "node:fs";
 import readline from "node:readline";
-import type { SimDevice } from "../device.js";
-import type { Service } from "../../src/app/service.js";
-import type { Role } from "../../src/memory/types.js";
+import type { SimDevice } from "../host-sim/device.js";
+import type { Service } from "../src/app/service.js";
+import type { Role } from "../src/memory/types.js";
+import { utcOffset } from "../src/time/local.js";
+import { formatTz } from "./host.js";
 
 export const LINE_MS = 5000;
 
@@ -38,7 +40,7 @@ export async function runDialog(service: Service, dev: SimDevice, source: string
     const at = /^@\s*(\S.*)$/.exec(line);
     if (at) {
       const v = at[1];
-      const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : v + "+08:00");
+      const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : v + formatTz(utcOffset()));
       if (Number.isNaN(t)) emit({ error: `line ${n}: not a date: ${v}` });
       else if (t > dev.clock.now) dev.clock.advanceTo(t);
       continue;

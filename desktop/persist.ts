@@ -12,8 +12,8 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import type { SimDevice } from "../device.js";
-import type { NvsType } from "../nvs.js";
+import type { SimDevice } from "../host-sim/device.js";
+import type { NvsType } from "../host-sim/nvs.js";
 
 function hostName(object: string): string {
   return encodeURIComponent(object.slice(1));

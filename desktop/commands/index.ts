@@ -1,0 +1,14 @@
+// Every command of `petmem`, in the order --help lists them.
+
+import type { Command } from "../command.js";
+import { serve } from "./serve.js";
+import { dialog } from "./dialog.js";
+import { status } from "./status.js";
+import { exportCmd } from "./export.js";
+import { importCmd } from "./import.js";
+import { image } from "./image.js";
+import { inspect } from "./inspect.js";
+import { reset } from "./reset.js";
+import { web } from "./web.js";
+
+export const COMMANDS: readonly Command[] = [serve, dialog, status, exportCmd, importCmd, image, inspect, reset, web];

@@ -1,0 +1,37 @@
+// `petmem status`: what the pet holds and how its flash is, as the AI sees it
+// (action=status) plus the partitions' use, as one JSON document on stdout.
+
+import { DATA, TZ, type Command } from "../command.js";
+import { openHost, currentTz, type Host } from "../host.js";
+import { timeOptions } from "./serve.js";
+
+export function partitions(host: Host) {
+  const n = host.dev.nvs.stats();
+  const s = host.dev.spiffs.stats();
+  return {
+    data: host.dir,
+    nvs: { partition_bytes: host.dev.nvs.bytes, used_bytes: n.liveBytes, percent: n.percent, namespaces: n.namespaces, erased_entries: n.erasedEntries },
+    storage: { partition_bytes: s.total, used_bytes: s.used, usable_bytes: s.usable, percent: s.percent, files: s.files },
+  };
+}
+
+export function partitionsLine(host: Host): string {
+  return JSON.stringify({ partitions: partitions(host) });
+}
+
+export const status: Command = {
+  name: "status",
+  summary: "print the pet's memory counts, storage use and repairs (JSON)",
+  usage: "status [--data DIR]",
+  options: [DATA, TZ],
+  run(ctx) {
+    const { tz } = timeOptions(ctx);
+    const host = openHost({ data: (ctx.opts.data as string) ?? ".petmem", command: "status", tz, mustExist: true });
+    try {
+      const st = JSON.parse(host.service.tool.call({ action: "status" })) as object;
+      ctx.out(JSON.stringify({ status: st, time_zone: currentTz(), boot: host.booted.line, partitions: partitions(host) }, null, 2) + "\n");
+    } finally {
+      host.close();
+    }
+  },
+};
