@@ -67,6 +67,42 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "config: tz sets the owner's UTC offset before the reply; a bad one is refused with nothing changed; it survives a reboot",
+    run() {
+      const saved = utcOffset();
+      try {
+        const dev = new SimDevice({ now: T0 }).install();
+        const a = bootDevice(undefined, { sink: { remind() {} } });
+        const call = toolCaller(a.service);
+        equal(call({ action: "config" }).json.tz, "+08:00");
+        const writes = dev.flash.writes;
+        for (const bad of ["8", "+15:00", "+08:60", "UTC", 8, "+08:00:00"]) {
+          const r = call({ action: "config", tz: bad });
+          ok(r.isError && r.text.indexOf("tz must be a UTC offset") >= 0 && r.text.indexOf("nothing changed") >= 0, `${String(bad)}: ${r.text}`);
+        }
+        const both = call({ action: "config", preset: "full", tz: "nope" });
+        ok(both.isError, "a bad tz refuses the whole call");
+        equal(dev.flash.writes, writes, "refused: nothing written");
+        equal(presetOf(a.service.memory).name, "balanced", "the preset of a refused call is not set");
+        equal(utcOffset(), 480);
+        const r = call({ action: "config", tz: "-05:30" }).json;
+        deepEqual([r.result, r.tz, r.was_tz], ["updated", "-05:30", "+08:00"]);
+        equal(utcOffset(), -330, "in force now");
+        equal(a.service.memory.dirty, false, "on flash before the reply");
+        equal(call({ action: "config", tz: "-05:30" }).json.result, "no_change");
+        a.service.stop();
+        setUtcOffset(480);
+        dev.reboot();
+        const b = bootDevice(undefined, { sink: { remind() {} } });
+        equal(utcOffset(), -330);
+        equal(toolCaller(b.service)({ action: "config" }).json.tz, "-05:30");
+        b.service.stop();
+      } finally {
+        setUtcOffset(saved);
+      }
+    },
+  },
+  {
     name: "config: presets select window rounds 5/10/15, episode cap 160/400/800, recall 1/3/5; the build's preset is the default",
     run() {
       deepEqual(
