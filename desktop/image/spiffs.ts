@@ -324,34 +324,35 @@ export function readSpiffs(image: Uint8Array, params: SpiffsParams = ESP_IDF_DEF
       if (list.length > 1 && span > 0)
         damage.push({ kind: "duplicate_index", page: list[1], message: `object ${hex(objId)} has ${list.length} index pages of span ${span} (pages ${list.join(", ")}): a move cut by power loss; SPIFFS uses the first` });
   }
-  for (const h of heads) {
-    if (!(h.lu & ID_IX_FLAG) || h.span !== 0) continue;
-    withHeader.add(h.objId);
+  // an index header: its name, then its bytes. `lookupId`: the object the
+  // lookup entry names, whose index pages SPIFFS searches (see below)
+  const header = (h: PageHead, lookupId: number, note?: string): void => {
     const a = L.pageAddr(h.pix);
     const { name, shown } = nameOf(image, L, h.pix);
     if (name === undefined) {
       damage.push({ kind: "unreadable_name", page: h.pix, message: `page ${h.pix}: object ${hex(h.objId)}'s name is not readable (bytes ${shown})` });
-      continue;
+      return;
     }
     if ((h.flags & PH_FLAG_IXDELE) === 0) {
       damage.push({ kind: "deletion_interrupted", page: h.pix, name, message: `${name}: its deletion was cut by power loss; the device no longer finds it` });
-      continue;
+      return;
     }
     const type = image[a + L.ixHeaderLen - params.metaLen - params.nameLen - 1];
     if (type !== TYPE_FILE) {
       damage.push({ kind: "not_a_file", page: h.pix, name, message: `${name}: object of type ${type}, not a file (skipped)` });
-      continue;
+      return;
     }
     const first = seenNames.get(name);
     if (first !== undefined) {
-      damage.push({ kind: "duplicate_name", page: h.pix, name, message: `${name}: a second index header (page ${h.pix}; the first at page ${first}): a move cut by power loss; the first is read` });
-      continue;
+      damage.push({ kind: "duplicate_name", page: h.pix, name, message: note ? `${name}: ${note}; the device may open it instead of the one at page ${first}` : `${name}: a second index header (page ${h.pix}; the first at page ${first}): a move cut by power loss; the first is read` });
+      return;
     }
+    if (note) damage.push({ kind: "lookup_mismatch", page: h.pix, name, message: `${name}: ${note}; the device still finds it under this name` });
     seenNames.set(name, h.pix);
     const sizeField = u32(image, a + L.ixHeaderLen - params.metaLen - params.nameLen - 5);
     const size = sizeField === UNDEFINED_LEN ? 0 : sizeField;
     const mtime = params.metaLen >= 4 ? u32(image, a + L.ixHeaderLen - params.metaLen) : 0;
-    const r = readObject(image, L, h, size, indexPages.get(h.objId)!, skipped);
+    const r = readObject(image, L, h, size, indexPages.get(lookupId) ?? new Map(), skipped);
     if (r.reason) {
       damage.push({ kind: "unreadable_file", page: h.pix, name, message: `${name}: ${r.reason}` });
       out.unreadable.push({ name, objId: h.objId, page: h.pix, size, readable: r.bytes, reason: r.reason });
@@ -359,6 +360,24 @@ export function readSpiffs(image: Uint8Array, params: SpiffsParams = ESP_IDF_DEF
       out.files.push({ name, bytes: r.bytes, objId: h.objId, page: h.pix, mtime: mtime === 0xffffffff ? 0 : mtime });
       stats.bytes += size;
     }
+  };
+  for (const h of heads) {
+    if (!(h.lu & ID_IX_FLAG) || h.span !== 0) continue;
+    withHeader.add(h.objId);
+    header(h, h.objId);
+  }
+  // A lookup entry that disagrees with its page: most often a deletion a power
+  // cut interrupted while it cleared the entry's bits (the old header of a moved
+  // or renamed object). SPIFFS still lists an index header whose entry keeps the
+  // index flag, opens it as the object the entry names, and reads its data pages
+  // through the header (it checks their span and flags, not their object id).
+  for (const m of mismatched) {
+    const what = `page ${m.pix}: the lookup says object ${hex(m.lu)}, the page says ${hex(m.objId)}`;
+    if (m.lu & ID_IX_FLAG && m.objId & ID_IX_FLAG && m.span === 0 && isIndex(m.flags)) {
+      header({ ...m, objId: m.objId & ~ID_IX_FLAG }, m.lu & ~ID_IX_FLAG, `an index header (${what}) whose deletion a power cut interrupted`);
+      continue;
+    }
+    damage.push({ kind: "lookup_mismatch", page: m.pix, message: what });
   }
   // headers never finalized: their objects are not found by name
   for (let b = 0; b < L.blocks; b++) {
@@ -373,15 +392,6 @@ export function readSpiffs(image: Uint8Array, params: SpiffsParams = ESP_IDF_DEF
       if (withHeader.has(lu & ~ID_IX_FLAG)) continue;
       damage.push({ kind: "not_finalized_header", page: pix, message: `page ${pix}: object ${hex(lu & ~ID_IX_FLAG)}'s index header was never finished (a create or rename cut by power loss): the device does not find it` });
     }
-  }
-  // a lookup entry that disagrees with its page: most often a deletion a power
-  // cut interrupted while it cleared the entry's bits (an old copy of a moved page)
-  for (const m of mismatched) {
-    const { name } = (m.objId & ID_IX_FLAG) && m.span === 0 && isIndex(m.flags) ? nameOf(image, L, m.pix) : { name: undefined };
-    const what = `page ${m.pix}: the lookup says object ${hex(m.lu)}, the page says ${hex(m.objId)}`;
-    if (name !== undefined && seenNames.has(name))
-      damage.push({ kind: "duplicate_name", page: m.pix, name, message: `${name}: an old index header at page ${m.pix} whose deletion a power cut interrupted (the lookup says ${hex(m.lu)}, the page ${hex(m.objId)}); the device may open it instead of the one at page ${seenNames.get(name)}` });
-    else damage.push({ kind: "lookup_mismatch", page: m.pix, name, message: name ? `${name}: ${what}` : what });
   }
   for (const [objId, n] of dataCount) if (!withHeader.has(objId)) leftovers.orphans += n;
   for (const [objId, spans] of indexPages) if (!withHeader.has(objId)) for (const [, list] of spans) leftovers.orphans += list.length;
