@@ -40,9 +40,9 @@ export function formatInspection(r: Inspection, nvsFile: string, storageFile?: s
       L.push(`storage ${storageFile}: SPIFFS, ${s.files.length} files (${n(st.bytes)} bytes), ${n(st.used)} of ${n(st.pages)} pages in use, ${n(st.deleted)} deleted${st.eraseCount ? `, erase counts ${st.eraseCount.min}–${st.eraseCount.max}` : ""}${clean ? ", no damage" : ""}`);
       for (const d of s.damage) L.push(`  damage: ${d.message}`);
       const lo = s.leftovers;
-      if (lo.unfinished) L.push(`  left by a power cut: ${lo.unfinished} pages never finished (SPIFFS ignores them)`);
-      if (lo.orphans) L.push(`  left by a power cut: ${lo.orphans} pages of objects without a header (SPIFFS's check would reclaim them)`);
-      if (lo.dirtyFree) L.push(`  left by a power cut: ${lo.dirtyFree} free pages not erased (a write cut before its lookup entry)`);
+      if (lo.unfinished) L.push(`  left by a power cut: ${lo.unfinished} page${lo.unfinished === 1 ? "" : "s"} never finished (SPIFFS ignores them)`);
+      if (lo.orphans) L.push(`  left by a power cut: ${lo.orphans} page${lo.orphans === 1 ? "" : "s"} of objects without a header (SPIFFS's check would reclaim them)`);
+      if (lo.dirtyFree) L.push(`  left by a power cut: ${lo.dirtyFree} free page${lo.dirtyFree === 1 ? "" : "s"} not erased (a write cut before its lookup entry)`);
       if (!s.loaded) L.push("  the device cannot mount it: it formats the partition and boots with no files");
     }
   }
