@@ -277,8 +277,11 @@ describe("petmem image and inspect", () => {
   it("image → inspect gives the same memory: the same read reply, schedules and archive records", async () => {
     const data = path.join(dir, "data");
     const out = path.join(dir, "img");
+    const snapshot = () => ["nvs.bin", ...fs.readdirSync(path.join(data, "storage")).map((f) => path.join("storage", f))].map((f) => [f, crypto.createHash("sha256").update(fs.readFileSync(path.join(data, f))).digest("hex")]);
+    const before = snapshot();
     const c = io();
     assert.equal(await quietTrace(() => runCli(["image", "--out", out, "--data", data], c.io)), 0, c.o.err);
+    assert.deepEqual(snapshot(), before, "image changes nothing in the data folder");
     // the data folder's files as `image` left them (a later boot writes its health mirror again)
     const files = fs.readdirSync(path.join(data, "storage")).map((f) => ({ name: "/" + decodeURIComponent(f), bytes: new Uint8Array(fs.readFileSync(path.join(data, "storage", f))) }));
     assert.match(c.o.out, /esptool\.py --chip esp32s3 write_flash 0x9000 .*nvs\.bin 0xC20000 .*storage\.bin/);

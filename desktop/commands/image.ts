@@ -6,8 +6,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { DATA, Failure, UsageError, type Command } from "../command.js";
-import { openHost } from "../host.js";
-import { buildImages } from "../image/build.js";
+import { checkDataDir } from "../host.js";
+import { lockDataFolder } from "../lock.js";
+import { buildImages, readDataFolder } from "../image/build.js";
 import { BOARDS, boardLayout, esptoolLines, type Board } from "../image/boards.js";
 import { SpiffsImageError } from "../image/spiffs.js";
 
@@ -42,15 +43,19 @@ export const image: Command = {
     const outDir = path.resolve(out);
     if (outDir === path.resolve(data)) throw new UsageError("image: --out must not be the data folder (its nvs.bin would be replaced); give another folder");
     if (fs.existsSync(outDir) && !fs.statSync(outDir).isDirectory()) throw new Failure(`--out ${out}: not a folder`);
-    const host = openHost({ data, command: "image", mustExist: true });
+    // the folder as it is on disk, under its lock (no other process writes it
+    // meanwhile); nothing in it changes
+    const dir = checkDataDir(data, true);
+    const lock = lockDataFolder(dir, "image");
     let images;
     try {
-      images = buildImages(host.dev);
+      const { nvs, files } = readDataFolder(dir);
+      images = buildImages(nvs, files);
     } catch (e) {
       if (e instanceof SpiffsImageError) throw new Failure(`image: ${e.message}`);
       throw e;
     } finally {
-      host.close();
+      lock.release();
     }
     if (images.nvs.length !== layout.nvs.size || images.storage.length !== layout.storage.size)
       throw new Failure(`image: ${layout.table} gives nvs ${layout.nvs.size} and storage ${layout.storage.size} bytes; the images are ${images.nvs.length} and ${images.storage.length}`);

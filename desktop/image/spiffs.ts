@@ -245,7 +245,14 @@ export function readSpiffs(image: Uint8Array, params: SpiffsParams = ESP_IDF_DEF
   let skipBlock = -1;
   if (badMagic.length === 1) {
     skipBlock = badMagic[0];
-    damage.push({ kind: "bad_magic", block: skipBlock, message: `block ${skipBlock} (at ${hex(skipBlock * params.blockSize, 6)}) lacks SPIFFS's magic: the device erases it at mount, and what it holds is lost` });
+    const base = skipBlock * params.blockSize;
+    let inUse = 0;
+    for (let e = 0; e < L.luEntries; e++) {
+      const lu = u16(image, base + e * 2);
+      if (lu !== ID_FREE && lu !== ID_DELETED) inUse++;
+    }
+    const what = inUse ? `the ${inUse} page${inUse === 1 ? "" : "s"} in use there are lost` : "it holds no page in use (an erase a power cut interrupted)";
+    damage.push({ kind: "bad_magic", block: skipBlock, message: `block ${skipBlock} (at ${hex(base, 6)}) lacks SPIFFS's magic: the device erases it at mount; ${what}` });
   } else if (badMagic.length > 1) {
     out.mountable = false;
     const list = badMagic.length > 8 ? `${badMagic.slice(0, 8).join(", ")} and ${badMagic.length - 8} more` : badMagic.join(", ");
