@@ -62,7 +62,7 @@ const storageBytes = fs.readdirSync(path.join(data, "storage")).reduce((n, f) =>
 const out = path.join(dir, "img");
 const sink = { out: () => {}, err: (t: string) => process.stderr.write(t), errIsTty: false };
 let t = Date.now();
-const code = await runCli(["image", "--out", out, "--data", data, "--quiet"], sink);
+const code = await runCli(["image", "--out", out, "--data", data], sink);
 const imageMs = Date.now() - t;
 if (code !== 0) throw new Error(`image exited ${code}`);
 const nvs = new Uint8Array(fs.readFileSync(path.join(out, "nvs.bin")));
