@@ -35,6 +35,7 @@ export function lockDataFolder(dir: string, what: string): Lock {
       const release = () => {
         if (released) return;
         released = true;
+        process.removeListener("exit", release);
         try {
           const held = JSON.parse(fs.readFileSync(file, "utf8")) as { pid?: number };
           if (held.pid === process.pid) fs.rmSync(file, { force: true });
