@@ -5,7 +5,6 @@
 // the archive's age. Reading changes nothing on flash.
 
 import type { Booted } from "../app/boot";
-import { VERSION } from "../app/service";
 import { SPECS } from "../memory/types";
 import type { Layout } from "../nvs/layout";
 import { presetOf } from "../config/presets";
@@ -96,7 +95,7 @@ export function exportTo(booted: Booted, sink: ExportSink, opts: ExportOptions =
     format: EXPORT_FORMAT,
     version: EXPORT_VERSION,
     exported_at: new Date(now()).toISOString(),
-    device: { firmware: VERSION, preset: presetOf(m).name, utc_offset: utcOffset(), archive: archive !== undefined, episodes: episodes !== undefined },
+    device: { firmware: booted.service.server.info.version, preset: presetOf(m).name, utc_offset: utcOffset(), archive: archive !== undefined, episodes: episodes !== undefined },
   });
   let n = 0;
   const tick = (s: SectionName) => {
