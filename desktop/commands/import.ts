@@ -8,8 +8,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { DATA, YES, Failure, type Command, type Context } from "../command.js";
-import { openHost, type Host } from "../host.js";
+import { openHost, checkDataDir, hasDevice, type Host } from "../host.js";
+import { lockDataFolder } from "../lock.js";
 import { finishSwap, commitSwap, NEW } from "../swap.js";
+import { SimDevice } from "../../host-sim/device.js";
+import { bootDevice } from "../../src/app/boot.js";
 import { checkDocument, holdsMemory, importMemory, ImportError } from "../../src/backup/index.js";
 import { exportTo, type ExportSink, type SectionName } from "../../src/backup/export.js";
 import type { Item } from "../../src/backup/schema.js";
@@ -87,6 +90,28 @@ function difference(got: Map<string, string[]>, want: Map<string, string[]>, doc
   return undefined;
 }
 
+// What the folder's device holds, learnt by booting a copy of it in RAM
+// (nothing is written to the folder: a refused import leaves it byte for byte).
+function peek(dir: string): string | undefined {
+  const bin = path.join(dir, "nvs.bin");
+  if (!fs.existsSync(bin)) return "memory in an old nvs.json";
+  const dev = new SimDevice({ now: Date.now() }).install();
+  try {
+    dev.nvs.load(new Uint8Array(fs.readFileSync(bin)));
+  } catch (e) {
+    throw new Failure(`${dir}: its nvs.bin cannot be used (${(e as Error).message}); \`petmem reset\` erases it, or import with --yes after a reset`);
+  }
+  const storage = path.join(dir, "storage");
+  if (fs.existsSync(storage)) for (const f of fs.readdirSync(storage)) if (!f.endsWith(".tmp")) dev.spiffs.load("/" + decodeURIComponent(f), new Uint8Array(fs.readFileSync(path.join(storage, f))));
+  const booted = bootDevice(undefined, { sink: { remind() {} } });
+  try {
+    return holdsMemory(booted);
+  } finally {
+    booted.maintenance?.stop();
+    booted.service.stop();
+  }
+}
+
 export function runImport(ctx: Context, file: string, data: string, yes: boolean): void {
   const doc = readDocument(file);
   try {
@@ -95,14 +120,14 @@ export function runImport(ctx: Context, file: string, data: string, yes: boolean
     if (e instanceof ImportError) throw new Failure(`${file === "-" ? "stdin" : file}: ${e.message}; nothing was imported`);
     throw e;
   }
-  const host = openHost({ data, command: "import", mustExist: false });
-  const fresh = path.join(host.dir, NEW);
-  let stopped = false;
+  const dir = checkDataDir(data);
+  const lock = lockDataFolder(dir, "import");
+  const fresh = path.join(dir, NEW);
   try {
-    const held = holdsMemory(host.booted);
+    const cut = finishSwap(dir); // an import a cut interrupted
+    if (cut) ctx.err(`petmem: ${cut}\n`);
+    const held = hasDevice(dir) ? peek(dir) : undefined;
     if (held && !yes) throw new Failure(`${data} already holds a pet's memory (${held}); add --yes to replace it with the document's`);
-    host.service.stop(); // what it holds is on flash; its lock stays ours until the swap is done
-    stopped = true;
     fs.rmSync(fresh, { recursive: true, force: true });
     let counts: Record<string, number>;
     const tmp = openHost({ data: fresh, command: "import", mustExist: false });
@@ -125,13 +150,12 @@ export function runImport(ctx: Context, file: string, data: string, yes: boolean
       check.close();
     }
     if (diff) throw new Failure(`the imported memory differs from the document at ${diff}; nothing was imported, ${data} is as it was`);
-    commitSwap(host.dir);
+    commitSwap(dir);
     const total = Object.keys(counts).reduce((n, k) => n + counts[k], 0);
-    ctx.err(`petmem: imported ${total} items into ${host.dir}${held ? ` (replacing ${held})` : ""}\n`);
+    ctx.err(`petmem: imported ${total} items into ${dir}${held ? ` (replacing ${held})` : ""}\n`);
   } finally {
-    if (fs.existsSync(fresh)) finishSwap(host.dir); // not committed: the attempt goes
-    if (stopped) host.lock.release();
-    else host.close();
+    if (fs.existsSync(fresh)) finishSwap(dir); // not committed: the attempt goes
+    lock.release();
   }
 }
 

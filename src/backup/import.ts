@@ -10,7 +10,8 @@
 import { File, Iterator } from "file";
 import type { Booted } from "../app/boot";
 import { SPECS, PRESETS, type StoreName, type Fact, type Moment, type Event } from "../memory/types";
-import { applyTimeZone } from "../config/presets";
+import { applyTimeZone, setTimeZone } from "../config/presets";
+import { utcOffset, setUtcOffset } from "../time/local";
 import { encodeDigest, type Line } from "../archive/codec";
 import type { Episode, Tombstone } from "../episode/types";
 import {
@@ -73,9 +74,10 @@ export interface ImportReport {
 // What a checked document holds, ready to write.
 export interface Plan {
   stores: Partial<Record<StoreName, object[]>>;
-  archive: { fact: Fact[]; moment: Moment[]; event: Event[]; digests: DigestRec[]; tombstones: ArchiveTomb[] } | null;
+  archive: { fact: Fact[]; moment: Moment[]; event: Event[]; eventTimes: number[]; digests: DigestRec[]; tombstones: ArchiveTomb[] } | null;
   episodes: { episodes: Episode[]; tombs: Tombstone[] } | null;
   counts: Record<string, number>;
+  utcOffset: number; // the zone the document was written in (device.utc_offset)
 }
 
 // Checks the whole document, in document order; the first error is thrown as
@@ -97,7 +99,7 @@ export function checkDocument(doc: unknown): Plan {
   checkBool(dev.archive, "$.device.archive");
   checkBool(dev.episodes, "$.device.episodes");
 
-  const plan: Plan = { stores: {}, archive: null, episodes: null, counts: {} };
+  const plan: Plan = { stores: {}, archive: null, episodes: null, counts: {}, utcOffset: dev.utc_offset as number };
   const count = (k: string, n: number) => {
     if (n) plan.counts[k] = n;
   };
@@ -119,7 +121,7 @@ export function checkDocument(doc: unknown): Plan {
   if (a !== null) {
     if (!isObject(a)) fail("$.archive", "must be an object or null");
     checkKeys(a, "$.archive", ARCHIVE_KEYS);
-    const arc: NonNullable<Plan["archive"]> = { fact: [], moment: [], event: [], digests: [], tombstones: [] };
+    const arc: NonNullable<Plan["archive"]> = { fact: [], moment: [], event: [], eventTimes: [], digests: [], tombstones: [] };
     for (const [key, type] of [
       ["facts", "fact"],
       ["moments", "moment"],
@@ -127,7 +129,10 @@ export function checkDocument(doc: unknown): Plan {
     ] as const) {
       const list = checkList(a[key], `$.archive.${key}`, 0xffffffff, "records");
       const out = arc[type] as (Fact | Moment | Event)[];
-      for (let i = 0; i < list.length; i++) out.push(checkArchived(type, list[i], `$.archive.${key}[${i}]`));
+      for (let i = 0; i < list.length; i++) {
+        out.push(checkArchived(type, list[i], `$.archive.${key}[${i}]`));
+        if (type === "event") arc.eventTimes.push((list[i] as Record<string, number>).timestamp);
+      }
       count(`archive.${key}`, out.length);
     }
     const dl = checkList(a.digests, "$.archive.digests", 0xffffffff, "digests");
@@ -226,7 +231,19 @@ function wipe(booted: Booted): void {
   }
 }
 
-const ARCHIVE_BATCH = 24; // records per append (one segment write and its twin's)
+const ARCHIVE_BATCH = 24;
+
+// The zone (minutes east of UTC) in which an event's date and time are the
+// unix time `t` it was archived under; `dflt` when none is (an annual MM-DD
+// event takes the year it is archived in: its year is the import's).
+function zoneOf(e: Event, t: number, dflt: number): number {
+  const d = /^(\d{4})-(\d{2})-(\d{2})$/.exec(e.date);
+  if (!d) return dflt;
+  const tm = /^(\d{2}):(\d{2})$/.exec(e.time);
+  const local = Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3]), tm ? Number(tm[1]) : 0, tm ? Number(tm[2]) : 0) / 1000;
+  const z = (local - t) / 60;
+  return Number.isInteger(z) && z >= -720 && z <= 840 ? z : dflt;
+} // records per append (one segment write and its twin's)
 
 // Checks the whole document first: a bad one throws an ImportError naming the
 // first error's path, and nothing changes. The device must hold no memory
@@ -243,16 +260,33 @@ export function importMemory(booted: Booted, doc: unknown, opts: { replace: bool
 
   const m = booted.service.memory;
   // the zone first: the archive files an event under its local date and time
+  // (a document without a config was written in its device's build default:
+  // that zone is stored when it is not the one in force here)
   const conf = plan.stores.config;
   if (conf && conf.length) {
     m.stores.config.set(conf as never);
     applyTimeZone(m);
-  }
+  } else if (utcOffset() !== plan.utcOffset) setTimeZone(m, plan.utcOffset);
   const a = booted.archive;
   if (a && arc) {
-    for (const type of ["fact", "moment", "event"] as const) {
-      const recs = arc[type] as (Fact | Moment | Event)[];
+    for (const type of ["fact", "moment"] as const) {
+      const recs = arc[type] as (Fact | Moment)[];
       for (let i = 0; i < recs.length; i += ARCHIVE_BATCH) a.append(type, recs.slice(i, i + ARCHIVE_BATCH));
+    }
+    // an event's time is its local date and time in the zone of the day it was
+    // archived: each run of events archived in one zone is appended in it
+    const ev = arc.event, times = arc.eventTimes, zone = utcOffset();
+    try {
+      for (let i = 0; i < ev.length; ) {
+        const z = zoneOf(ev[i], times[i], zone);
+        let k = i + 1;
+        while (k < ev.length && k - i < ARCHIVE_BATCH && zoneOf(ev[k], times[k], zone) === z) k++;
+        setUtcOffset(z);
+        a.append("event", ev.slice(i, k));
+        i = k;
+      }
+    } finally {
+      setUtcOffset(zone);
     }
     // digests came newest first: appended oldest first, as they were written
     const lines: Line[] = [];
