@@ -310,6 +310,7 @@ export function checkNvs(s: NvsSection, v: unknown, path: string): object[] {
     const o = checkItemHead(x, p, s.type, keys);
     const rec = recordOf(o, names);
     checkRecord(layout, rec, p);
+    shapes(s.store, rec, p);
     checkId(o, p, s.id(rec));
     return rec;
   };
@@ -331,6 +332,16 @@ export function checkNvs(s: NvsSection, v: unknown, path: string): object[] {
     out.push(rec);
   }
   return out;
+}
+
+// What the device's own checks keep out of a store (src/memory/memory.ts,
+// src/mcp/fork.ts): dates and times in their shapes.
+function shapes(store: StoreName, r: Item, path: string): void {
+  if (store === "profile" && r.birthday !== "" && !/^\d{2}-\d{2}$/.test(r.birthday as string)) fail(`${path}.birthday`, 'must be MM-DD or ""');
+  if (store === "events") {
+    if (!/^(\d{4}-)?\d{2}-\d{2}$/.test(r.date as string)) fail(`${path}.date`, "must be YYYY-MM-DD or MM-DD");
+    if (r.time !== "" && !/^\d{2}:\d{2}$/.test(r.time as string)) fail(`${path}.time`, 'must be HH:MM or ""');
+  }
 }
 
 // Likes or dislikes: each {id, type, content}; at most 8, none twice.

@@ -191,6 +191,7 @@ export function edited(doc: unknown, edit: (d: any) => void): unknown {
 // Bad documents and the path each must be refused at.
 export const BAD: [string, (d: any) => void][] = [
   ["$.format", (d) => (d.format = "something-else")],
+  ["$.profile.birthday", (d) => (d.profile.birthday = "May 20")],
   ["$.version", (d) => (d.version = 99)],
   ["$.device.utc_offset", (d) => (d.device.utc_offset = 10000)],
   ["$.facts[3].content", (d) => (d.facts[3].content = "长".repeat(50))],
