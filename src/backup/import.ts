@@ -231,7 +231,7 @@ function wipe(booted: Booted): void {
   }
 }
 
-const ARCHIVE_BATCH = 24;
+const ARCHIVE_BATCH = 24; // records per append (one segment write and its twin's)
 
 // The zone (minutes east of UTC) in which an event's date and time are the
 // unix time `t` it was archived under; `dflt` when none is (an annual MM-DD
@@ -243,7 +243,7 @@ function zoneOf(e: Event, t: number, dflt: number): number {
   const local = Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3]), tm ? Number(tm[1]) : 0, tm ? Number(tm[2]) : 0) / 1000;
   const z = (local - t) / 60;
   return Number.isInteger(z) && z >= -720 && z <= 840 ? z : dflt;
-} // records per append (one segment write and its twin's)
+}
 
 // Checks the whole document first: a bad one throws an ImportError naming the
 // first error's path, and nothing changes. The device must hold no memory
@@ -294,12 +294,10 @@ export function importMemory(booted: Booted, doc: unknown, opts: { replace: bool
       const d = arc.digests[i];
       lines.push(encodeDigest({ from: d.from, to: d.to, month: d.month, count: d.count, keywords: d.keywords, points: d.points, source: d.source, events: d.events }));
       if (lines.length === ARCHIVE_BATCH || i === 0) {
-        a.streams.digest.append(lines);
+        a.streams.digest.append(lines.slice());
         lines.length = 0;
       }
     }
-  }
-  if (a && arc) {
     // tombstones, in runs of one time (each run one write of both copies)
     const t = arc.tombstones;
     for (let i = 0; i < t.length; ) {
