@@ -13,7 +13,8 @@
 // export_ms/import_ms: this machine (Node); export_device_ms: the storage reads
 // at the slow end of PLATFORM.md §1 (0.45 MB/s, 0.1 ms a read call);
 // largest_piece in bytes of UTF-8; same: the document imported into an empty
-// device exports the same document. Options: --months N (default 36).
+// device exports the same document. Options: --months N (default 36);
+// --save DIR: also write the pet as a data folder (for `petmem export --data DIR`).
 import { SimDevice } from "../host-sim/device";
 import { setTraceSink } from "../host-sim/trace-sink";
 import { bootDevice } from "../src/app/boot";
@@ -21,6 +22,8 @@ import { exportMemory, importMemory } from "../src/backup/index";
 import { Life, START } from "./bench/data";
 import { storageBytes, monthsAfterStart, deviceMs } from "./bench/run";
 import { toolCaller } from "../test/scenarios/tool-call";
+import fs from "node:fs";
+import path from "node:path";
 
 const args = process.argv.slice(2);
 const i = args.indexOf("--months");
@@ -53,6 +56,12 @@ for (const [type, content] of [["name", "小明"], ["like", "恐龙"], ["dislike
 for (let k = 0; k < 20; k++) call({ action: "write", type: "fact", content: `最近的第${k}件事，主人说了很多话` });
 for (let k = 0; k < told.length; k++) call({ action: "write", type: "episode", content: told[k], e: 0.5, i: 0.5, p: (k % 10) / 10, j: 0.5 });
 booted.service.stop();
+const save = args.indexOf("--save") >= 0 ? args[args.indexOf("--save") + 1] : undefined;
+if (save) {
+  fs.mkdirSync(path.join(save, "storage"), { recursive: true });
+  fs.writeFileSync(path.join(save, "nvs.bin"), dev.nvs.image);
+  for (const e of dev.spiffs.list()) fs.writeFileSync(path.join(save, "storage", encodeURIComponent(e.name.slice(1))), dev.spiffs.content(e.name));
+}
 
 // the export, on a freshly booted device (what the desktop command does)
 booted = bootDevice(undefined, { sink: { remind() {} } });
