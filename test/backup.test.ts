@@ -12,6 +12,7 @@ import { openHost } from "../desktop/host";
 import { MARK, NEW } from "../desktop/swap";
 import { fillDevice, QUESTIONS, answer, sameText } from "./scenarios/backup.scn";
 import { toolCaller } from "./scenarios/tool-call";
+import { utcOffset, setUtcOffset } from "../src/time/local";
 
 function run(args: string[], input?: string) {
   return spawnSync(process.execPath, ["--import", "tsx", "desktop/main.ts", ...args, "--quiet"], { encoding: "utf8", input, maxBuffer: 64 << 20 });
@@ -44,13 +45,17 @@ describe("petmem export and import (spawned)", function () {
   const d1 = path.join(tmp, "pet"), d2 = path.join(tmp, "copy"), doc1 = path.join(tmp, "export.json");
   let now = 0;
   let text = "";
+  const zone = utcOffset(); // opening a data folder here puts its zone in force: given back after
 
   before(() => {
     const a = fillDevice();
     now = a.dev.clock.now;
     save(a.dev, d1);
   });
-  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  after(() => {
+    setUtcOffset(zone);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
 
   it("export prints the document on stdout and exits 0; import into a new folder exits 0; both pets answer alike", () => {
     const e = run(["export", "--data", d1]);
