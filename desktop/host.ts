@@ -9,6 +9,7 @@ import { SimDevice } from "../host-sim/device.js";
 import "../host-sim/trace.js";
 import { persist } from "./persist.js";
 import { lockDataFolder, type Lock } from "./lock.js";
+import { finishSwap } from "./swap.js";
 import { Failure, UsageError } from "./command.js";
 import { bootDevice, type Booted } from "../src/app/boot.js";
 import type { Service } from "../src/app/service.js";
@@ -73,9 +74,11 @@ export function checkDataDir(data: string, mustExist = false): string {
 
 export function openHost(o: OpenOptions): Host {
   const dir = checkDataDir(o.data, o.mustExist);
-  const fresh = !hasDevice(dir);
   const lock = lockDataFolder(dir, o.command);
   try {
+    const swapped = finishSwap(dir); // an import a cut interrupted (desktop/swap.ts)
+    if (swapped) trace(`petmem: ${swapped}\n`);
+    const fresh = !hasDevice(dir);
     const dev = new SimDevice({ now: o.now ?? Date.now() }).install();
     try {
       persist(dev, dir);

@@ -1,38 +1,14 @@
 // Export and import of the whole memory as one versioned JSON document
-// (docs/EXPORT.md). Not built yet: the signatures are the contract the
-// desktop commands and the HTTP API call.
+// (docs/EXPORT.md): the contract the desktop commands and the HTTP API call.
+//
+//   exportMemory(booted, (chunk) => out.write(chunk));   // streams the document
+//   importMemory(booted, JSON.parse(text), { replace: false });
+//
+// An import checks the whole document first: a bad one throws an ImportError
+// whose `path` names the first error ("$.facts[3].content"), and nothing
+// changes. src/backup/csv.ts writes the same items as CSV tables.
 
-import type { Booted } from "../app/boot";
-
-export const EXPORT_FORMAT = "petmem-export";
-export const EXPORT_VERSION = 1;
-
-export class ImportError extends Error {
-  readonly path: string; // where in the document the first error is ("$.facts[3].date")
-  constructor(path: string, message: string) {
-    super(`${path}: ${message}`);
-    this.path = path;
-    Object.defineProperty(this, "name", { value: "ImportError", configurable: true, writable: true });
-  }
-}
-
-export interface ImportReport {
-  counts: Record<string, number>; // items imported per type
-}
-
-// Streams the document in pieces through `write` (never the whole archive in RAM).
-export function exportMemory(booted: Booted, write: (chunk: string) => void): void {
-  void booted;
-  void write;
-  throw new Error("export is not built yet");
-}
-
-// Checks the whole document first: a bad one throws an ImportError naming the
-// first error's path, and nothing changes. The device must hold no memory
-// unless `replace`.
-export function importMemory(booted: Booted, doc: unknown, opts: { replace: boolean }): ImportReport {
-  void booted;
-  void doc;
-  void opts;
-  throw new Error("import is not built yet");
-}
+export { EXPORT_FORMAT, EXPORT_VERSION, ImportError, type Item } from "./schema";
+export { exportMemory, exportTo, JsonSink, ExportError, SECTIONS, type ExportSink, type ExportOptions, type SectionName } from "./export";
+export { CsvSink, csvColumns, csvField, csvRow, CSV_TYPES, SECTION_TYPE } from "./csv";
+export { importMemory, checkDocument, holdsMemory, type ImportReport, type Plan } from "./import";

@@ -47,6 +47,7 @@ import { scenarios as episodeStore } from "./episode-store.scn";
 
 import { scenarios as evolver } from "./evolver.scn";
 import { scenarios as config } from "./config.scn";
+import { scenarios as backup } from "./backup.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -96,4 +97,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
 
   { file: "evolver", scenarios: evolver },
   { file: "config", scenarios: config },
+  { file: "backup", scenarios: backup },
 ];
