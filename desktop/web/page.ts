@@ -44,10 +44,10 @@ export const PAGE = `<!doctype html>
   #results li { margin: 2px 0; }
   .month { margin-bottom: 14px; }
   .month h3 { margin: 0 0 6px; font-size: 15px; border-bottom: 1px solid var(--line); padding-bottom: 2px; }
-  .item { list-style: none; display: grid; grid-template-columns: 128px 78px 1fr; gap: 8px; padding: 3px 0; }
+  .item { list-style: none; display: grid; grid-template-columns: 128px 108px 1fr; gap: 8px; padding: 3px 0; }
   .month ul { padding: 0; }
   .item time { color: var(--soft); font-variant-numeric: tabular-nums; font-size: 13px; }
-  .badge { font-size: 12px; border-radius: 10px; padding: 0 8px; color: #fff; text-align: center; height: 20px; align-self: start; }
+  .badge { font-size: 12px; border-radius: 10px; padding: 0 8px; color: #fff; text-align: center; white-space: nowrap; align-self: start; }
   .k-fact .badge { background: var(--fact); } .k-moment .badge { background: var(--moment); } .k-event .badge { background: var(--event); }
   .k-schedule .badge { background: var(--schedule); } .k-episode .badge { background: var(--episode); }
   .item .detail { display: block; color: var(--soft); font-size: 12px; }
