@@ -304,6 +304,43 @@ describe("petmem web: the HTTP server", function () {
   });
 });
 
+describe("petmem web: the archive on the timeline", function () {
+  this.timeout(60000);
+
+  it("a fact the nightly run archived stays on the timeline under its month, counted in the archive's months and found by search", async () => {
+    const data = tempData();
+    try {
+      const jan = await startWebProcess(data, ["--now", "2026-01-10T09:00", "--tz", "+08:00"]);
+      assert.equal((await converse(jan, [["user", "我对花生过敏"], ["assistant", "记住了"]])).status, 200);
+      assert.equal(await jan.stop(), 0, jan.stderr());
+      // two seconds before the 03:30 run, 54 days later: the fact (older than 30 days) moves to the archive
+      const w = await startWebProcess(data, ["--now", "2026-03-05T03:29:58", "--tz", "+08:00"]);
+      try {
+        let t = (await request(w, "GET", "/api/timeline")).json;
+        for (let i = 0; i < 100 && !t.archive.months.length; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          t = (await request(w, "GET", "/api/timeline")).json;
+        }
+        assert.deepEqual(
+          t.archive.months.map((m: { month: string; fact: number }) => [m.month, m.fact]),
+          [["2026-01", 1]],
+          JSON.stringify(t.archive),
+        );
+        const month = t.timeline.find((g: { month: string }) => g.month === "2026-01");
+        assert.deepEqual(month?.items, [{ at: "2026-01-10 09:00", kind: "fact", text: "主人对花生过敏", archived: true }]);
+        assert.deepEqual((await request(w, "GET", "/profile")).json.facts, [], "no longer in NVS");
+        const s = await request(w, "GET", "/api/search?q=" + encodeURIComponent("花生"));
+        assert.equal(s.json.total, 1, s.text);
+        assert.equal(s.json.archived.fact[0].content, "主人对花生过敏");
+      } finally {
+        assert.equal(await w.stop(), 0, w.stderr());
+      }
+    } finally {
+      fs.rmSync(data, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("petmem web: the process", function () {
   this.timeout(60000);
 
