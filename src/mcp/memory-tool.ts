@@ -63,7 +63,7 @@ export interface ArchiveAccess {
 export const ARGS = [
   "action", "type", "content", "relation", "name", "closeness", "memory", "member_type", "topic", "emotion", "intensity",
   "importance", "category", "priority", "frequency", "datetime", "repeat", "duration", "keyword", "start_date", "end_date", "limit", "force",
-  "progress", "e", "i", "p", "j", "keywords", "message", "budget", "from", "where", "order_by", "select", "preset", "id",
+  "progress", "e", "i", "p", "j", "keywords", "message", "budget", "from", "where", "order_by", "select", "preset", "tz", "id",
 ];
 
 export const DESCRIPTION = [
@@ -76,7 +76,7 @@ export const DESCRIPTION = [
   "'Do you remember…' (你还记得…吗, 上次…): action=search with keyword: all memory, old and new. A period (上个月, 去年): action=recall, type fact, moment or event, start_date/end_date or a keyword; neither: the latest.",
   "action=status: storage use, records per type, episodes, boots, the last repair, preset. If read has a `notice`, tell the owner what it says.",
   "Episodes: what happened in a conversation. write type=episode: content (≤200 characters), e, i, p, j (0-1), keywords, emotion. At each user turn, action=context with message gives a ready prompt block (profile, facts, the most similar episodes with their age); recall type=episode with message or keyword: the 3 most similar. recall type=snapshot with keyword: monthly digests and summaries by relevance.",
-  "action=query: from (episode, fact, event, digest), where, order_by, limit, select. action=summary: the owner and the relationship in short. action=config with preset: minimal, balanced or full.",
+  "action=query: from (episode, fact, event, digest), where, order_by, limit, select. action=summary: the owner and the relationship in short. action=config with preset: minimal, balanced or full; tz: the owner's UTC offset (+08:00).",
 ].join("\n");
 
 // A new object at each call, never a module constant: on the device this module
@@ -122,6 +122,7 @@ export function inputSchema(): Record<string, unknown> {
       order_by: { type: "string", description: "query: 'field [asc|desc]'" },
       select: { type: "string", description: "query: fields to return, comma-separated" },
       preset: { type: "string", enum: ["minimal", "balanced", "full"], description: "config: how much the device keeps and recalls" },
+      tz: { type: "string", description: "config: UTC offset ±HH:MM" },
       id: { type: "integer", minimum: 1, description: "delete type=episode: the episode's id, as recall or read shows it" },
     },
     required: ["action"],

@@ -8,7 +8,8 @@ import { STAGES, stageIndex } from "../memory/types";
 import { byteLength } from "../text/utf8";
 import { now } from "../time/clock";
 import { achievementNames, daysTogether, STAGE_NAMES_ZH } from "../relation/rules";
-import { configOf, presetOf, presetView, setPreset, PRESET_TABLE, PRESETS } from "../config/presets";
+import { configOf, presetOf, presetView, setPreset, setTimeZone, PRESET_TABLE, PRESETS } from "../config/presets";
+import { parseOffset, formatOffset, setUtcOffset } from "../time/local";
 
 export const SUMMARY_BYTES = 1024; // the reply's JSON, at most
 const TOP = 3; // likes and dislikes shown: the newest
@@ -105,34 +106,51 @@ export function summary(tool: MemoryTool): string {
 
 // ---- config ------------------------------------------------------------------
 
-// Without preset: the config in force. With preset: sets it (written before
-// the reply, like a write), says what changed and when it applies. A bad
-// preset is refused and changes nothing.
+// Without preset or tz: the config in force. With preset and/or tz: sets
+// them (written before the reply, like a write), says what changed and when
+// it applies. A bad preset or tz is refused and changes nothing.
 function configAction(tool: MemoryTool, args: Record<string, unknown>): string {
   const m = tool.memory;
   const given = args.preset;
-  if (given === undefined || given === null || given === "") {
+  const tz = args.tz;
+  const noPreset = given === undefined || given === null || given === "";
+  const noTz = tz === undefined || tz === null || tz === "";
+  if (noPreset && noTz) {
     const c = configOf(m);
     return JSON.stringify({
       preset: presetView(PRESET_TABLE[c.preset]),
       source: c.stored ? "set by action=config" : "the build's default",
       utc_offset_minutes: c.utcOffset,
+      tz: formatOffset(c.utcOffset),
       presets: PRESETS.map((n) => presetView(PRESET_TABLE[n])),
     });
   }
-  if (typeof given !== "string" || (PRESETS as readonly string[]).indexOf(given) < 0) throw new ToolError(`preset must be one of ${PRESETS.join(", ")}; nothing changed`);
+  if (!noPreset && (typeof given !== "string" || (PRESETS as readonly string[]).indexOf(given) < 0)) throw new ToolError(`preset must be one of ${PRESETS.join(", ")}; nothing changed`);
+  const minutes = noTz ? undefined : typeof tz === "string" ? parseOffset(tz) : undefined;
+  if (!noTz && minutes === undefined) throw new ToolError("tz must be a UTC offset from -12:00 to +14:00 such as +08:00; nothing changed");
   const before = presetOf(m);
+  const tzBefore = configOf(m).utcOffset;
   const mark = m.mark();
   try {
-    setPreset(m, given);
+    if (!noPreset) setPreset(m, given);
+    if (minutes !== undefined) setTimeZone(m, minutes);
   } catch (e) {
     m.rollback(mark);
+    setUtcOffset(tzBefore);
     throw new ToolError(`${e instanceof Error ? e.message : String(e)}; nothing changed`);
   }
   const c = m.commit(mark);
-  if (c.unsaved.length) throw new ToolError(`not saved: ${c.error}; nothing changed, the preset is still ${before.name}`);
+  if (c.unsaved.length) {
+    setUtcOffset(tzBefore);
+    throw new ToolError(`not saved: ${c.error}; nothing changed, the preset is still ${before.name}`);
+  }
   const after = presetOf(m);
-  if (after.name === before.name) return JSON.stringify({ result: "no_change", preset: presetView(after) });
+  if (minutes !== undefined && minutes !== tzBefore) {
+    const r: Record<string, unknown> = { result: "updated", tz: formatOffset(minutes), was_tz: formatOffset(tzBefore), applies: "now: reminders and dates follow it" };
+    if (after.name !== before.name) r.preset = presetView(after);
+    return JSON.stringify(r);
+  }
+  if (after.name === before.name) return JSON.stringify({ result: "no_change", preset: presetView(after), tz: formatOffset(configOf(m).utcOffset) });
   const reply: Record<string, unknown> = {
     result: "updated",
     preset: presetView(after),

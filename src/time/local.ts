@@ -10,6 +10,23 @@ export function setUtcOffset(minutes: number): void {
   offsetMinutes = minutes;
 }
 
+// "+08:00", "-0530", "Z" to minutes; undefined for anything else.
+export function parseOffset(s: string): number | undefined {
+  if (s === "Z" || s === "z") return 0;
+  const m = /^([+-])(\d{1,2}):?(\d\d)$/.exec(s);
+  if (!m) return undefined;
+  const mm = Number(m[3]);
+  const minutes = (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + mm);
+  return mm < 60 && minutes >= -720 && minutes <= 840 ? minutes : undefined;
+}
+
+export function formatOffset(minutes: number): string {
+  const a = minutes < 0 ? -minutes : minutes;
+  const h = Math.floor(a / 60);
+  const m = a % 60;
+  return `${minutes < 0 ? "-" : "+"}${h < 10 ? "0" : ""}${h}:${m < 10 ? "0" : ""}${m}`;
+}
+
 export function utcOffset(): number {
   return offsetMinutes;
 }

@@ -7,7 +7,9 @@ import { SimDevice } from "../../host-sim/device";
 import { Service } from "../../src/app/service";
 import { SPECS } from "../../src/memory/types";
 import { DOMAIN } from "../../src/nvs/store";
-import { PRESET_TABLE, buildPreset, presetOf } from "../../src/config/presets";
+import { PRESET_TABLE, buildPreset, presetOf, setTimeZone } from "../../src/config/presets";
+import { bootDevice } from "../../src/app/boot";
+import { utcOffset, setUtcOffset, formatDateTime } from "../../src/time/local";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
 import { toolCaller } from "./tool-call";
@@ -21,6 +23,85 @@ function boot(dev = new SimDevice({ now: T0 }).install()) {
 }
 
 export const scenarios: Scenario[] = [
+  {
+    name: "config: the time zone kept in the config store is in force after a reboot: dates and reminders follow it",
+    run() {
+      const saved = utcOffset();
+      try {
+        const dev = new SimDevice({ now: T0 }).install();
+        const a = bootDevice(undefined, { sink: { remind() {} } });
+        equal(formatDateTime(T0), "2026-02-05 13:00", "the build's +08:00 before anything is set");
+        let refused = false;
+        try {
+          setTimeZone(a.service.memory, 900);
+        } catch (e) {
+          refused = e instanceof RangeError;
+        }
+        ok(refused, "+15:00 is no offset");
+        equal(a.service.memory.stores.config.count, 0, "a refused zone changes nothing");
+        equal(setTimeZone(a.service.memory, -300), 480, "returns the zone before");
+        a.service.flush();
+        a.service.stop();
+        setUtcOffset(480); // what a fresh device's RAM holds before boot
+        dev.reboot();
+        const b = bootDevice(undefined, { sink: { remind() {} } });
+        equal(utcOffset(), -300, "boot put the stored zone in force");
+        equal(formatDateTime(T0), "2026-02-05 00:00");
+        const call = toolCaller(b.service);
+        equal(call({ action: "config" }).json.utc_offset_minutes, -300);
+        // a schedule at 09:00 local is due at 14:00 UTC
+        const reminded: string[] = [];
+        b.service.stop();
+        dev.reboot();
+        const c = bootDevice(undefined, { sink: { remind: (r) => reminded.push(r.datetime) } });
+        const w = toolCaller(c.service)({ action: "write", type: "schedule", content: "看牙医", datetime: "2026-02-05 09:00" }).json;
+        equal(w.result, "added", JSON.stringify(w));
+        dev.clock.advanceTo(T0 + 20 * 60000);
+        deepEqual(reminded, [], "at 00:20 local nothing is due (at +08:00 09:00 would have passed at 01:00 UTC)");
+        dev.clock.advanceTo(Date.UTC(2026, 1, 5, 14, 1));
+        ok(reminded.length > 0 && reminded.every((d) => d.indexOf("09:00") >= 0), `reminded ${JSON.stringify(reminded)} by 14:01 UTC (09:01 local)`);
+        c.service.stop();
+      } finally {
+        setUtcOffset(saved);
+      }
+    },
+  },
+  {
+    name: "config: tz sets the owner's UTC offset before the reply; a bad one is refused with nothing changed; it survives a reboot",
+    run() {
+      const saved = utcOffset();
+      try {
+        const dev = new SimDevice({ now: T0 }).install();
+        const a = bootDevice(undefined, { sink: { remind() {} } });
+        const call = toolCaller(a.service);
+        equal(call({ action: "config" }).json.tz, "+08:00");
+        const writes = dev.flash.writes;
+        for (const bad of ["8", "+15:00", "+08:60", "UTC", 8, "+08:00:00"]) {
+          const r = call({ action: "config", tz: bad });
+          ok(r.isError && r.text.indexOf("tz must be a UTC offset") >= 0 && r.text.indexOf("nothing changed") >= 0, `${String(bad)}: ${r.text}`);
+        }
+        const both = call({ action: "config", preset: "full", tz: "nope" });
+        ok(both.isError, "a bad tz refuses the whole call");
+        equal(dev.flash.writes, writes, "refused: nothing written");
+        equal(presetOf(a.service.memory).name, "balanced", "the preset of a refused call is not set");
+        equal(utcOffset(), 480);
+        const r = call({ action: "config", tz: "-05:30" }).json;
+        deepEqual([r.result, r.tz, r.was_tz], ["updated", "-05:30", "+08:00"]);
+        equal(utcOffset(), -330, "in force now");
+        equal(a.service.memory.dirty, false, "on flash before the reply");
+        equal(call({ action: "config", tz: "-05:30" }).json.result, "no_change");
+        a.service.stop();
+        setUtcOffset(480);
+        dev.reboot();
+        const b = bootDevice(undefined, { sink: { remind() {} } });
+        equal(utcOffset(), -330);
+        equal(toolCaller(b.service)({ action: "config" }).json.tz, "-05:30");
+        b.service.stop();
+      } finally {
+        setUtcOffset(saved);
+      }
+    },
+  },
   {
     name: "config: presets select window rounds 5/10/15, episode cap 160/400/800, recall 1/3/5; the build's preset is the default",
     run() {
