@@ -109,6 +109,25 @@ describe("petmem web: the HTTP server", function () {
     assert.equal(none.status, 409, none.text);
   });
 
+  it("a farewell answered ends the session by itself; /session/end then reports it", async () => {
+    const s = await request(w, "POST", "/session/start", { token: w.token });
+    const id = s.json.session_id as string;
+    const say = (role: string, text: string) => request(w, "POST", "/session/message", { token: w.token, body: { session_id: id, role, text } });
+    assert.equal((await say("user", "我喜欢画画")).json.ended, undefined);
+    await say("assistant", "画画真好");
+    await say("user", "拜拜");
+    const last = await say("assistant", "再见！");
+    assert.equal(last.status, 200, last.text);
+    assert.equal(last.json.ended, "farewell");
+    const e = await request(w, "POST", "/session/end", { token: w.token, body: { session_id: id } });
+    assert.equal(e.status, 200, e.text);
+    assert.equal(e.json.ended, "farewell");
+    assert.deepEqual(
+      e.json.formed.map((f: { type: string; content: string }) => [f.type, f.content]),
+      [["like", "画画"]],
+    );
+  });
+
   it("GET / is the timeline page: self-contained, no CORS, a content security policy", async () => {
     const r = await request(w, "GET", "/");
     assert.equal(r.status, 200);
@@ -283,9 +302,15 @@ describe("petmem web: the HTTP server", function () {
       delete p1.relationship;
       delete p2.relationship;
       assert.deepEqual(p2, p1);
-      // a second import without replace is refused: the device holds memory now
+      // a second import without replace is refused (the device holds memory now) and changes nothing
+      const held = deviceBytes(data2);
       const again = await request(w2, "POST", "/import", { token: w2.token, body: ex.text });
-      assert.equal(again.status >= 400 && again.status < 500, true, again.text);
+      assert.notEqual(again.status, 200, again.text);
+      assert.equal(typeof again.json.error, "string");
+      assert.equal(sameBytes(held, deviceBytes(data2)), undefined, "a refused import changed the device");
+      // with replace it goes in
+      const replaced = await request(w2, "POST", "/import?replace=true", { token: w2.token, body: ex.text });
+      assert.equal(replaced.status, 200, replaced.text);
     } finally {
       await w2.stop();
       fs.rmSync(data2, { recursive: true, force: true });
