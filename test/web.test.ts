@@ -229,6 +229,8 @@ describe("petmem web: the HTTP server", function () {
     cases.push(["GET", "/api/timeline", { headers: { Origin: "http://evil.example" } }, 403]);
     // paths and methods
     cases.push(["GET", "/nope", {}, 404]);
+    cases.push(["GET", "//evil.example/profile", {}, 404]);
+    cases.push(["GET", "/profile/", {}, 404]);
     cases.push(["POST", "/profile/child_001", { token: w.token, body: {} }, 404]);
     cases.push(["PUT", "/profile", { body: {} }, 405]);
     cases.push(["GET", "/session/message", {}, 405]);

@@ -376,7 +376,9 @@ export function startWeb(host: Host, opts: WebOptions): Promise<WebServer> {
     if (!allowedHost(req.headers.host)) throw new HttpError(403, `Host ${JSON.stringify((req.headers.host ?? "").slice(0, 60))} is not this server; use http://127.0.0.1:${port}`);
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigin(origin)) throw new HttpError(403, "requests from other origins are refused (no CORS)");
-    const url = new URL(req.url ?? "/", `http://127.0.0.1:${port}`);
+    // the request target as a path on this server ("//x" is a path here, not another host)
+    const target = req.url ?? "/";
+    const url = new URL(target.startsWith("/") ? `http://127.0.0.1:${port}${target}` : `http://127.0.0.1:${port}/${target}`);
     const route = Object.prototype.hasOwnProperty.call(routes, url.pathname) ? routes[url.pathname] : undefined;
     if (!route) throw new HttpError(404, `no such path ${JSON.stringify(url.pathname.slice(0, 80))}; the paths: ${Object.keys(routes).filter((k) => k !== "/favicon.ico").join(" ")}`);
     const method = req.method === "HEAD" && route.methods.GET ? "GET" : (req.method ?? "");
