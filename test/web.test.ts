@@ -9,7 +9,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import { spawnSync } from "node:child_process";
-import { startWebProcess, tempData, request, deviceBytes, sameBytes, converse, PETMEM, type WebProcess } from "./web-server";
+import { startWebProcess, tempData, request, deviceBytes, sameBytes, converse, CONVERSATION, PETMEM, type WebProcess } from "./web-server";
 
 const POSTS = ["/session/start", "/session/message", "/session/end", "/context", "/import", "/maintenance/forget", "/maintenance/cleanup"];
 
@@ -26,12 +26,7 @@ describe("petmem web: the HTTP server", function () {
     data = tempData();
     w = await startWebProcess(data);
     const end = await converse(w, [
-      ["user", "我叫小明"],
-      ["assistant", "你好小明！"],
-      ["user", "我喜欢恐龙"],
-      ["assistant", "恐龙很酷！"],
-      ["user", "我的好朋友是小红"],
-      ["assistant", "小红是你的好朋友呀"],
+      ...CONVERSATION.slice(0, 6), // name, a like, a friend
       ["user", "我对花生过敏"],
       ["assistant", "记住了，不吃花生"],
       ["user", "明天下午三点去公园"],

@@ -39,33 +39,21 @@ import {
   type ArchiveTomb,
 } from "./schema";
 import { MAX_TOMBS } from "../archive/tomb";
+import { SECTIONS } from "./export";
 
-export const TOP_KEYS = [
-  "format",
-  "version",
-  "exported_at",
-  "device",
-  "config",
-  "profile",
-  "likes",
-  "dislikes",
-  "family",
-  "facts",
-  "traits",
-  "habits",
-  "moments",
-  "goals",
-  "events",
-  "chat",
-  "relationship",
-  "pending",
-  "health",
-  "archive",
-  "episodes",
-  "episode_tombstones",
-];
+// The document's keys: its header, then each section's top-level name in the
+// order the export writes them (src/backup/export.ts SECTIONS).
+function topNames(): string[] {
+  const out: string[] = [];
+  for (const s of SECTIONS) {
+    const top = s.split(".")[0];
+    if (out.indexOf(top) < 0) out.push(top);
+  }
+  return out;
+}
+export const TOP_KEYS = ["format", "version", "exported_at", "device"].concat(topNames());
 export const DEVICE_KEYS = ["firmware", "preset", "utc_offset", "archive", "episodes"];
-export const ARCHIVE_KEYS = ["facts", "moments", "events", "digests", "tombstones"];
+export const ARCHIVE_KEYS = SECTIONS.filter((s) => s.indexOf("archive.") === 0).map((s) => s.slice(8));
 
 export interface ImportReport {
   counts: Record<string, number>; // items imported per section
