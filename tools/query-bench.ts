@@ -21,6 +21,7 @@ import { EpisodeStore } from "../src/episode/store";
 import { signature } from "../src/episode/sig";
 import type { Episode } from "../src/episode/types";
 import { Episodes } from "../src/episode/episodes";
+import { reads } from "../test/scenarios/archive.scn";
 
 function arg(name: string, dflt: number): number {
   const i = process.argv.indexOf(name);
@@ -80,26 +81,12 @@ function call(args: Record<string, unknown>): any {
 }
 
 function measure(name: string, args: Record<string, unknown>): void {
-  const sp = dev.spiffs;
-  const orig = sp.read;
-  let max = 0;
-  sp.read = function (n: string, offset: number, count: number) {
-    const r = orig.call(sp, n, offset, count);
-    if (r.length > max) max = r.length;
-    return r;
-  };
-  dev.flash.resetTraffic();
-  const t = performance.now();
   let out: any;
-  try {
-    out = call(args);
-  } finally {
-    sp.read = orig;
-  }
+  const t = performance.now();
+  const r = reads(dev, () => (out = call(args)));
   const ms = performance.now() - t;
-  const tr = dev.flash.partition("storage");
   const rows = out.count;
-  console.log(JSON.stringify({ name, args, rows, more: !!out.more, bytes_read: tr.bytesRead, read_calls: tr.readCalls, max_read: max, node_ms: Math.round(ms * 10) / 10, device_ms: Math.round(tr.bytesRead / 450 + tr.readCalls * 0.1) }));
+  console.log(JSON.stringify({ name, args, rows, more: !!out.more, bytes_read: r.bytes, read_calls: r.calls, max_read: r.max, node_ms: Math.round(ms * 10) / 10, device_ms: Math.round(r.bytes / 450 + r.calls * 0.1) }));
 }
 
 let segBytes = 0;
