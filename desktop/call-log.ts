@@ -4,6 +4,8 @@
 // Reads the request and the reply as JSON only to name them; what cannot be
 // parsed is logged as such, never thrown.
 
+import { formatOffset } from "../src/time/local.js";
+
 export interface Call {
   method: string;
   action?: string;
@@ -56,9 +58,7 @@ export function describeReply(reply: string | undefined): string {
 }
 
 function stamp(ms: number, offsetMin: number): string {
-  const d = new Date(ms + offsetMin * 60000).toISOString().slice(0, 23);
-  const a = Math.abs(offsetMin);
-  return `${d}${offsetMin < 0 ? "-" : "+"}${String(Math.floor(a / 60)).padStart(2, "0")}:${String(a % 60).padStart(2, "0")}`;
+  return new Date(ms + offsetMin * 60000).toISOString().slice(0, 23) + formatOffset(offsetMin);
 }
 
 export function logLine(at: number, offsetMin: number, call: Call, result: string, ms: number): string {

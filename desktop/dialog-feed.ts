@@ -13,7 +13,7 @@ import type { SimDevice } from "../host-sim/device.js";
 import type { Service } from "../src/app/service.js";
 import type { Role } from "../src/memory/types.js";
 import { utcOffset } from "../src/time/local.js";
-import { formatTz } from "./host.js";
+import { dateIn } from "./host.js";
 
 export const LINE_MS = 5000;
 
@@ -40,7 +40,7 @@ export async function runDialog(service: Service, dev: SimDevice, source: string
     const at = /^@\s*(\S.*)$/.exec(line);
     if (at) {
       const v = at[1];
-      const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : v + formatTz(utcOffset()));
+      const t = dateIn(v, utcOffset());
       if (Number.isNaN(t)) emit({ error: `line ${n}: not a date: ${v}` });
       else if (t > dev.clock.now) dev.clock.advanceTo(t);
       continue;

@@ -14,7 +14,7 @@ import { Failure, UsageError } from "./command.js";
 import { bootDevice, type Booted } from "../src/app/boot.js";
 import type { Service } from "../src/app/service.js";
 import { configOf, setTimeZone } from "../src/config/presets.js";
-import { utcOffset } from "../src/time/local.js";
+import { utcOffset, parseOffset, formatOffset } from "../src/time/local.js";
 
 export interface OpenOptions {
   data: string;
@@ -33,19 +33,13 @@ export interface Host {
   close(): void; // flushes, stops the device's timers, releases the lock
 }
 
-// ±HH:MM (or ±HHMM, Z) to minutes; a usage error names the right shape.
+// ±HH:MM (or ±HHMM, Z) to minutes, as the device reads action=config's tz
+// (src/time/local.ts parseOffset); a usage error names the right shape.
 export function parseTz(v: string): number {
-  if (v === "Z" || v === "z") return 0;
-  const m = /^([+-])(\d{1,2}):?(\d{2})$/.exec(v);
-  if (!m) throw new UsageError(`--tz: expected ±HH:MM such as +08:00 or -05:00, got ${JSON.stringify(v)}`);
-  const minutes = (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
-  if (Number(m[3]) >= 60 || minutes < -720 || minutes > 840) throw new UsageError(`--tz: ${v} is not a UTC offset (from -12:00 to +14:00)`);
+  if (!/^(?:[zZ]|[+-]\d{1,2}:?\d\d)$/.test(v)) throw new UsageError(`--tz: expected ±HH:MM such as +08:00 or -05:00, got ${JSON.stringify(v)}`);
+  const minutes = parseOffset(v);
+  if (minutes === undefined) throw new UsageError(`--tz: ${v} is not a UTC offset (from -12:00 to +14:00)`);
   return minutes;
-}
-
-export function formatTz(minutes: number): string {
-  const a = Math.abs(minutes);
-  return `${minutes < 0 ? "-" : "+"}${String(Math.floor(a / 60)).padStart(2, "0")}:${String(a % 60).padStart(2, "0")}`;
 }
 
 // This machine's offset now.
@@ -53,9 +47,14 @@ export function machineTz(): number {
   return -new Date().getTimezoneOffset();
 }
 
-// A date for --now: with a zone as given, without one in the offset `tz`.
+// A date with a zone as given, without one in the offset `tz`; NaN if it is none.
+export function dateIn(v: string, tz: number): number {
+  return Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : v + formatOffset(tz));
+}
+
+// A date for --now (see dateIn), written as YYYY-MM-DD…
 export function parseNow(v: string, tz: number): number {
-  const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : v + formatTz(tz));
+  const t = dateIn(v, tz);
   if (Number.isNaN(t) || !/^\d{4}-\d\d-\d\d/.test(v)) throw new UsageError(`--now: expected a date such as 2026-02-05T13:00, got ${JSON.stringify(v)}`);
   return t;
 }
@@ -78,7 +77,6 @@ export function openHost(o: OpenOptions): Host {
   try {
     const swapped = finishSwap(dir); // an import a cut interrupted (desktop/swap.ts)
     if (swapped) trace(`petmem: ${swapped}\n`);
-    const fresh = !hasDevice(dir);
     const dev = new SimDevice({ now: o.now ?? Date.now() }).install();
     try {
       persist(dev, dir);
@@ -88,9 +86,10 @@ export function openHost(o: OpenOptions): Host {
     const booted = bootDevice();
     const service = booted.service;
     trace(`petmem: ${booted.line}\n`);
-    // the zone: the one asked for; a new device takes this machine's; else the device's own
-    const want = o.tz ?? (fresh || !configOf(service.memory).stored ? machineTz() : undefined);
-    if (want !== undefined && (!configOf(service.memory).stored || configOf(service.memory).utcOffset !== want)) {
+    // the zone: the one asked for; a device that never stored one takes this
+    // machine's; else the device's own (setTimeZone writes only a change)
+    const want = o.tz ?? (configOf(service.memory).stored ? undefined : machineTz());
+    if (want !== undefined) {
       setTimeZone(service.memory, want);
       service.flush();
     }
@@ -118,5 +117,5 @@ export function openHost(o: OpenOptions): Host {
 }
 
 export function currentTz(): string {
-  return formatTz(utcOffset());
+  return formatOffset(utcOffset());
 }

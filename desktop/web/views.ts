@@ -12,9 +12,9 @@
 //                  and its `query` over the episodes
 
 import type { Host } from "../host.js";
-import { formatTz } from "../host.js";
+import { currentTz } from "../host.js";
 import { partitions } from "../commands/status.js";
-import { formatDate, formatDateTime, formatIso, utcOffset } from "../../src/time/local.js";
+import { formatDate, formatDateTime, formatIso } from "../../src/time/local.js";
 import { now } from "../../src/time/clock.js";
 import { relationView } from "../../src/relation/rules.js";
 import { byPriority } from "../../src/mcp/fork.js";
@@ -97,7 +97,7 @@ export function profileView(host: Host): Record<string, unknown> {
 // GET /stats: `petmem status` as JSON.
 export function statsView(host: Host): Record<string, unknown> {
   const status = JSON.parse(host.service.tool.call({ action: "status" })) as unknown;
-  return { status, time_zone: formatTz(utcOffset()), boot: host.booted.line, partitions: partitions(host) };
+  return { status, time_zone: currentTz(), boot: host.booted.line, partitions: partitions(host) };
 }
 
 function monthOf(at: string): string {
@@ -211,7 +211,7 @@ export function timelineView(host: Host): Record<string, unknown> {
   const parts = partitions(host);
   return {
     now: formatIso(t),
-    time_zone: formatTz(utcOffset()),
+    time_zone: currentTz(),
     profile: profileFields(host),
     relationship: relationView(m, false),
     family: familyView(host),
