@@ -17,7 +17,7 @@
 
 import config from "mc/config";
 import { File, System } from "file";
-import { ArchiveError, listing, rethrowFatal, messageOf, scanBackward, USABLE_FRACTION } from "./file";
+import { ArchiveError, listing, rethrowFatal, messageOf, scanBackward, readInto, USABLE_FRACTION } from "./file";
 import { foldString } from "./fold";
 import { type ArchiveType, type ArchivedItem, type ArchiveRecord } from "./line";
 import { encodeRecord, encodeDigest, parseRecord, lineT, STREAMS, STREAM_CODE, type Line, type Stream } from "./codec";
@@ -676,6 +676,53 @@ export class Archive {
       }
     });
     return { unreadable, migrating: this.migration.active };
+  }
+
+  // The records of a stream appended at or after `from` (a segment number and
+  // a byte offset in it), oldest first, for a sync (src/sync): `fn` gets each
+  // with the place just after its line and returns true to stop. Returns where
+  // the next call starts. Forgotten records are left out. A place that is no
+  // longer a line boundary (the segment was written again without forgotten
+  // lines, FORMAT.md §3.7) restarts that segment from its start: a record may
+  // come twice, never be missed.
+  since(stream: ArchiveType | "digest", from: { seq: number; pos: number }, fn: (item: ArchivedItem, at: { seq: number; pos: number }) => boolean | void): { seq: number; pos: number } {
+    this.ensure();
+    const t: Stream = stream === "digest" ? "digest" : archiveType(stream);
+    const s = this.streams[t];
+    let at = { seq: from.seq, pos: from.pos };
+    let stop = false;
+    this.reading(t as ArchiveType, () => {
+      for (const seq of s.newestFirst().reverse()) {
+        if (stop || seq < from.seq) continue;
+        const f = new File(s.path(seq));
+        try {
+          const end = s.open && s.open.seq === seq ? s.open.validEnd : validEndOf(f, f.length, this.bufs.chunk);
+          let start = seq === from.seq ? from.pos : 0;
+          if (start > end) start = 0;
+          if (start > 0) {
+            const b = this.bufs.chunk;
+            if (readInto(f, start - 1, 1, b) !== 1 || b[0] !== 10) start = 0;
+          }
+          at = { seq, pos: start };
+          scanRange(f, start, end, this.bufs.chunk, (buf, ls, le, size, pos) => {
+            if (size === le - ls) return; // no newline: a torn append, never a record
+            const next = { seq, pos: pos + size };
+            if (lineKind(buf, ls, le) === KIND_RECORD) {
+              const it = parseRecord(buf, ls, le, t);
+              if (it && !(t !== "digest" && this.tombs.has(STREAM_CODE[t], it.id)) && fn(it, next) === true) {
+                at = next;
+                stop = true;
+                return false;
+              }
+            }
+            at = next;
+          });
+        } finally {
+          f.close();
+        }
+      }
+    });
+    return at;
   }
 
   // Every record of one stream, oldest segment first (tests and tools; reads everything).

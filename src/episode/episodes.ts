@@ -659,6 +659,26 @@ export class Episodes implements EpisodeReader {
     return more || this.upkeepMore || this.lateTombs.length > 0;
   }
 
+  // Frees trash slots whose episodes a sync uploaded (seed 001 §9: the local
+  // trash is cleared once it is in the cloud; the tombstones stay). Only slots
+  // still in the trash are freed, 8 per batch. Returns how many.
+  clearTrash(slots: readonly number[]): number {
+    this.store.open();
+    let n = 0;
+    for (let k = 0; k < slots.length; k += 8) {
+      const batch: Episode[] = [];
+      for (const slot of slots.slice(k, k + 8)) {
+        const ep = this.store.read(slot);
+        if (ep && ep.state === "trash") batch.push(freeEpisode(slot));
+      }
+      if (!batch.length) continue;
+      this.commit(batch, []);
+      n += batch.length;
+      if (this.known) this.known.trash -= batch.length;
+    }
+    return n;
+  }
+
   // ---- reading --------------------------------------------------------------------------------
 
   counts(): Counts {

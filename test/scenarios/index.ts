@@ -48,6 +48,7 @@ import { scenarios as episodeStore } from "./episode-store.scn";
 import { scenarios as evolver } from "./evolver.scn";
 import { scenarios as config } from "./config.scn";
 import { scenarios as backup } from "./backup.scn";
+import { scenarios as sync } from "./sync.scn";
 
 export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "preference", scenarios: preference },
@@ -98,4 +99,5 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "evolver", scenarios: evolver },
   { file: "config", scenarios: config },
   { file: "backup", scenarios: backup },
+  { file: "sync", scenarios: sync },
 ];

@@ -1,0 +1,118 @@
+// The documents a sync exchanges (docs/SYNC.md): one per memory item, each
+// with an id that is the same on every device holding that item, and a body
+// of the fields FORMAT.md gives it. The body's hash (CRC-32 of its JSON) is
+// what the ledger and the revision ids carry, so a device can tell its own
+// writes from another's without fetching them.
+
+import type { Booted } from "../app/boot";
+import { PROFILE_FIELDS } from "../memory/memory";
+import type { ArchivedItem } from "../archive/line";
+import type { Episode } from "../episode/types";
+import { crc32 } from "../nvs/crc32";
+import { encode } from "../text/utf8";
+import { hex8 } from "../archive/line";
+import { recordId } from "../archive/line";
+import { keyId, archivedItem, unixOf } from "../backup/schema";
+
+export type Body = Record<string, unknown>;
+
+export interface LocalDoc {
+  id: string;
+  type: string;
+  body: Body | undefined; // undefined: an episode whose text is read only when it is pushed
+  hash: number;
+  slot?: number; // an episode's slot
+}
+
+export const MOMENT_KEYS = ["timestamp", "topic", "content", "emotion", "intensity", "importance"];
+export const EVENT_KEYS = ["date", "time", "eventType", "content", "emotion", "intensity", "significance", "priority", "schedule", "completed", "repeat"];
+export const FAMILY_KEYS = ["relation", "name", "memberType", "closeness", "sharedMemory"];
+export const GOAL_KEYS = ["content", "category", "status", "progress", "priority"];
+export const EPISODE_KEYS = ["content", "keywords", "emotion", "e", "i", "p", "j", "createdAt"];
+
+// The fields a server's document carries besides the protocol's and the
+// replicator's own (type, at, by, reason).
+export function bodyOf(d: Record<string, unknown>): Body {
+  const b: Body = {};
+  for (const k of Object.keys(d)) if (k.charAt(0) !== "_" && k !== "type" && k !== "at" && k !== "by" && k !== "reason") b[k] = d[k];
+  return b;
+}
+
+export function hashOf(body: Body): number {
+  return crc32(encode(JSON.stringify(body)));
+}
+
+function pick(r: object, keys: readonly string[]): Body {
+  const o: Body = {};
+  for (const k of keys) o[k] = (r as Body)[k];
+  return o;
+}
+
+function doc(id: string, type: string, body: Body): LocalDoc {
+  return { id, type, body, hash: hashOf(body) };
+}
+
+export function episodeDocId(pet: number, id: number): string {
+  return `episode:${hex8(pet)}-${id}`;
+}
+
+// An episode's hash from its header alone: its signature stands for its text
+// (src/episode/sig.ts derives it from content and keywords).
+export function episodeHash(ep: Episode): number {
+  const head = encode(JSON.stringify([ep.emotion, ep.e, ep.i, ep.p, ep.j, ep.createdAt]));
+  return crc32(ep.sig, 0, ep.sig.length, crc32(head));
+}
+
+export function episodeBody(ep: Episode): Body {
+  return { content: ep.content, keywords: ep.keywords.slice(), emotion: ep.emotion, e: ep.e, i: ep.i, p: ep.p, j: ep.j, createdAt: ep.createdAt };
+}
+
+// Every document the ledger tracks (NVS stores, active or trashed episodes),
+// in a fixed order; `origin` names a pulled episode's document.
+export function forEachLocal(booted: Booted, pet: number, origin: (local: number) => { pet: number; id: number } | undefined, fn: (d: LocalDoc) => void, part: "all" | "nvs" | "episodes" | "trash" = "all"): void {
+  const m = booted.service.memory;
+  const trash = part === "trash";
+  if (part === "all" || part === "nvs") {
+    const p = m.profile() as unknown as Body;
+    for (const f of PROFILE_FIELDS) if (p[f] !== "" && p[f] !== 0) fn(doc(`profile:${f}`, "profile", { field: f, value: p[f] }));
+    const prefs = m.preferences();
+    for (const c of prefs.likes) fn(doc(`like:${keyId("like", c)}`, "like", { content: c }));
+    for (const c of prefs.dislikes) fn(doc(`dislike:${keyId("dislike", c)}`, "dislike", { content: c }));
+    for (const r of m.family()) fn(doc(`family:${keyId("family", r.name || r.relation)}`, "family", pick(r, FAMILY_KEYS)));
+    for (const r of m.facts()) fn(doc(`fact:${recordId("fact", r)}`, "fact", { timestamp: r.timestamp, content: r.content }));
+    for (const r of m.traits()) fn(doc(`trait:${keyId("trait", r.content)}`, "trait", { category: r.category, content: r.content }));
+    for (const r of m.habits()) fn(doc(`habit:${keyId("habit", r.content)}`, "habit", { content: r.content, frequency: r.frequency }));
+    for (const r of m.moments()) fn(doc(`moment:${recordId("moment", r)}`, "moment", pick(r, MOMENT_KEYS)));
+    for (const r of m.goals()) fn(doc(`goal:${keyId("goal", r.content)}`, "goal", pick(r, GOAL_KEYS)));
+    for (const r of m.events()) fn(doc(`event:${recordId("event", r)}`, "event", pick(r, EVENT_KEYS)));
+  }
+  const eps = booted.episodes;
+  if (!eps || part === "nvs") return;
+  eps.store.open();
+  eps.store.scan((ep) => {
+    if (ep.state !== (trash ? "trash" : "active")) return;
+    const o = origin(ep.id);
+    fn({ id: o ? episodeDocId(o.pet, o.id) : episodeDocId(pet, ep.id), type: "episode", body: undefined, hash: episodeHash(ep), slot: ep.slot });
+  });
+}
+
+// An archived record's document: the same id and body as the record had in NVS.
+export function archivedDoc(it: ArchivedItem): LocalDoc {
+  const o = archivedItem(it);
+  if (it.type === "fact") return doc(`fact:${it.id}`, "fact", { timestamp: o.timestamp, content: o.content });
+  if (it.type === "moment") return doc(`moment:${it.id}`, "moment", pick(o, MOMENT_KEYS));
+  return doc(`event:${it.id}`, "event", pick(o, EVENT_KEYS));
+}
+
+export function digestDoc(pet: number, it: ArchivedItem, source: number): LocalDoc {
+  return doc(`digest:${hex8(pet)}-${it.id}`, "digest", {
+    of: it.type,
+    month: it.month ?? "",
+    from: unixOf(it.timestamp),
+    until: unixOf(it.until ?? it.timestamp),
+    count: it.count ?? 0,
+    keywords: (it.keywords ?? []).slice(),
+    points: it.content,
+    source,
+  });
+}

@@ -1,0 +1,522 @@
+// One replication both ways with a CouchDB-compatible server (docs/SYNC.md):
+// pull the server's changes since the checkpoint and apply them through the
+// memory's own rules, then push this device's changes (the archive by its
+// append position, everything else by the ledger). Every batch is bounded in
+// bytes and followed by a save of the state, so a cut connection or a power
+// cut resumes from the last batch: what was sent twice is recognised by its
+// revision id and never stored twice.
+
+import type { Booted } from "../app/boot";
+import config from "mc/config";
+import { crc32 } from "../nvs/crc32";
+import { encode } from "../text/utf8";
+import { hex8, type ArchivedItem } from "../archive/line";
+import { digestSource } from "../backup/schema";
+import { now } from "../time/clock";
+import { formatDate } from "../time/local";
+import { Couch, SyncError, type Json, type Transport, type Endpoint, type Limits } from "./couch";
+import { SyncState, STREAM_ORDER, type MarkStream } from "./state";
+import { ABSORBED } from "./ledger";
+import { keyOf, idOf, TYPES, CORE_TYPES, type Key } from "./ids";
+import { forEachLocal, archivedDoc, digestDoc, episodeBody, episodeDocId, episodeHash, hashOf, bodyOf, type LocalDoc, type Body } from "./docs";
+import { applyBody, applyDelete, localNvs, localEpisode, episodeLocal } from "./apply";
+
+export { SyncError, type Transport };
+
+export interface SyncOptions {
+  transport: Transport; // src/net/http.ts request, or a test's server
+  remote: Endpoint;
+  db: string; // the owner's memory database; the trash scope is `<db>_trash`
+  trash?: boolean; // the memory.trash scope (seed 001: off by default)
+  restore?: boolean; // a new device taking an owner's memory: digests come too
+  busy?: () => boolean; // a conversation is going on: stop before the next request
+  limits?: Partial<Limits>;
+}
+
+export interface SyncReport {
+  pushed: number;
+  pulled: number;
+  conflicts: number;
+  rejected: number; // remote documents refused (a wrong field): reported, never applied in part
+  trashCleared: number;
+  checkpoint: string;
+  requests: number;
+  sent: number; // bytes of request bodies (UTF-16 units)
+  received: number;
+  stateWrites: number;
+}
+
+export const PULL_PAGE = 16; // changes per _changes request, each with its document
+export const PUSH_DOCS = 16; // documents per _bulk_docs
+export const PUSH_BYTES = 8192; // a _bulk_docs body stops growing past this
+export const MAX_REPLY = 16384; // no reply is taken longer than this
+
+const DELETED = 0; // the body hash of a deletion
+
+// A revision id: generation, then the body's hash and a hash of the id and
+// the parent. Two devices writing the same body on the same parent make the
+// same revision, so the server stores it once.
+export function revOf(gen: number, hash: number, id: string, parent: string): string {
+  return `${gen}-${hex8(hash)}${hex8(crc32(encode(id + "\n" + parent)))}`;
+}
+
+// The body hash a revision made by a petmem device carries; undefined for others.
+export function revHash(rev: string): number | undefined {
+  const m = /^\d+-([0-9a-f]{8})[0-9a-f]{8}$/.exec(rev);
+  return m ? parseInt(m[1], 16) : undefined;
+}
+
+function revGen(rev: string): number {
+  return parseInt(rev, 10) || 0;
+}
+
+function revisions(gen: number, rev: string, parent: string): Json {
+  const ids = [rev.slice(rev.indexOf("-") + 1)];
+  if (parent) ids.push(parent.slice(parent.indexOf("-") + 1));
+  return { start: gen, ids };
+}
+
+function random32(): number {
+  return (Math.floor(Math.random() * 0xfffffffe) + 1) >>> 0;
+}
+
+function seconds(): number {
+  return Math.floor(now() / 1000);
+}
+
+class Run {
+  readonly couch: Couch;
+  readonly st: SyncState;
+  readonly r: SyncReport = { pushed: 0, pulled: 0, conflicts: 0, rejected: 0, trashCleared: 0, checkpoint: "0", requests: 0, sent: 0, received: 0, stateWrites: 0 };
+
+  constructor(
+    readonly booted: Booted,
+    readonly o: SyncOptions,
+  ) {
+    this.couch = new Couch(o.transport, o.remote, o.db, { maxBody: MAX_REPLY, ...o.limits });
+    this.st = new SyncState(booted.archive ? booted.archive.root : config.file.root);
+  }
+
+  check(): void {
+    if (this.o.busy && this.o.busy()) throw new SyncError("busy", "sync: a conversation is going on: sync waits until it ends");
+  }
+
+  origin = (local: number) => this.st.origin(local);
+
+  async run(): Promise<SyncReport> {
+    this.check();
+    const st = this.st;
+    await this.couch.ensure();
+    st.load();
+    const ep = this.o.remote;
+    const remote = crc32(encode(`${ep.host}:${ep.port}${ep.prefix ?? ""}/${this.o.db}`));
+    if (st.remote !== remote) {
+      st.forget();
+      st.remote = remote;
+    }
+    if (!st.pet) st.pet = random32();
+    const ckId = `petmem-${hex8(st.pet)}`;
+    let ck = await this.couch.getLocal(ckId);
+    if (!ck || ck.session !== st.session || !st.session) {
+      // a new remote history, or a server that lost ours: everything is offered again
+      if (st.session) st.forget();
+      st.session = random32();
+      await this.couch.putLocal(ckId, { ...(ck && typeof ck._rev === "string" ? { _rev: ck._rev } : {}), session: st.session, pull_seq: "0" });
+      st.save();
+      ck = await this.couch.getLocal(ckId);
+    }
+    await this.pull();
+    await this.push();
+    if (this.o.trash) await this.pushTrash();
+    this.booted.service.memory.flush();
+    await this.couch.putLocal(ckId, { ...(ck && typeof ck._rev === "string" ? { _rev: ck._rev } : {}), session: st.session, pull_seq: st.pullSeq, at: seconds() });
+    st.save();
+    const r = this.r;
+    r.checkpoint = st.pullSeq;
+    r.requests = this.couch.requests;
+    r.sent = this.couch.sent;
+    r.received = this.couch.received;
+    r.stateWrites = st.writes;
+    return r;
+  }
+
+  // ---- pull -----------------------------------------------------------------------------------
+
+  private localHash(key: Key, id: string): number | undefined {
+    if (TYPES[key.code] === "episode") {
+      const e = localEpisode(this.booted, episodeLocal(this.st, key));
+      return e ? e.hash : undefined;
+    }
+    if (TYPES[key.code] === "digest") return undefined;
+    const d = localNvs(this.booted, id);
+    return d ? d.hash : undefined;
+  }
+
+  private async pull(): Promise<void> {
+    const st = this.st;
+    let pages = 0;
+    for (;;) {
+      this.check();
+      const page = await this.couch.changes(st.pullSeq, PULL_PAGE);
+      const before = this.r.pulled + this.r.conflicts + this.r.rejected;
+      for (const c of page.results) {
+        const key = keyOf(c.id);
+        if (!key || !c.doc) continue; // not a petmem document (or a design document): not ours to read
+        const conflicted = Array.isArray(c.doc._conflicts) && (c.doc._conflicts as unknown[]).length > 0;
+        if (c.doc.by === hex8(st.pet) && !conflicted) continue; // this device's own write
+        await this.pullOne({ id: c.id, rev: typeof c.doc._rev === "string" ? c.doc._rev : undefined, deleted: c.deleted, doc: c.doc });
+      }
+      this.booted.service.memory.flush();
+      st.pullSeq = page.last;
+      // the state is written when the page changed something here, and every
+      // 8 pages otherwise (a cut re-reads at most those: reading is idempotent)
+      if (this.r.pulled + this.r.conflicts + this.r.rejected !== before || ++pages % 8 === 0) st.save();
+      if (page.results.length < PULL_PAGE) return;
+    }
+  }
+
+  private async pullOne(row: { id: string; rev?: string; deleted: boolean; doc?: Json }): Promise<void> {
+    const st = this.st;
+    const key = keyOf(row.id);
+    if (!key || !row.rev) return;
+    const id = row.id;
+    let winner: Json | undefined = row.deleted ? undefined : row.doc;
+    const conflicts = row.doc && Array.isArray(row.doc._conflicts) ? (row.doc._conflicts as unknown[]).filter((x) => typeof x === "string") as string[] : [];
+    if (conflicts.length) {
+      // concurrent writes from two devices: the newest write wins, everywhere
+      // the same (then the higher revision); the others are closed on the server
+      const leaves = await this.couch.openRevs(id, [row.rev].concat(conflicts), MAX_REPLY);
+      leaves.sort((a, b) => (Number(b.at) || 0) - (Number(a.at) || 0) || revGen(String(b._rev)) - revGen(String(a._rev)) || (String(b._rev) > String(a._rev) ? 1 : -1));
+      const win = leaves[0];
+      const close: Json[] = [];
+      for (const l of leaves.slice(1)) {
+        if (l._deleted) continue;
+        const parent = String(l._rev), gen = revGen(parent) + 1, rev = revOf(gen, DELETED, id, parent);
+        close.push({ _id: id, _rev: rev, _revisions: revisions(gen, rev, parent), _deleted: true, reason: "conflict_patch", at: seconds(), by: hex8(this.st.pet) });
+      }
+      if (close.length) this.r.pushed += await this.couch.bulkDocs(close);
+      this.r.conflicts++;
+      winner = win && !win._deleted ? win : undefined;
+    }
+    const i = st.ledger.find(key.code, key.k1, key.k2);
+    const lh = this.localHash(key, id);
+    const dirty = lh !== undefined && (i < 0 || st.ledger.word(i, 3) !== lh);
+    const at = winner && typeof winner.at === "number" ? winner.at : seconds();
+    try {
+      if (!winner) {
+        if (dirty) {
+          this.r.conflicts++; // changed here, deleted there: the change stands and is pushed
+          return;
+        }
+        const archivedType = TYPES[key.code] === "fact" || TYPES[key.code] === "moment" || TYPES[key.code] === "event";
+        if (lh !== undefined || (archivedType && this.booted.archive && !this.booted.archive.tombs.has(["", "fact", "moment", "event"].indexOf(TYPES[key.code]), hex8(key.k1)))) {
+          // an archived record is hidden (its tombstone is dropped by the
+          // archive's own pass when no such record is on flash here)
+          applyDelete(this.booted, st, id, key);
+          this.r.pulled++;
+        }
+        const j = st.ledger.find(key.code, key.k1, key.k2);
+        if (j >= 0) st.ledger.removeAt(j);
+        return;
+      }
+      const body = bodyOf(winner);
+      const rh = revHash(String(winner._rev)) ?? hashOf(body);
+      if (lh !== undefined && lh === rh) {
+        st.ledger.set(key.code, key.k1, key.k2, lh, at);
+        return;
+      }
+      if (dirty) {
+        // changed on both sides since the last sync: this device's change is
+        // the later one and stands; a core memory keeps the other as a dated note
+        this.r.conflicts++;
+        if (CORE_TYPES.indexOf(TYPES[key.code]) >= 0) this.note(key, body, at);
+        return;
+      }
+      const a = applyBody(this.booted, st, id, key, body, this.o.restore === true);
+      this.r.pulled++;
+      if (a.hash !== undefined) st.ledger.set(key.code, key.k1, key.k2, a.hash, at);
+      else if (a.absorbed) st.ledger.set(key.code, key.k1, key.k2, rh, (at | ABSORBED) >>> 0);
+    } catch (e) {
+      if (e instanceof SyncError && e.code !== "bad") throw e;
+      if (e instanceof Error && (e.name === "PowerCut" || e.name === "SyncError" && (e as SyncError).code !== "bad")) throw e;
+      this.r.rejected++;
+      trace(`sync: ${id} not applied: ${e instanceof Error ? e.message : String(e)}\n`);
+    }
+  }
+
+  // The value another device gave a core memory, kept as a dated fact.
+  private note(key: Key, body: Body, at: number): void {
+    const what = TYPES[key.code] === "profile" ? `${String(body.field)} ${String(body.value)}` : `${String(body.relation)} ${String(body.name)}`;
+    try {
+      this.booted.service.memory.addFact(`${formatDate(at * 1000)} another device had: ${what}`.slice(0, 120));
+    } catch (e) {
+      trace(`sync: note not kept: ${e instanceof Error ? e.message : String(e)}\n`);
+    }
+  }
+
+  // ---- push -----------------------------------------------------------------------------------
+
+  private async push(): Promise<void> {
+    const st = this.st;
+    // what changed here: documents whose body is not the ledger's, and ledger
+    // entries no document answers any more (deleted here, or moved to the archive)
+    const seen = new Uint8Array(st.ledger.count);
+    const dirtyNvs: number[] = [];
+    const dirtyEps: number[] = [];
+    let ord = 0;
+    forEachLocal(this.booted, st.pet, this.origin, (d) => {
+      const key = keyOf(d.id);
+      if (key) {
+        const i = st.ledger.find(key.code, key.k1, key.k2);
+        if (i >= 0) seen[i] = 1;
+        if (i < 0 || st.ledger.word(i, 3) !== d.hash) {
+          if (d.slot !== undefined) dirtyEps.push(d.slot);
+          else dirtyNvs.push(ord);
+        }
+      }
+      ord++;
+    });
+    const gone: Key[] = [];
+    for (let i = 0; i < seen.length; i++) {
+      const c = st.ledger.word(i, 0);
+      if (!seen[i] && !(st.ledger.word(i, 4) & ABSORBED) && TYPES[c] !== "digest") gone.push({ code: c, k1: st.ledger.word(i, 1), k2: st.ledger.word(i, 2) });
+    }
+    // the archive by append position; a record that left NVS for it is not a deletion
+    for (const s of STREAM_ORDER) await this.pushArchive(s, gone);
+    await this.pushTombs();
+    const reasons = this.episodeReasons();
+    const dels: { key: Key; reason: string }[] = [];
+    for (const k of gone) if (k.code !== 0) dels.push({ key: k, reason: TYPES[k.code] === "episode" ? reasons.get(episodeLocal(st, k)) ?? "user_delete" : "user_delete" });
+    await this.pushDeletions(dels, true);
+    // changed documents, a batch at a time
+    for (let k = 0; k < dirtyNvs.length; k += PUSH_DOCS) {
+      const want = dirtyNvs.slice(k, k + PUSH_DOCS);
+      const docs: LocalDoc[] = [];
+      let n = 0;
+      forEachLocal(this.booted, st.pet, this.origin, (d) => {
+        if (want.indexOf(n++) >= 0) docs.push(d);
+      }, "nvs");
+      await this.pushDocs(docs);
+    }
+    const eps = this.booted.episodes;
+    for (let k = 0; eps && k < dirtyEps.length; k += PUSH_DOCS / 2) {
+      const docs: LocalDoc[] = [];
+      for (const slot of dirtyEps.slice(k, k + PUSH_DOCS / 2)) {
+        const ep = eps.store.read(slot);
+        if (!ep || ep.state !== "active") continue;
+        const o = st.origin(ep.id);
+        const id = o ? episodeDocId(o.pet, o.id) : episodeDocId(st.pet, ep.id);
+        docs.push({ id, type: "episode", body: episodeBody(ep), hash: episodeHash(ep), slot });
+      }
+      await this.pushDocs(docs);
+    }
+  }
+
+  private episodeReasons(): Map<number, string> {
+    const out = new Map<number, string>();
+    const eps = this.booted.episodes;
+    if (eps) eps.store.tombs((t) => void out.set(t.id, t.reason));
+    return out;
+  }
+
+  // Pushes documents as children of the server's winning revision.
+  private async pushDocs(docs: LocalDoc[]): Promise<void> {
+    if (!docs.length) return;
+    this.check();
+    const st = this.st;
+    const rows = await this.couch.allDocs(docs.map((d) => d.id), false);
+    const out: Json[] = [];
+    const t = seconds();
+    let bytes = 0;
+    const done: LocalDoc[] = [];
+    for (let i = 0; i < docs.length; i++) {
+      const d = docs[i], row = rows[i];
+      const key = keyOf(d.id) as Key;
+      if (row && row.rev && !row.deleted && revHash(row.rev) === d.hash) {
+        // already there (a push a cut interrupted after the server took it)
+        st.ledger.set(key.code, key.k1, key.k2, d.hash, t);
+        continue;
+      }
+      const parent = row && row.rev ? row.rev : "";
+      const gen = revGen(parent) + 1, rev = revOf(gen, d.hash, d.id, parent);
+      const doc: Json = { _id: d.id, _rev: rev, _revisions: revisions(gen, rev, parent), type: d.type, ...(d.body as Body), at: t, by: hex8(st.pet) };
+      bytes += JSON.stringify(doc).length;
+      out.push(doc);
+      done.push(d);
+      if (bytes >= PUSH_BYTES) {
+        await this.send(out, done, t);
+        out.length = 0;
+        done.length = 0;
+        bytes = 0;
+      }
+    }
+    await this.send(out, done, t);
+  }
+
+  private async send(out: Json[], done: LocalDoc[], t: number): Promise<void> {
+    if (out.length) this.r.pushed += await this.couch.bulkDocs(out);
+    for (const d of done) {
+      const key = keyOf(d.id) as Key;
+      this.st.ledger.set(key.code, key.k1, key.k2, d.hash, t);
+    }
+    this.st.save();
+  }
+
+  private async pushDeletions(dels: { key: Key; reason: string }[], ledger: boolean): Promise<void> {
+    const st = this.st;
+    for (let k = 0; k < dels.length; k += PUSH_DOCS) {
+      this.check();
+      const part = dels.slice(k, k + PUSH_DOCS);
+      const ids = part.map((d) => idOf(d.key.code, d.key.k1, d.key.k2));
+      const rows = await this.couch.allDocs(ids, false);
+      const out: Json[] = [];
+      const t = seconds();
+      for (let i = 0; i < part.length; i++) {
+        const row = rows[i];
+        if (row && row.deleted) continue; // deleted there already
+        const parent = row && row.rev ? row.rev : "";
+        const gen = revGen(parent) + 1, rev = revOf(gen, DELETED, ids[i], parent);
+        out.push({ _id: ids[i], _rev: rev, _revisions: revisions(gen, rev, parent), _deleted: true, reason: part[i].reason, at: t, by: hex8(st.pet) });
+      }
+      if (out.length) this.r.pushed += await this.couch.bulkDocs(out);
+      let changed = out.length > 0;
+      if (ledger)
+        for (const d of part) {
+          const j = st.ledger.find(d.key.code, d.key.k1, d.key.k2);
+          if (j >= 0) {
+            st.ledger.removeAt(j);
+            changed = true;
+          }
+          if (TYPES[d.key.code] === "episode") st.dropMap(episodeLocal(st, d.key));
+        }
+      if (changed) st.save();
+    }
+  }
+
+  // The archive's records after the stream's mark, as revision 1 of their
+  // documents (their bodies never change); `_revs_diff` says which the server lacks.
+  private async pushArchive(s: MarkStream, gone: Key[]): Promise<void> {
+    const a = this.booted.archive;
+    if (!a) return;
+    const st = this.st;
+    let hint = 0;
+    if (s === "digest") {
+      const seqs = a.streams.moment.newestFirst();
+      hint = seqs.length ? seqs[seqs.length - 1] : 0;
+    }
+    for (;;) {
+      this.check();
+      const batch: LocalDoc[] = [];
+      let bytes = 0;
+      const next = a.since(s, st.marks[s], (it: ArchivedItem) => {
+        let d: LocalDoc;
+        if (s === "digest") {
+          const q = digestSource(it.id, it.type === "event", it.month ?? "", hint);
+          if (q < 0) return;
+          hint = q;
+          if (this.restored(parseInt(it.id, 16))) return; // another device's digest, restored here
+          d = digestDoc(st.pet, it, q);
+        } else d = archivedDoc(it);
+        const key = keyOf(d.id) as Key;
+        for (const g of gone) if (g.code === key.code && g.k1 === key.k1 && g.k2 === key.k2) g.code = 0; // moved, not deleted
+        if (st.ledger.find(key.code, key.k1, key.k2) >= 0) {
+          // pushed from NVS already: its revisions stand; the archive keeps it now
+          st.ledger.removeAt(st.ledger.find(key.code, key.k1, key.k2));
+          return;
+        }
+        batch.push(d);
+        bytes += JSON.stringify(d.body).length + 96;
+        return batch.length >= PUSH_DOCS * 2 || bytes >= PUSH_BYTES;
+      });
+      if (batch.length) {
+        const ask: Record<string, string[]> = {};
+        const revs: string[] = [];
+        for (const d of batch) {
+          const rev = revOf(1, d.hash, d.id, "");
+          revs.push(rev);
+          ask[d.id] = [rev];
+        }
+        const missing = await this.couch.revsDiff(ask);
+        const t = seconds();
+        const out: Json[] = [];
+        batch.forEach((d, i) => {
+          if (missing[d.id] && missing[d.id].indexOf(revs[i]) >= 0) out.push({ _id: d.id, _rev: revs[i], _revisions: revisions(1, revs[i], ""), type: d.type, ...(d.body as Body), at: t, by: hex8(st.pet) });
+        });
+        if (out.length) this.r.pushed += await this.couch.bulkDocs(out);
+      }
+      const moved = next.seq !== st.marks[s].seq || next.pos !== st.marks[s].pos;
+      st.marks[s] = next;
+      if (moved || batch.length) st.save();
+      if (!batch.length || !moved) return;
+    }
+  }
+
+  private restored(digest: number): boolean {
+    const l = this.st.ledger, code = TYPES.indexOf("digest");
+    for (let i = 0; i < l.count; i++) if (l.word(i, 0) === code && l.word(i, 2) === digest) return true;
+    return false;
+  }
+
+  // Forgotten archive records: their documents are deleted on the server.
+  private async pushTombs(): Promise<void> {
+    const a = this.booted.archive;
+    if (!a) return;
+    const dels: { key: Key; reason: string }[] = [];
+    let last = this.st.tombAt;
+    for (const t of a.tombs.entries()) {
+      if (t.when < this.st.tombAt) continue;
+      const type = ["", "fact", "moment", "event"][t.code];
+      if (!type) continue;
+      dels.push({ key: { code: TYPES.indexOf(type), k1: t.id >>> 0, k2: 0 }, reason: "user_delete" });
+      if (t.when > last) last = t.when;
+    }
+    await this.pushDeletions(dels, true);
+    this.st.tombAt = last;
+  }
+
+  // ---- the trash scope --------------------------------------------------------------------------
+
+  // Uploads every trashed episode to `<db>_trash`, then clears them here
+  // (their tombstones stay, seed 001 §9).
+  private async pushTrash(): Promise<void> {
+    const eps = this.booted.episodes;
+    if (!eps) return;
+    const trash = new Couch(this.o.transport, this.o.remote, `${this.o.db}_trash`, { maxBody: MAX_REPLY, ...this.o.limits });
+    await trash.ensure();
+    const slots: number[] = [];
+    forEachLocal(this.booted, this.st.pet, this.origin, (d) => void (d.slot !== undefined && slots.push(d.slot)), "trash");
+    const uploaded: number[] = [];
+    for (let k = 0; k < slots.length; k += PUSH_DOCS / 2) {
+      this.check();
+      const ask: Record<string, string[]> = {};
+      const docs: Json[] = [];
+      const t = seconds();
+      for (const slot of slots.slice(k, k + PUSH_DOCS / 2)) {
+        const ep = eps.store.read(slot);
+        if (!ep || ep.state !== "trash") continue;
+        const o = this.st.origin(ep.id);
+        const id = o ? episodeDocId(o.pet, o.id) : episodeDocId(this.st.pet, ep.id);
+        const body = { ...episodeBody(ep), purgeAt: ep.purgeAt };
+        const rev = revOf(1, hashOf(body), id, "");
+        ask[id] = [rev];
+        docs.push({ _id: id, _rev: rev, _revisions: revisions(1, rev, ""), type: "episode", ...body, at: t, by: hex8(this.st.pet) });
+        uploaded.push(slot);
+      }
+      const missing = await trash.revsDiff(ask);
+      const out = docs.filter((d) => missing[String(d._id)]);
+      if (out.length) this.r.pushed += await trash.bulkDocs(out);
+      this.couch.requests += trash.requests;
+      this.couch.sent += trash.sent;
+      this.couch.received += trash.received;
+      trash.requests = trash.sent = trash.received = 0;
+    }
+    this.r.trashCleared += eps.clearTrash(uploaded);
+  }
+}
+
+// One replication both ways. Throws SyncError: "busy" (a conversation),
+// "net" (the link failed: run again later, it resumes), "auth", "server",
+// "bad" (a reply the protocol does not allow).
+export function sync(booted: Booted, o: SyncOptions): Promise<SyncReport> {
+  return new Run(booted, o).run();
+}

@@ -1,0 +1,197 @@
+// The sync state of one remote (docs/FORMAT.md §6): where each archive
+// stream's push stands, the pull checkpoint, the ledger and the episode map.
+// Two files, `/sym.a` and `/sym.b`, each whole with a CRC and a generation:
+// a save writes the older one (never the one just read), so a cut leaves the
+// last good state. Load takes the valid file of the higher generation; none
+// valid is a first sync (everything is offered again: the server's
+// `_revs_diff` and revision check make that idempotent).
+
+import { File } from "file";
+import { crc32 } from "../nvs/crc32";
+import { encode, decode } from "../text/utf8";
+import { readInto, writeAt, openWrite, rethrowFatal } from "../archive/file";
+import { Ledger, ENTRY_WORDS } from "./ledger";
+
+export const MAGIC = 0x31534d50; // "PMS1"
+export const VERSION = 1;
+export const HEAD = 516; // 68 bytes of fields, then the pull checkpoint
+export const SEQ_BYTES = 448; // a CouchDB cluster's sequence string can take a few hundred
+export const STREAM_ORDER = ["fact", "moment", "event", "digest"] as const;
+export type MarkStream = (typeof STREAM_ORDER)[number];
+
+export interface Mark {
+  seq: number;
+  pos: number;
+}
+
+export class SyncState {
+  gen = 0;
+  pet = 0; // this device's identity for its episodes' document ids
+  session = 0; // the remote history this state belongs to (its _local checkpoint says the same)
+  remote = 0; // CRC of the remote's host, port and database
+  marks: Record<MarkStream, Mark> = { fact: { seq: 0, pos: 0 }, moment: { seq: 0, pos: 0 }, event: { seq: 0, pos: 0 }, digest: { seq: 0, pos: 0 } };
+  tombAt = 0; // archive tombstones at or before this time (unix s) are pushed
+  pullSeq = "0";
+  ledger = new Ledger();
+  map = new Uint32Array(0); // pulled episodes: local id, pet, origin id (3 words each)
+  maps = 0;
+  writes = 0;
+
+  constructor(readonly root: string) {}
+
+  private path(k: number): string {
+    return `${this.root}sym.${k ? "b" : "a"}`;
+  }
+
+  // Resets what belongs to a remote history (a new remote, or one that lost our checkpoint).
+  forget(): void {
+    this.session = 0;
+    this.marks = { fact: { seq: 0, pos: 0 }, moment: { seq: 0, pos: 0 }, event: { seq: 0, pos: 0 }, digest: { seq: 0, pos: 0 } };
+    this.tombAt = 0;
+    this.pullSeq = "0";
+    this.ledger.clear();
+    this.maps = 0;
+  }
+
+  load(): boolean {
+    let best: Uint8Array | undefined;
+    let bestGen = -1;
+    for (let k = 0; k < 2; k++) {
+      const b = readWhole(this.path(k));
+      if (!b || !valid(b)) continue;
+      const g = view(b).getUint32(8, true);
+      if (g > bestGen) (best = b), (bestGen = g);
+    }
+    if (!best) return false;
+    const v = view(best);
+    this.gen = v.getUint32(8, true);
+    this.pet = v.getUint32(12, true);
+    this.session = v.getUint32(16, true);
+    this.remote = v.getUint32(20, true);
+    STREAM_ORDER.forEach((s, i) => (this.marks[s] = { seq: v.getUint32(24 + i * 8, true), pos: v.getUint32(28 + i * 8, true) }));
+    this.tombAt = v.getUint32(56, true);
+    const seqLen = v.getUint16(60, true);
+    const n = v.getUint16(62, true);
+    const m = v.getUint32(64, true);
+    this.pullSeq = decode(best.subarray(68, 68 + seqLen));
+    this.ledger = new Ledger(n + 16);
+    for (let i = 0; i < n * ENTRY_WORDS; i++) this.ledger.words[i] = v.getUint32(HEAD + i * 4, true);
+    this.ledger.count = n;
+    const mo = HEAD + n * ENTRY_WORDS * 4;
+    this.map = new Uint32Array(Math.max(3, m * 3));
+    for (let i = 0; i < m * 3; i++) this.map[i] = v.getUint32(mo + i * 4, true);
+    this.maps = m;
+    return true;
+  }
+
+  // Writes the state into the file not holding the newest one.
+  save(): void {
+    const seq = encode(this.pullSeq);
+    if (seq.length > SEQ_BYTES) throw new Error("sync: the remote's checkpoint is longer than 448 bytes");
+    const n = this.ledger.count, m = this.maps;
+    const size = HEAD + n * ENTRY_WORDS * 4 + m * 12 + 4;
+    const b = new Uint8Array(size);
+    const v = view(b);
+    this.gen = (this.gen + 1) >>> 0;
+    v.setUint32(0, MAGIC, true);
+    b[4] = VERSION;
+    v.setUint32(8, this.gen, true);
+    v.setUint32(12, this.pet, true);
+    v.setUint32(16, this.session, true);
+    v.setUint32(20, this.remote, true);
+    STREAM_ORDER.forEach((s, i) => {
+      v.setUint32(24 + i * 8, this.marks[s].seq, true);
+      v.setUint32(28 + i * 8, this.marks[s].pos, true);
+    });
+    v.setUint32(56, this.tombAt, true);
+    v.setUint16(60, seq.length, true);
+    v.setUint16(62, n, true);
+    v.setUint32(64, m, true);
+    b.set(seq, 68);
+    for (let i = 0; i < n * ENTRY_WORDS; i++) v.setUint32(HEAD + i * 4, this.ledger.words[i], true);
+    const mo = HEAD + n * ENTRY_WORDS * 4;
+    for (let i = 0; i < m * 3; i++) v.setUint32(mo + i * 4, this.map[i], true);
+    v.setUint32(size - 4, crc32(b, 0, size - 4), true);
+    // the target is the file whose generation is not the newest: parity of gen
+    const path = this.path(this.gen & 1);
+    if (File.exists(path)) File.delete(path);
+    const f = openWrite(path);
+    try {
+      for (let o = 0; o < size; o += 4096) writeAt(f, b.subarray(o, Math.min(size, o + 4096)), o);
+    } finally {
+      f.close();
+    }
+    this.writes++;
+  }
+
+  // ---- the episode map -----------------------------------------------------------------
+
+  origin(local: number): { pet: number; id: number } | undefined {
+    for (let i = 0; i < this.maps; i++) if (this.map[i * 3] === local) return { pet: this.map[i * 3 + 1], id: this.map[i * 3 + 2] };
+    return undefined;
+  }
+
+  localOf(pet: number, id: number): number {
+    for (let i = 0; i < this.maps; i++) if (this.map[i * 3 + 1] === pet && this.map[i * 3 + 2] === id) return this.map[i * 3];
+    return 0;
+  }
+
+  addMap(local: number, pet: number, id: number): void {
+    if ((this.maps + 1) * 3 > this.map.length) {
+      const g = new Uint32Array(Math.max(48, this.map.length * 2));
+      g.set(this.map);
+      this.map = g;
+    }
+    this.map.set([local, pet, id], this.maps * 3);
+    this.maps++;
+  }
+
+  dropMap(local: number): void {
+    for (let i = 0; i < this.maps; i++)
+      if (this.map[i * 3] === local) {
+        this.map.copyWithin(i * 3, (i + 1) * 3, this.maps * 3);
+        this.maps--;
+        return;
+      }
+  }
+}
+
+function view(b: Uint8Array): DataView {
+  return new DataView(b.buffer, b.byteOffset, b.byteLength);
+}
+
+function valid(b: Uint8Array): boolean {
+  if (b.length < HEAD + 4) return false;
+  const v = view(b);
+  if (v.getUint32(0, true) !== MAGIC || b[4] !== VERSION) return false;
+  if (v.getUint32(b.length - 4, true) !== crc32(b, 0, b.length - 4)) return false;
+  const n = v.getUint16(62, true), m = v.getUint32(64, true);
+  return HEAD + n * ENTRY_WORDS * 4 + m * 12 + 4 === b.length && v.getUint16(60, true) <= SEQ_BYTES;
+}
+
+function readWhole(path: string): Uint8Array | undefined {
+  if (!File.exists(path)) return undefined;
+  let f: File;
+  try {
+    f = new File(path);
+  } catch (e) {
+    rethrowFatal(e);
+    return undefined;
+  }
+  try {
+    const len = f.length;
+    if (len > HEAD + 4 + 0xffff * ENTRY_WORDS * 4 + 1024 * 12) return undefined;
+    const b = new Uint8Array(len);
+    for (let n = 0; n < len; ) {
+      const k = readInto(f, n, Math.min(4096, len - n), b, n);
+      if (k <= 0) return undefined;
+      n += k;
+    }
+    return b;
+  } catch (e) {
+    rethrowFatal(e);
+    return undefined;
+  } finally {
+    f.close();
+  }
+}

@@ -1,0 +1,344 @@
+// Sync with a CouchDB-compatible server (issue 17; docs/SYNC.md), against the
+// in-memory server of test/sync/mini-couch.ts so that it runs in XS too. The
+// oracle is absolute: after any cut of the link or of the power and a run to
+// the end, the server holds exactly the documents the device holds (every one,
+// with the device's body, nothing else, no open conflict), and a device that
+// took the owner's memory from the server holds exactly the server's.
+import { SimDevice, PowerCut } from "../../host-sim/device";
+import type { Booted } from "../../src/app/boot";
+import { sync, SyncError, type SyncOptions, type SyncReport } from "../../src/sync/replicate";
+import { forEachLocal, archivedDoc, bodyOf, hashOf } from "../../src/sync/docs";
+import { SyncState } from "../../src/sync/state";
+import { fromLocal } from "../../src/time/local";
+import { MiniCouch } from "../sync/mini-couch";
+import { fillDevice, bootOn } from "./backup.scn";
+import { ok, equal } from "./assert";
+import type { Scenario } from "./types";
+import { toolCaller, type ToolReply } from "./tool-call";
+
+const T0 = fromLocal(2026, 5, 4, 9, 0);
+const DAY = 86400000;
+
+export function options(couch: MiniCouch, extra: Partial<SyncOptions> = {}): SyncOptions {
+  return { transport: couch.transport, remote: { host: "couch.test", port: 5984 }, db: "owner-1", ...extra };
+}
+
+function must(r: ToolReply, what: string): ToolReply {
+  if (r.isError || r.text.indexOf("error") === 0) throw new Error(`${what}: ${r.text}`);
+  return r;
+}
+
+// A small pet: every kind of memory, a few archived records, episodes.
+export function smallPet(now = T0): { dev: SimDevice; booted: Booted; call: (a: Record<string, unknown>) => ToolReply } {
+  const dev = new SimDevice({ now, storageBytes: 256 * 1024 });
+  const booted = bootOn(dev);
+  const call = toolCaller(booted.service);
+  const w = (a: Record<string, unknown>) => must(call({ action: "write", ...a }), JSON.stringify(a));
+  w({ type: "name", content: "小明" });
+  w({ type: "birthday", content: "05-20" });
+  w({ type: "like", content: "恐龙" });
+  w({ type: "dislike", content: "打雷" });
+  w({ type: "family", relation: "妈妈", name: "李华", closeness: 5 });
+  w({ type: "trait", content: "很爱笑" });
+  w({ type: "habit", content: "睡前听故事", frequency: "daily" });
+  w({ type: "goal", content: "学会游泳", category: "health" });
+  w({ type: "schedule", content: "钢琴课", datetime: "2026-05-06 16:00", repeat: "weekly" });
+  for (let i = 0; i < 3; i++) w({ type: "fact", content: `第${i}件事：主人喜欢篮球` });
+  w({ type: "moment", topic: "郊游", content: "在公园里放风筝", emotion: "happy", intensity: 3 });
+  w({ type: "episode", content: "主人说最喜欢的恐龙是霸王龙", e: 0.6, i: 0.5, p: 1, j: 0.7, keywords: "恐龙" });
+  w({ type: "episode", content: "主人第一次自己骑自行车", e: 0.7, i: 0.5, p: 0.5, j: 0.6, keywords: "自行车" });
+  booted.archive!.append("fact", [
+    { timestamp: Math.floor(now / 1000) - 90 * 86400, content: "很久以前：主人养过一只小乌龟" },
+    { timestamp: Math.floor(now / 1000) - 80 * 86400, content: "很久以前：主人去过北京" },
+  ]);
+  booted.service.flush(true);
+  return { dev, booted, call };
+}
+
+// What a device holds as documents: id → body hash, and its episodes' contents.
+export function held(b: Booted, pet = 0): { docs: Map<string, number>; episodes: string[] } {
+  const docs = new Map<string, number>();
+  const st = new SyncState(b.archive!.root);
+  st.load();
+  forEachLocal(b, pet || st.pet, (l) => st.origin(l), (d) => void docs.set(d.id, d.hash), "nvs");
+  for (const s of ["fact", "moment", "event"] as const) b.archive!.since(s, { seq: 0, pos: 0 }, (it) => void docs.set(archivedDoc(it).id, archivedDoc(it).hash));
+  const episodes: string[] = [];
+  b.episodes!.forEach((ep) => void episodes.push(ep.content), { text: true });
+  return { docs, episodes: episodes.sort() };
+}
+
+// What the server serves: the same shape (digests and deletions left out).
+export function served(couch: MiniCouch, db = "owner-1"): { docs: Map<string, number>; episodes: string[] } {
+  const docs = new Map<string, number>();
+  const episodes: string[] = [];
+  for (const [id, body] of couch.live(db)) {
+    if (id.indexOf("episode:") === 0) episodes.push(String(body.content));
+    else if (id.indexOf("digest:") !== 0) docs.set(id, hashOf(bodyOf(body)));
+  }
+  return { docs, episodes: episodes.sort() };
+}
+
+export function sameDocs(a: { docs: Map<string, number>; episodes: string[] }, b: { docs: Map<string, number>; episodes: string[] }, what: string): void {
+  for (const [id, h] of a.docs) {
+    if (!b.docs.has(id)) throw new Error(`${what}: ${id} is missing`);
+    if (b.docs.get(id) !== h) throw new Error(`${what}: ${id} has another body`);
+  }
+  for (const id of b.docs.keys()) if (!a.docs.has(id)) throw new Error(`${what}: ${id} appeared`);
+  equal(b.episodes.join("|"), a.episodes.join("|"), `${what}: episodes`);
+}
+
+async function on(dev: SimDevice, b: Booted, o: SyncOptions): Promise<SyncReport> {
+  dev.install();
+  return sync(b, o);
+}
+
+async function fails(p: Promise<unknown>, code: string, what: string): Promise<SyncError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof SyncError && e.code === code) return e;
+    throw new Error(`${what}: expected SyncError ${code}, got ${e instanceof Error ? `${e.name} ${e.message}` : String(e)}`);
+  }
+  throw new Error(`${what}: expected SyncError ${code}, it succeeded`);
+}
+
+export const scenarios: Scenario[] = [
+  {
+    name: "sync: a pet's whole memory goes up, one document per item, and a second sync moves nothing",
+    async run() {
+      const A = fillDevice();
+      const couch = new MiniCouch();
+      const r1 = await on(A.dev, A.booted, options(couch));
+      ok(r1.pushed > 400, `pushed ${r1.pushed}`);
+      equal(r1.pulled, 0, "nothing to pull");
+      sameDocs(held(A.booted), served(couch), "server after the first sync");
+      equal(couch.conflicted("owner-1").length, 0, "no conflicts");
+      const live = couch.live("owner-1");
+      equal(live.get("profile:name")!.value, "小明", "profile field document");
+      ok([...live.keys()].some((k) => k.indexOf("digest:") === 0), "digests go up too");
+      const r2 = await on(A.dev, A.booted, options(couch));
+      equal(`${r2.pushed}/${r2.pulled}`, "0/0", "second sync");
+      const r3 = await on(A.dev, A.booted, options(couch));
+      equal(`${r3.pushed}/${r3.pulled}/${r3.stateWrites}`, "0/0/1", "third sync: only the checkpoint's save");
+    },
+  },
+  {
+    name: "sync: restore brings an owner's memory onto a new pet, which then has nothing to push",
+    async run() {
+      const A = fillDevice();
+      const couch = new MiniCouch();
+      await on(A.dev, A.booted, options(couch));
+      const dev = new SimDevice({ now: A.dev.clock.now, storageBytes: 256 * 1024 });
+      const B = bootOn(dev);
+      const r = await on(dev, B, options(couch, { restore: true }));
+      ok(r.pulled > 400, `pulled ${r.pulled}`);
+      equal(r.rejected, 0, "nothing refused");
+      sameDocs(held(B), served(couch), "the new pet");
+      // the AI reads the same memory on both (the relationship is the pet's own)
+      const memoryOf = (d: SimDevice, b: Booted) => {
+        d.install();
+        const j = toolCaller(b.service)({ action: "read" }).json;
+        delete j.relationship;
+        delete j.total_coins_spent;
+        delete j.pending;
+        return JSON.stringify(j);
+      };
+      equal(memoryOf(dev, B), memoryOf(A.dev, A.booted), "read on the new pet");
+      dev.install();
+      const found = toolCaller(B.service)({ action: "search", keyword: "第5件事" });
+      ok(found.text.indexOf("第5件事") >= 0, `an archived fact is found: ${found.text.slice(0, 200)}`);
+      const again = await on(dev, B, options(couch));
+      equal(`${again.pushed}/${again.pulled}`, "0/0", "the new pet's next sync");
+    },
+  },
+  {
+    name: "sync: two pets of one owner converge in any order; a concurrent change to a core memory is resolved the same on both and noted",
+    async run() {
+      for (const order of ["ABAB", "BAAB"]) {
+        const couch = new MiniCouch();
+        const A = smallPet();
+        await on(A.dev, A.booted, options(couch));
+        const devB = new SimDevice({ now: T0, storageBytes: 256 * 1024 });
+        const B = bootOn(devB);
+        await on(devB, B, options(couch, { restore: true }));
+        // both change things while apart
+        A.dev.install();
+        must(A.call({ action: "write", type: "like", content: "西瓜" }), "A like");
+        must(A.call({ action: "delete", type: "dislike", content: "打雷" }), "A forgets a dislike");
+        must(A.call({ action: "write", type: "name", content: "明明" }), "A name");
+        devB.install();
+        const callB = toolCaller(B.service);
+        must(callB({ action: "write", type: "fact", content: "主人学会了游泳" }), "B fact");
+        must(callB({ action: "write", type: "family", relation: "妈妈", name: "李华", closeness: 4 }), "B family");
+        must(callB({ action: "write", type: "name", content: "小明同学" }), "B name");
+        B.service.flush(true);
+        A.booted.service.flush(true);
+        let conflicts = 0;
+        for (const who of order) conflicts += (who === "A" ? await on(A.dev, A.booted, options(couch)) : await on(devB, B, options(couch))).conflicts;
+        // one more round each: all quiet
+        const qa = await on(A.dev, A.booted, options(couch)), qb = await on(devB, B, options(couch));
+        equal(`${qa.pushed}/${qa.pulled}/${qb.pushed}/${qb.pulled}`, "0/0/0/0", `${order}: quiet after converging`);
+        ok(conflicts >= 1, `${order}: the name conflict is reported`);
+        A.dev.install();
+        const ha = held(A.booted);
+        devB.install();
+        const hb = held(B);
+        sameDocs(ha, hb, `${order}: the pets`);
+        sameDocs(ha, served(couch), `${order}: the server`);
+        equal(couch.conflicted("owner-1").length, 0, `${order}: no open conflict`);
+        const names = B.service.memory.profile().name;
+        A.dev.install();
+        equal(A.booted.service.memory.profile().name, names, `${order}: one name`);
+        ok(A.booted.service.memory.facts().some((f) => f.content.indexOf("another device had: name") >= 0), `${order}: the other name is a dated note`);
+        ok(A.booted.service.memory.preferences().dislikes.length === 0, `${order}: the deleted dislike stays deleted`);
+        equal(A.booted.service.memory.family()[0].closeness, 4, `${order}: B's family change reached A`);
+      }
+    },
+  },
+  {
+    name: "sync: a link cut before or after the server took any request resumes with nothing lost, doubled or conflicting",
+    async run() {
+      const base = smallPet();
+      const couch0 = new MiniCouch();
+      const whole = await on(base.dev, base.booted, options(couch0));
+      const n = whole.requests;
+      ok(n >= 8, `a sync takes ${n} requests`);
+      for (let k = 0; k < n; k++)
+        for (const where of ["before", "after"] as const) {
+          const P = smallPet();
+          const couch = new MiniCouch();
+          couch.cuts.set(k, where);
+          await fails(on(P.dev, P.booted, options(couch)), "net", `cut ${where} request ${k}`);
+          // the device restarts (RAM gone), then syncs to the end
+          P.dev.reboot();
+          const again = bootOn(P.dev);
+          const r = await on(P.dev, again, options(couch));
+          equal(r.pulled, 0, `cut ${where} ${k}: nothing comes back as new`);
+          sameDocs(held(again), served(couch), `cut ${where} ${k}`);
+          equal(couch.conflicted("owner-1").length, 0, `cut ${where} ${k}: no conflicts`);
+          const q = await on(P.dev, again, options(couch));
+          equal(`${q.pushed}/${q.pulled}`, "0/0", `cut ${where} ${k}: then quiet`);
+        }
+    },
+  },
+  {
+    name: "sync: a power cut at any flash write of a restore leaves a pet that boots and, synced again, holds exactly the server's memory",
+    async run() {
+      const A = smallPet();
+      const couch = new MiniCouch();
+      await on(A.dev, A.booted, options(couch));
+      for (let n = 1; ; n++) {
+        const dev = new SimDevice({ now: T0, storageBytes: 256 * 1024 });
+        let B = bootOn(dev);
+        dev.cutAfter(n);
+        let cut = false;
+        try {
+          await on(dev, B, options(couch, { restore: true }));
+        } catch (e) {
+          if (!(e instanceof PowerCut)) throw e;
+          cut = true;
+        }
+        dev.reboot();
+        B = bootOn(dev);
+        await on(dev, B, options(couch, { restore: true }));
+        sameDocs(held(B), served(couch), `power cut at write ${n}`);
+        if (!cut) break;
+      }
+    },
+  },
+  {
+    name: "sync: a power cut at any flash write of a push (its state's saves) loses nothing: after a reboot the server holds exactly the pet's memory",
+    async run() {
+      for (let n = 1; ; n++) {
+        const P = smallPet();
+        must(P.call({ action: "write", type: "like", content: "西瓜" }), "a change");
+        const couch = new MiniCouch();
+        P.dev.cutAfter(n);
+        let cut = false;
+        try {
+          await on(P.dev, P.booted, options(couch));
+        } catch (e) {
+          if (!(e instanceof PowerCut)) throw e;
+          cut = true;
+        }
+        P.dev.reboot();
+        const again = bootOn(P.dev);
+        await on(P.dev, again, options(couch));
+        sameDocs(held(again), served(couch), `power cut at write ${n}`);
+        equal(couch.conflicted("owner-1").length, 0, `power cut at write ${n}: no conflicts`);
+        if (!cut) break;
+      }
+    },
+  },
+  {
+    name: "sync: deletions travel as tombstones with their reason; a forgotten archived record goes too",
+    async run() {
+      const couch = new MiniCouch();
+      const A = smallPet();
+      await on(A.dev, A.booted, options(couch));
+      const devB = new SimDevice({ now: T0, storageBytes: 256 * 1024 });
+      const B = bootOn(devB);
+      await on(devB, B, options(couch, { restore: true }));
+      A.dev.install();
+      must(A.call({ action: "delete", type: "like", content: "恐龙" }), "delete like");
+      must(A.call({ action: "delete", type: "fact", content: "很久以前：主人去过北京" }), "forget an archived fact");
+      must(A.call({ action: "delete", type: "episode", content: "主人第一次自己骑自行车" }), "delete an episode");
+      A.booted.service.flush(true);
+      const r = await on(A.dev, A.booted, options(couch));
+      ok(r.pushed >= 3, `deletions pushed: ${r.pushed}`);
+      const db = couch.dbs.get("owner-1")!;
+      const gone = [...db.docs.values()].filter((d) => [...d.revs.values()].some((x) => x.deleted));
+      ok(gone.some((d) => d.id.indexOf("like:") === 0 && [...d.revs.values()].some((x) => x.body.reason === "user_delete")), "like tombstone with its reason");
+      ok(gone.some((d) => d.id.indexOf("episode:") === 0), "episode tombstone");
+      ok(gone.some((d) => d.id.indexOf("fact:") === 0), "archived fact tombstone");
+      const rb = await on(devB, B, options(couch));
+      ok(rb.pulled >= 3, `B applied the deletions: ${rb.pulled}`);
+      equal(B.service.memory.preferences().likes.length, 0, "the like is gone on B");
+      const s = toolCaller(B.service)({ action: "search", keyword: "北京" });
+      equal(s.json.count, 0, `the forgotten fact is gone on B: ${s.text.slice(0, 120)}`);
+      sameDocs(held(B), served(couch), "B after the deletions");
+    },
+  },
+  {
+    name: "sync: the trash scope is off by default; on, the trash goes up and is cleared here while its tombstones stay",
+    async run() {
+      const couch = new MiniCouch();
+      const A = smallPet();
+      must(A.call({ action: "delete", type: "episode", content: "主人第一次自己骑自行车" }), "trash an episode");
+      await on(A.dev, A.booted, options(couch));
+      equal(couch.dbs.has("owner-1_trash"), false, "no trash database unless asked");
+      equal(A.booted.episodes!.counts().trash, 1, "the trash stays without the trash scope");
+      const tombs = A.booted.episodes!.store.tombCount();
+      const r = await on(A.dev, A.booted, options(couch, { trash: true }));
+      equal(r.trashCleared, 1, "cleared");
+      equal(couch.live("owner-1_trash").size, 1, "the trashed episode is in the trash database");
+      equal([...couch.live("owner-1_trash").values()][0].content, "主人第一次自己骑自行车", "with its content");
+      equal(A.booted.episodes!.counts().trash, 0, "the local trash is empty");
+      equal(A.booted.episodes!.store.tombCount(), tombs, "tombstones kept");
+      const q = await on(A.dev, A.booted, options(couch, { trash: true }));
+      equal(`${q.pushed}/${q.pulled}`, "0/0", "then quiet");
+    },
+  },
+  {
+    name: "sync: never during a conversation; a document with a wrong field from the server is refused whole",
+    async run() {
+      const couch = new MiniCouch();
+      const A = smallPet();
+      await fails(on(A.dev, A.booted, options(couch, { busy: () => true })), "busy", "during a conversation");
+      equal(couch.requests, 0, "nothing was sent");
+      await on(A.dev, A.booted, options(couch));
+      // a foreign writer leaves bad documents
+      const bad = [
+        { _id: "like:00000000", _rev: "1-aa", _revisions: { start: 1, ids: ["aa"] }, content: "不是这个" },
+        { _id: "profile:age", _rev: "1-bb", _revisions: { start: 1, ids: ["bb"] }, value: 999 },
+        { _id: "event:12345678", _rev: "1-cc", _revisions: { start: 1, ids: ["cc"] }, date: "tomorrow", content: "x" },
+      ];
+      await couch.transport(null, "POST", "/owner-1/_bulk_docs", JSON.stringify({ docs: bad, new_edits: false }));
+      const before = held(A.booted);
+      const r = await on(A.dev, A.booted, options(couch));
+      equal(r.rejected, 3, "three refused");
+      equal(r.pulled, 0, "none applied");
+      sameDocs(held(A.booted), before, "the pet is unchanged");
+    },
+  },
+];
