@@ -9,6 +9,7 @@
 // chat log only at the end of a conversation, once.
 
 import Timer from "timer";
+import { now } from "../time/clock";
 import { Memory, type BootReport } from "../memory/memory";
 import { SPECS, type StoreName } from "../memory/types";
 import { Schedules } from "../schedule/schedules";
@@ -144,8 +145,11 @@ export class Service {
     trace(`episode: ${r.episode.id} ${r.action === "ADDED" ? "formed" : r.action === "UPDATED" ? "updated" : "already kept"} from a conversation of ${rounds} rounds\n`);
   }
 
+  lastActive = 0; // ms: the last line heard or MCP call (a sync waits for quiet, src/sync/runner.ts)
+
   // Activity postpones the quiet-period flush.
   private touch(): void {
+    this.lastActive = now();
     if (this.quiet !== undefined) Timer.schedule(this.quiet, this.quietMs);
     else
       this.quiet = Timer.set(() => {

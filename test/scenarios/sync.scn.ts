@@ -9,6 +9,7 @@ import type { Booted } from "../../src/app/boot";
 import { sync, SyncError, type SyncOptions, type SyncReport } from "../../src/sync/replicate";
 import { forEachLocal, archivedDoc, bodyOf, hashOf } from "../../src/sync/docs";
 import { SyncState } from "../../src/sync/state";
+import { SyncRunner } from "../../src/sync/runner";
 import { fromLocal } from "../../src/time/local";
 import { MiniCouch } from "../sync/mini-couch";
 import { fillDevice, bootOn } from "./backup.scn";
@@ -339,6 +340,40 @@ export const scenarios: Scenario[] = [
       equal(r.rejected, 3, "three refused");
       equal(r.pulled, 0, "none applied");
       sameDocs(held(A.booted), before, "the pet is unchanged");
+    },
+  },
+  {
+    name: "sync: the device's runner syncs only when the pet is quiet, and backs off after a failure",
+    async run() {
+      const couch = new MiniCouch();
+      const P = smallPet();
+      const runner = new SyncRunner(P.booted, { ...options(couch), every: 3600000, quiet: 120000, retry: 60000 });
+      P.booted.service.hear("user", "你好呀，今天天气真好");
+      equal(runner.tick(), undefined, "not in a conversation");
+      P.booted.service.endConversation();
+      P.dev.clock.now += 60000;
+      equal(runner.tick(), undefined, "not a minute after the last line");
+      equal(couch.requests, 0, "nothing sent while busy");
+      P.dev.clock.now += 120000;
+      await runner.tick();
+      ok(runner.last !== undefined && runner.last.pushed > 0, `synced: ${runner.lastError}`);
+      equal(runner.tick(), undefined, "not due again before an hour");
+      // the link fails: retried after 1, then 2 minutes
+      P.dev.clock.now += 3600000;
+      couch.cuts.set(couch.requests, "before");
+      await runner.tick();
+      ok(runner.lastError.indexOf("connection lost") >= 0, `the failure is kept: ${runner.lastError}`);
+      P.dev.clock.now += 30000;
+      equal(runner.tick(), undefined, "waits a minute");
+      P.dev.clock.now += 31000;
+      couch.cuts.set(couch.requests, "before");
+      await runner.tick();
+      P.dev.clock.now += 61000;
+      equal(runner.tick(), undefined, "then two");
+      P.dev.clock.now += 60000;
+      await runner.tick();
+      equal(runner.lastError, "", "then it syncs");
+      sameDocs(held(P.booted), served(couch), "after the retries");
     },
   },
 ];
