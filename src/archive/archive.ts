@@ -678,6 +678,17 @@ export class Archive {
     return { unreadable, migrating: this.migration.active };
   }
 
+  // Where a stream ends now (its newest segment and that segment's end): the
+  // place `since` would reach after reading everything, without reading.
+  end(stream: ArchiveType | "digest"): { seq: number; pos: number } {
+    this.ensure();
+    const s = this.streams[stream === "digest" ? "digest" : archiveType(stream)];
+    const seqs = s.newestFirst();
+    if (!seqs.length) return { seq: 0, pos: 0 };
+    const seq = seqs[0];
+    return { seq, pos: s.open && s.open.seq === seq ? s.open.validEnd : s.segs.get(seq) ?? 0 };
+  }
+
   // The records of a stream appended at or after `from` (a segment number and
   // a byte offset in it), oldest first, for a sync (src/sync): `fn` gets each
   // with the place just after its line and returns true to stop. Returns where

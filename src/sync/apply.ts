@@ -4,7 +4,7 @@
 // a field is wrong. Returns the local document's hash afterwards.
 
 import type { Booted } from "../app/boot";
-import { SPECS, newEvent, type Event } from "../memory/types";
+import { SPECS, newEvent, type Event, type Fact, type Moment } from "../memory/types";
 import type { Layout } from "../nvs/layout";
 import { recordId, hex8 } from "../archive/line";
 import { encodeDigest } from "../archive/codec";
@@ -40,9 +40,10 @@ function num(v: unknown, id: string, k: string): number {
 // The local document of one key (NVS stores only), or undefined.
 export function localNvs(booted: Booted, id: string): { hash: number; body: Body } | undefined {
   let out: { hash: number; body: Body } | undefined;
+  const type = id.slice(0, id.indexOf(":"));
   forEachLocal(booted, 0, () => undefined, (d) => {
     if (!out && d.id === id && d.body) out = { hash: d.hash, body: d.body };
-  }, "nvs");
+  }, "nvs", type);
   return out;
 }
 
@@ -115,7 +116,15 @@ export function applyDelete(booted: Booted, state: SyncState, id: string, key: K
   return { hash: undefined };
 }
 
-export function applyBody(booted: Booted, state: SyncState, id: string, key: Key, b: Body, restore: boolean): Applied {
+// Records bound for the archive, appended a page at a time by the caller
+// (one append per type: one write of the segment and of its twin).
+export interface ArchiveBatch {
+  fact: Fact[];
+  moment: Moment[];
+  event: Event[];
+}
+
+export function applyBody(booted: Booted, state: SyncState, id: string, key: Key, b: Body, restore: boolean, batch: ArchiveBatch): Applied {
   const m = booted.service.memory;
   const type = TYPES[key.code];
   const want = hex8(key.k1);
@@ -137,17 +146,25 @@ export function applyBody(booted: Booted, state: SyncState, id: string, key: Key
     case "fact": {
       const r = { timestamp: num(b.timestamp, id, "timestamp"), content: str(b.content, id, "content") };
       if (recordId("fact", r) !== want) bad(id, "the fields do not give this id");
-      if (localNvs(booted, id) || (booted.archive && booted.archive.contains("fact", [r])[0])) break;
-      if (archived(booted, r.timestamp, r.content, 128)) booted.archive!.append("fact", [r]);
-      else m.addFact(r.content, r.timestamp);
+      if (localNvs(booted, id)) break;
+      if (archived(booted, r.timestamp, r.content, 128)) {
+        batch.fact.push(r);
+        return { hash: undefined };
+      }
+      if (booted.archive && booted.archive.contains("fact", [r])[0]) break;
+      m.addFact(r.content, r.timestamp);
       break;
     }
     case "moment": {
       const r = { timestamp: num(b.timestamp, id, "timestamp"), topic: str(b.topic, id, "topic"), content: str(b.content, id, "content"), emotion: b.emotion, intensity: b.intensity, importance: b.importance };
       if (recordId("moment", r as never) !== want) bad(id, "the fields do not give this id");
-      if (localNvs(booted, id) || (booted.archive && booted.archive.contains("moment", [r as never])[0])) break;
-      if (archived(booted, r.timestamp, r.content, 128) || byteLength(r.topic) > 32) booted.archive!.append("moment", [r as never]);
-      else m.addMoment(r);
+      if (localNvs(booted, id)) break;
+      if (archived(booted, r.timestamp, r.content, 128) || byteLength(r.topic) > 32) {
+        batch.moment.push(r as unknown as Moment);
+        return { hash: undefined };
+      }
+      if (booted.archive && booted.archive.contains("moment", [r as never])[0]) break;
+      m.addMoment(r);
       break;
     }
     case "event": {
@@ -167,10 +184,10 @@ export function applyBody(booted: Booted, state: SyncState, id: string, key: Key
       if (i >= 0) {
         list[i] = { ...list[i], ...f } as Event;
         m.setEvents(list);
-      } else if (!(booted.archive && booted.archive.contains("event", [e])[0])) {
-        if (booted.archive && pastEvent(e, now())) booted.archive.append("event", [e]);
-        else m.addEvent(e);
-      }
+      } else if (booted.archive && pastEvent(e, now())) {
+        batch.event.push(e);
+        return { hash: undefined };
+      } else if (!(booted.archive && booted.archive.contains("event", [e])[0])) m.addEvent(e);
       break;
     }
     case "trait":

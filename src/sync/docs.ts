@@ -69,22 +69,28 @@ export function episodeBody(ep: Episode): Body {
 
 // Every document the ledger tracks (NVS stores, active or trashed episodes),
 // in a fixed order; `origin` names a pulled episode's document.
-export function forEachLocal(booted: Booted, pet: number, origin: (local: number) => { pet: number; id: number } | undefined, fn: (d: LocalDoc) => void, part: "all" | "nvs" | "episodes" | "trash" = "all"): void {
+// `only`: one type's documents (a lookup hashes no others).
+export function forEachLocal(booted: Booted, pet: number, origin: (local: number) => { pet: number; id: number } | undefined, fn: (d: LocalDoc) => void, part: "all" | "nvs" | "episodes" | "trash" = "all", only?: string): void {
   const m = booted.service.memory;
   const trash = part === "trash";
+  const want = (t: string) => only === undefined || only === t;
   if (part === "all" || part === "nvs") {
-    const p = m.profile() as unknown as Body;
-    for (const f of PROFILE_FIELDS) if (p[f] !== "" && p[f] !== 0) fn(doc(`profile:${f}`, "profile", { field: f, value: p[f] }));
-    const prefs = m.preferences();
-    for (const c of prefs.likes) fn(doc(`like:${keyId("like", c)}`, "like", { content: c }));
-    for (const c of prefs.dislikes) fn(doc(`dislike:${keyId("dislike", c)}`, "dislike", { content: c }));
-    for (const r of m.family()) fn(doc(`family:${keyId("family", r.name || r.relation)}`, "family", pick(r, FAMILY_KEYS)));
-    for (const r of m.facts()) fn(doc(`fact:${recordId("fact", r)}`, "fact", { timestamp: r.timestamp, content: r.content }));
-    for (const r of m.traits()) fn(doc(`trait:${keyId("trait", r.content)}`, "trait", { category: r.category, content: r.content }));
-    for (const r of m.habits()) fn(doc(`habit:${keyId("habit", r.content)}`, "habit", { content: r.content, frequency: r.frequency }));
-    for (const r of m.moments()) fn(doc(`moment:${recordId("moment", r)}`, "moment", pick(r, MOMENT_KEYS)));
-    for (const r of m.goals()) fn(doc(`goal:${keyId("goal", r.content)}`, "goal", pick(r, GOAL_KEYS)));
-    for (const r of m.events()) fn(doc(`event:${recordId("event", r)}`, "event", pick(r, EVENT_KEYS)));
+    if (want("profile")) {
+      const p = m.profile() as unknown as Body;
+      for (const f of PROFILE_FIELDS) if (p[f] !== "" && p[f] !== 0) fn(doc(`profile:${f}`, "profile", { field: f, value: p[f] }));
+    }
+    if (want("like") || want("dislike")) {
+      const prefs = m.preferences();
+      if (want("like")) for (const c of prefs.likes) fn(doc(`like:${keyId("like", c)}`, "like", { content: c }));
+      if (want("dislike")) for (const c of prefs.dislikes) fn(doc(`dislike:${keyId("dislike", c)}`, "dislike", { content: c }));
+    }
+    if (want("family")) for (const r of m.family()) fn(doc(`family:${keyId("family", r.name || r.relation)}`, "family", pick(r, FAMILY_KEYS)));
+    if (want("fact")) for (const r of m.facts()) fn(doc(`fact:${recordId("fact", r)}`, "fact", { timestamp: r.timestamp, content: r.content }));
+    if (want("trait")) for (const r of m.traits()) fn(doc(`trait:${keyId("trait", r.content)}`, "trait", { category: r.category, content: r.content }));
+    if (want("habit")) for (const r of m.habits()) fn(doc(`habit:${keyId("habit", r.content)}`, "habit", { content: r.content, frequency: r.frequency }));
+    if (want("moment")) for (const r of m.moments()) fn(doc(`moment:${recordId("moment", r)}`, "moment", pick(r, MOMENT_KEYS)));
+    if (want("goal")) for (const r of m.goals()) fn(doc(`goal:${keyId("goal", r.content)}`, "goal", pick(r, GOAL_KEYS)));
+    if (want("event")) for (const r of m.events()) fn(doc(`event:${recordId("event", r)}`, "event", pick(r, EVENT_KEYS)));
   }
   const eps = booted.episodes;
   if (!eps || part === "nvs") return;

@@ -19,7 +19,8 @@ import { SyncState, STREAM_ORDER, type MarkStream } from "./state";
 import { ABSORBED } from "./ledger";
 import { keyOf, idOf, TYPES, CORE_TYPES, type Key } from "./ids";
 import { forEachLocal, archivedDoc, digestDoc, episodeBody, episodeDocId, episodeHash, hashOf, bodyOf, type LocalDoc, type Body } from "./docs";
-import { applyBody, applyDelete, localNvs, localEpisode, episodeLocal } from "./apply";
+import { applyBody, applyDelete, localNvs, localEpisode, episodeLocal, type ArchiveBatch } from "./apply";
+import type { Fact, Moment, Event } from "../memory/types";
 
 export { SyncError, type Transport };
 
@@ -126,6 +127,11 @@ class Run {
       ck = await this.couch.getLocal(ckId);
     }
     await this.pull();
+    if (this.o.restore && this.booted.archive) {
+      // everything in the archive came from the server: nothing there to offer back
+      for (const s of STREAM_ORDER) st.marks[s] = this.booted.archive.end(s);
+      st.save();
+    }
     await this.push();
     if (this.o.trash) await this.pushTrash();
     this.booted.service.memory.flush();
@@ -166,6 +172,7 @@ class Run {
         if (c.doc.by === hex8(st.pet) && !conflicted) continue; // this device's own write
         await this.pullOne({ id: c.id, rev: typeof c.doc._rev === "string" ? c.doc._rev : undefined, deleted: c.deleted, doc: c.doc });
       }
+      this.toArchive();
       this.booted.service.memory.flush();
       st.pullSeq = page.last;
       // the state is written when the page changed something here, and every
@@ -232,7 +239,7 @@ class Run {
         if (CORE_TYPES.indexOf(TYPES[key.code]) >= 0) this.note(key, body, at);
         return;
       }
-      const a = applyBody(this.booted, st, id, key, body, this.o.restore === true);
+      const a = applyBody(this.booted, st, id, key, body, this.o.restore === true, this.batch);
       this.r.pulled++;
       if (a.hash !== undefined) st.ledger.set(key.code, key.k1, key.k2, a.hash, at);
       else if (a.absorbed) st.ledger.set(key.code, key.k1, key.k2, rh, (at | ABSORBED) >>> 0);
@@ -241,6 +248,35 @@ class Run {
       if (e instanceof Error && (e.name === "PowerCut" || e.name === "SyncError" && (e as SyncError).code !== "bad")) throw e;
       this.r.rejected++;
       trace(`sync: ${id} not applied: ${e instanceof Error ? e.message : String(e)}\n`);
+    }
+  }
+
+  readonly batch: ArchiveBatch = { fact: [], moment: [], event: [] };
+
+  // A page's archived records, one append per type. Outside a restore the
+  // archive is asked first which it holds already (one search per type over
+  // the page's time span); a restore starts from an empty archive, and a page
+  // read again after a cut appends the same lines, which the archive skips.
+  private toArchive(): void {
+    const a = this.booted.archive;
+    for (const t of ["fact", "moment", "event"] as const) {
+      const recs = this.batch[t] as (Fact | Moment | Event)[];
+      if (!recs.length || !a) continue;
+      const have = this.o.restore ? undefined : a.contains(t, recs);
+      const add = have ? recs.filter((_r, i) => !have[i]) : recs.slice();
+      recs.length = 0;
+      try {
+        if (add.length) {
+          a.append(t, add);
+          // a full segment is sealed (its twin dropped) before the next page's
+          // records take room: one bounded step, as the maintenance timer runs
+          a.step();
+        }
+      } catch (e) {
+        if (e instanceof Error && e.name === "PowerCut") throw e;
+        this.r.rejected += add.length;
+        trace(`sync: ${add.length} archived ${t}s not kept: ${e instanceof Error ? e.message : String(e)}\n`);
+      }
     }
   }
 
