@@ -28,6 +28,8 @@ import { mcpMessages, conversation, episodeMessages } from "../test/xs/heap/mess
 import { Xsnap } from "../test/xs/xsnap";
 import { splitBundle } from "../test/xs/bundle";
 import { SimDevice } from "../host-sim/device";
+import { MiniCouch } from "../test/sync/mini-couch";
+import { crc32 } from "../src/nvs/crc32";
 import { setTimeSource } from "../src/time/clock";
 import Preference from "../host-sim/preference";
 import { File as HostFile, Iterator as HostIterator, Directory as HostDirectory, System as HostSystem } from "../host-sim/file";
@@ -99,8 +101,26 @@ async function bundle(out: string): Promise<void> {
   });
 }
 
+// Another pet's day, as the documents it pushed: facts, likes and episodes.
+function otherPet(n: number): unknown[] {
+  const docs: unknown[] = [];
+  const t = Math.floor(new SimDevice().clock.now / 1000);
+  const hex8 = (x: number) => (x >>> 0).toString(16).padStart(8, "0");
+  const crc = (s: string) => crc32(new TextEncoder().encode(s));
+  for (let i = 0; i < n; i++) {
+    const k = i % 3;
+    const body: Record<string, unknown> =
+      k === 0 ? { timestamp: t - i * 60, content: `另一只宠物记下的第${i}件事：主人今天去游泳了，游了${i}米` } : k === 1 ? { content: `爱好${i}` } : { content: `另一只宠物记下的第${i}段经历：主人和朋友去公园放风筝，风筝飞得很高`, keywords: ["风筝"], emotion: "happy", e: 50, i: 50, p: 30, j: 50, createdAt: t - i * 60 };
+    const id = k === 0 ? `fact:${hex8(crc(`fact\n${body.timestamp}\n${body.content}`))}` : k === 1 ? `like:${hex8(crc(`like\n${body.content}`))}` : `episode:0badcafe-${i}`;
+    const rev = `1-${hex8(i + 1)}${hex8(i)}`;
+    docs.push({ _id: id, _rev: rev, _revisions: { start: 1, ids: [rev.slice(2)] }, type: k === 0 ? "fact" : k === 1 ? "like" : "episode", ...body, at: t, by: "0badcafe" });
+  }
+  return docs;
+}
+
 // The Node side of test/xs/heap/bridge.ts: the native modules' state.
 function bridge(onResult: (r: unknown) => void): (bytes: Uint8Array) => Uint8Array {
+  const couch = new MiniCouch();
   const files = new Map<number, HostFile>();
   const iterators = new Map<number, HostIterator>();
   let handles = 0;
@@ -199,6 +219,17 @@ function bridge(onResult: (r: unknown) => void): (bytes: Uint8Array) => Uint8Arr
           break;
         case "result":
           onResult(h[1]);
+          break;
+        case "couch": {
+          // the server of the sync phase lives here, as a real one lives off the device
+          const r = couch.handle(h[1], h[2], payload ? dec.decode(new Uint8Array(payload)) : undefined);
+          value = r.status;
+          out = enc.encode(r.body).buffer as ArrayBuffer;
+          break;
+        }
+        case "couch-seed":
+          // another pet's changes, for the pull: docs as that pet would push them
+          couch.handle("POST", "/heap-owner/_bulk_docs", JSON.stringify({ docs: otherPet(h[1] as number), new_edits: false }));
           break;
         default:
           throw new Error(`heap bridge: unknown call ${JSON.stringify(h[0])}`);

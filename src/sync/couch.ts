@@ -40,7 +40,6 @@ export interface Change {
   id: string;
   revs: string[]; // every leaf (style=all_docs)
   deleted: boolean;
-  doc?: Json; // the winning revision (with _conflicts), or the deletion
 }
 
 export class Couch {
@@ -55,8 +54,13 @@ export class Couch {
     readonly limits: Partial<Limits> = {},
   ) {}
 
-  private async call(method: string, path: string, body?: unknown, ok: number[] = [200, 201], maxBody?: number): Promise<{ status: number; data: Json | unknown[] }> {
-    const text = body === undefined ? undefined : JSON.stringify(body);
+  // The reply's text, unparsed (status 200 or 201 only).
+  private async raw(method: string, path: string, text: string): Promise<string> {
+    const r = await this.send(method, path, text, [200, 201]);
+    return r.body;
+  }
+
+  private async send(method: string, path: string, text: string | undefined, ok: number[], maxBody?: number): Promise<{ status: number; body: string }> {
     this.requests++;
     this.sent += text ? text.length : 0;
     let r;
@@ -68,6 +72,11 @@ export class Couch {
     this.received += r.body.length;
     if (r.status === 401 || r.status === 403) throw new SyncError("auth", `sync: the server refused the credentials (${r.status})`);
     if (ok.indexOf(r.status) < 0) throw new SyncError("server", `sync: ${method} ${path.split("?")[0] || "/"}: status ${r.status}`);
+    return r;
+  }
+
+  private async call(method: string, path: string, body?: unknown, ok: number[] = [200, 201], maxBody?: number): Promise<{ status: number; data: Json | unknown[] }> {
+    const r = await this.send(method, path, body === undefined ? undefined : JSON.stringify(body), ok, maxBody);
     let data: unknown;
     try {
       data = r.body ? JSON.parse(r.body) : {};
@@ -94,8 +103,10 @@ export class Couch {
     await this.call("PUT", `/_local/${encodeURIComponent(id)}`, doc, [200, 201]);
   }
 
+  // One page of changes: ids and leaf revisions only (the documents are read
+  // for the rows that need them); a sequence only on the page's last row.
   async changes(since: string, limit: number): Promise<{ results: Change[]; last: string }> {
-    const r = await this.call("GET", `/_changes?style=all_docs&include_docs=true&conflicts=true&limit=${limit}&since=${encodeURIComponent(since)}`);
+    const r = await this.call("GET", `/_changes?style=all_docs&limit=${limit}&seq_interval=${limit}&since=${encodeURIComponent(since)}`);
     const d = r.data as Json;
     if (!Array.isArray(d.results)) throw new SyncError("bad", "sync: _changes: no results");
     const out: Change[] = [];
@@ -103,23 +114,30 @@ export class Couch {
       if (typeof x !== "object" || x === null || typeof x.id !== "string" || !Array.isArray(x.changes)) throw new SyncError("bad", "sync: _changes: a result without id or changes");
       const revs: string[] = [];
       for (const c of x.changes as Json[]) if (c && typeof c.rev === "string") revs.push(c.rev);
-      const doc = x.doc && typeof x.doc === "object" && !Array.isArray(x.doc) ? (x.doc as Json) : undefined;
-      out.push({ id: x.id, revs, deleted: x.deleted === true, doc });
+      out.push({ id: x.id, revs, deleted: x.deleted === true });
     }
     const last = d.last_seq;
     if (last === undefined || last === null) throw new SyncError("bad", "sync: _changes: no last_seq");
     return { results: out, last: typeof last === "string" ? last : JSON.stringify(last) };
   }
 
-  async revsDiff(revs: Record<string, string[]>): Promise<Record<string, string[]>> {
-    const r = await this.call("POST", "/_revs_diff", revs);
-    const out: Record<string, string[]> = {};
-    const d = r.data as Json;
-    for (const id of Object.keys(d)) {
-      const m = (d[id] as Json)?.missing;
-      if (Array.isArray(m)) out[id] = m.filter((x) => typeof x === "string") as string[];
-    }
-    return out;
+  // Which of the given revisions (one per id) the server lacks. Built and
+  // read as text: a JSON object keyed by document ids would make every id a
+  // property name, which XS keeps for the life of the machine.
+  async revsDiff(ids: string[], revs: string[]): Promise<boolean[]> {
+    const parts: string[] = [];
+    for (let i = 0; i < ids.length; i++) parts.push(`${JSON.stringify(ids[i])}:[${JSON.stringify(revs[i])}]`);
+    const text = await this.raw("POST", "/_revs_diff", "{" + parts.join(",") + "}");
+    if (text.charAt(0) !== "{") throw new SyncError("bad", "sync: _revs_diff: the reply is not a JSON object");
+    return ids.map((id, i) => {
+      const at = text.indexOf(JSON.stringify(id) + ":");
+      if (at < 0) return false;
+      const close = text.indexOf("}", at); // an entry holds arrays of strings only
+      const m = text.indexOf('"missing"', at);
+      if (m < 0 || (close >= 0 && m > close)) return false;
+      const end = text.indexOf("]", m);
+      return text.slice(m, end < 0 ? text.length : end).indexOf(JSON.stringify(revs[i])) >= 0;
+    });
   }
 
   // Winning revision per id (undefined: the server never had it), with the doc when asked.

@@ -47,12 +47,71 @@ export interface SyncReport {
   stateWrites: number;
 }
 
-export const PULL_PAGE = 16; // changes per _changes request, each with its document
-export const PUSH_DOCS = 16; // documents per _bulk_docs
-export const PUSH_BYTES = 8192; // a _bulk_docs body stops growing past this
-export const MAX_REPLY = 16384; // no reply is taken longer than this
+export const PULL_PAGE = 16; // changes per _changes request
+export const FETCH = 4; // documents per _all_docs read
+export const DRAIN_PAGE = 32; // changes per request when passing over this run's own writes
+export const MINE = 256; // writes of one run remembered for that (2 KB); the feed is passed over each time it fills
+export const PUSH_DOCS = 8; // documents per _bulk_docs
+export const PUSH_BYTES = 2048; // a _bulk_docs body stops growing past this
+export const MAX_REPLY = 8192; // no reply is taken longer than this
 
 const DELETED = 0; // the body hash of a deletion
+const ARCHIVED: Record<number, boolean> = { 5: true, 8: true, 10: true }; // fact, moment, event: may be in the archive
+
+// The revisions this run wrote, as two 32-bit hashes of id and revision
+// (one would let about one foreign change in 4 million pass for ours), to know
+// them in the changes feed. When MINE are written, the feed is passed over.
+class Mine {
+  words = new Uint32Array(128);
+  count = 0;
+  full = false;
+  add(id: string, rev: string): void {
+    if (this.count === MINE) {
+      this.full = true;
+      return;
+    }
+    if (this.count * 2 === this.words.length) {
+      const g = new Uint32Array(Math.min(MINE * 2, this.words.length * 2));
+      g.set(this.words);
+      this.words = g;
+    }
+    const b = encode(id + "\n" + rev);
+    this.words[this.count * 2] = crc32(b);
+    this.words[this.count * 2 + 1] = crc32(b, 0, b.length, 0x5a5a5a5a);
+    this.count++;
+  }
+  clear(): void {
+    this.count = 0;
+  }
+  sort(): void {
+    // insertion sort of pairs: a run writes at most MINE, once
+    const w = this.words;
+    for (let i = 1; i < this.count; i++) {
+      const a = w[i * 2], b = w[i * 2 + 1];
+      let j = i - 1;
+      while (j >= 0 && (w[j * 2] > a || (w[j * 2] === a && w[j * 2 + 1] > b))) {
+        w[(j + 1) * 2] = w[j * 2];
+        w[(j + 1) * 2 + 1] = w[j * 2 + 1];
+        j--;
+      }
+      w[(j + 1) * 2] = a;
+      w[(j + 1) * 2 + 1] = b;
+    }
+  }
+  has(id: string, rev: string): boolean {
+    const bytes = encode(id + "\n" + rev);
+    const a = crc32(bytes), b = crc32(bytes, 0, bytes.length, 0x5a5a5a5a);
+    let lo = 0, hi = this.count - 1;
+    while (lo <= hi) {
+      const m = (lo + hi) >> 1;
+      const d = this.words[m * 2] - a || this.words[m * 2 + 1] - b;
+      if (d < 0) lo = m + 1;
+      else if (d > 0) hi = m - 1;
+      else return true;
+    }
+    return false;
+  }
+}
 
 // A revision id: generation, then the body's hash and a hash of the id and
 // the parent. Two devices writing the same body on the same parent make the
@@ -81,6 +140,19 @@ function random32(): number {
   return (Math.floor(Math.random() * 0xfffffffe) + 1) >>> 0;
 }
 
+// A bound on a document's JSON bytes without writing it: three bytes per
+// UTF-16 unit of its strings, 24 per other field, 200 for the protocol's.
+function sizeOf(b: Body): number {
+  let n = 200;
+  for (const k of Object.keys(b)) {
+    const v = b[k];
+    if (typeof v === "string") n += 8 + v.length * 3;
+    else if (Array.isArray(v)) for (const x of v) n += 4 + String(x).length * 3;
+    else n += 24;
+  }
+  return n;
+}
+
 function seconds(): number {
   return Math.floor(now() / 1000);
 }
@@ -88,6 +160,8 @@ function seconds(): number {
 class Run {
   readonly couch: Couch;
   readonly st: SyncState;
+  readonly mine = new Mine();
+  private blocked = false; // the drain met another device's change
   readonly r: SyncReport = { pushed: 0, pulled: 0, conflicts: 0, rejected: 0, trashCleared: 0, checkpoint: "0", requests: 0, sent: 0, received: 0, stateWrites: 0 };
 
   constructor(
@@ -133,6 +207,7 @@ class Run {
       st.save();
     }
     await this.push();
+    await this.drain();
     if (this.o.trash) await this.pushTrash();
     this.booted.service.memory.flush();
     await this.couch.putLocal(ckId, { ...(ck && typeof ck._rev === "string" ? { _rev: ck._rev } : {}), session: st.session, pull_seq: st.pullSeq, at: seconds() });
@@ -165,12 +240,25 @@ class Run {
       this.check();
       const page = await this.couch.changes(st.pullSeq, PULL_PAGE);
       const before = this.r.pulled + this.r.conflicts + this.r.rejected;
+      const fetch: string[] = [];
       for (const c of page.results) {
         const key = keyOf(c.id);
-        if (!key || !c.doc) continue; // not a petmem document (or a design document): not ours to read
-        const conflicted = Array.isArray(c.doc._conflicts) && (c.doc._conflicts as unknown[]).length > 0;
-        if (c.doc.by === hex8(st.pet) && !conflicted) continue; // this device's own write
-        await this.pullOne({ id: c.id, rev: typeof c.doc._rev === "string" ? c.doc._rev : undefined, deleted: c.deleted, doc: c.doc });
+        if (!key) continue; // not a petmem document (or a design document): not ours to read
+        if (c.revs.length === 1) {
+          const i = st.ledger.find(key.code, key.k1, key.k2);
+          if (!c.deleted && i >= 0 && revHash(c.revs[0]) === st.ledger.word(i, 3)) continue; // what this pet holds already
+          if (c.deleted && i < 0 && !ARCHIVED[key.code]) continue; // nothing here to delete
+        }
+        fetch.push(c.id);
+      }
+      for (let k = 0; k < fetch.length; k += FETCH) {
+        this.check();
+        const rows = await this.couch.allDocs(fetch.slice(k, k + FETCH), true);
+        for (const row of rows) {
+          const conflicted = row.doc !== undefined && Array.isArray(row.doc._conflicts) && (row.doc._conflicts as unknown[]).length > 0;
+          if (row.doc && row.doc.by === hex8(st.pet) && !conflicted) continue; // this pet's own write
+          await this.pullOne(row);
+        }
       }
       this.toArchive();
       this.booted.service.memory.flush();
@@ -180,6 +268,28 @@ class Run {
       if (this.r.pulled + this.r.conflicts + this.r.rejected !== before || ++pages % 8 === 0) st.save();
       if (page.results.length < PULL_PAGE) return;
     }
+  }
+
+  // After the push: the server's changes feed now lists this run's own writes;
+  // the checkpoint moves past every page made of them only, so the next pull
+  // does not read them back. A page with another device's change stops it
+  // (the next pull reads that page).
+  private async drain(): Promise<void> {
+    if (this.blocked || !this.mine.count) return;
+    this.mine.sort();
+    for (;;) {
+      this.check();
+      const page = await this.couch.changes(this.st.pullSeq, DRAIN_PAGE);
+      let k = 0;
+      while (k < page.results.length && page.results[k].revs.length === 1 && this.mine.has(page.results[k].id, page.results[k].revs[0])) k++;
+      if (k < page.results.length) {
+        this.blocked = true; // another device's change: the next pull reads from here
+        return;
+      }
+      if (page.results.length) this.st.pullSeq = page.last;
+      if (page.results.length < DRAIN_PAGE) break;
+    }
+    this.mine.clear(); // the feed is read to its end: all of it was ours
   }
 
   private async pullOne(row: { id: string; rev?: string; deleted: boolean; doc?: Json }): Promise<void> {
@@ -201,7 +311,7 @@ class Run {
         const parent = String(l._rev), gen = revGen(parent) + 1, rev = revOf(gen, DELETED, id, parent);
         close.push({ _id: id, _rev: rev, _revisions: revisions(gen, rev, parent), _deleted: true, reason: "conflict_patch", at: seconds(), by: hex8(this.st.pet) });
       }
-      if (close.length) this.r.pushed += await this.couch.bulkDocs(close);
+      await this.bulk(close);
       this.r.conflicts++;
       winner = win && !win._deleted ? win : undefined;
     }
@@ -376,7 +486,7 @@ class Run {
       const parent = row && row.rev ? row.rev : "";
       const gen = revGen(parent) + 1, rev = revOf(gen, d.hash, d.id, parent);
       const doc: Json = { _id: d.id, _rev: rev, _revisions: revisions(gen, rev, parent), type: d.type, ...(d.body as Body), at: t, by: hex8(st.pet) };
-      bytes += JSON.stringify(doc).length;
+      bytes += sizeOf(d.body as Body);
       out.push(doc);
       done.push(d);
       if (bytes >= PUSH_BYTES) {
@@ -389,8 +499,17 @@ class Run {
     await this.send(out, done, t);
   }
 
+  // Writes documents to the memory database, remembering their revisions.
+  private async bulk(out: Json[]): Promise<void> {
+    if (!out.length) return;
+    this.r.pushed += await this.couch.bulkDocs(out);
+    if (this.blocked) return;
+    for (const d of out) this.mine.add(String(d._id), String(d._rev));
+    if (this.mine.count >= MINE - PUSH_DOCS) await this.drain(); // before it is full
+  }
+
   private async send(out: Json[], done: LocalDoc[], t: number): Promise<void> {
-    if (out.length) this.r.pushed += await this.couch.bulkDocs(out);
+    await this.bulk(out);
     for (const d of done) {
       const key = keyOf(d.id) as Key;
       this.st.ledger.set(key.code, key.k1, key.k2, d.hash, t);
@@ -414,7 +533,7 @@ class Run {
         const gen = revGen(parent) + 1, rev = revOf(gen, DELETED, ids[i], parent);
         out.push({ _id: ids[i], _rev: rev, _revisions: revisions(gen, rev, parent), _deleted: true, reason: part[i].reason, at: t, by: hex8(st.pet) });
       }
-      if (out.length) this.r.pushed += await this.couch.bulkDocs(out);
+      await this.bulk(out);
       let changed = out.length > 0;
       if (ledger)
         for (const d of part) {
@@ -436,10 +555,13 @@ class Run {
     if (!a) return;
     const st = this.st;
     let hint = 0;
+    let probe = true;
     if (s === "digest") {
       const seqs = a.streams.moment.newestFirst();
       hint = seqs.length ? seqs[seqs.length - 1] : 0;
     }
+    const end = a.end(s);
+    if (end.seq === st.marks[s].seq && end.pos === st.marks[s].pos) return; // nothing appended since: nothing read
     for (;;) {
       this.check();
       const batch: LocalDoc[] = [];
@@ -461,24 +583,22 @@ class Run {
           return;
         }
         batch.push(d);
-        bytes += JSON.stringify(d.body).length + 96;
-        return batch.length >= PUSH_DOCS * 2 || bytes >= PUSH_BYTES;
+        bytes += sizeOf(d.body as Body);
+        return batch.length >= PUSH_DOCS || bytes >= PUSH_BYTES;
       });
       if (batch.length) {
-        const ask: Record<string, string[]> = {};
-        const revs: string[] = [];
-        for (const d of batch) {
-          const rev = revOf(1, d.hash, d.id, "");
-          revs.push(rev);
-          ask[d.id] = [rev];
-        }
-        const missing = await this.couch.revsDiff(ask);
+        const revs = batch.map((d) => revOf(1, d.hash, d.id, ""));
+        // the server is asked which it lacks until a batch comes back wholly
+        // missing (records past what it has: new); a record sent twice is
+        // stored once anyway (same revision), asking only saves the bytes
+        const missing = probe ? await this.couch.revsDiff(batch.map((d) => d.id), revs) : batch.map(() => true);
+        if (missing.every((x) => x)) probe = false;
         const t = seconds();
         const out: Json[] = [];
         batch.forEach((d, i) => {
-          if (missing[d.id] && missing[d.id].indexOf(revs[i]) >= 0) out.push({ _id: d.id, _rev: revs[i], _revisions: revisions(1, revs[i], ""), type: d.type, ...(d.body as Body), at: t, by: hex8(st.pet) });
+          if (missing[i]) out.push({ _id: d.id, _rev: revs[i], _revisions: revisions(1, revs[i], ""), type: d.type, ...(d.body as Body), at: t, by: hex8(st.pet) });
         });
-        if (out.length) this.r.pushed += await this.couch.bulkDocs(out);
+        await this.bulk(out);
       }
       const moved = next.seq !== st.marks[s].seq || next.pos !== st.marks[s].pos;
       st.marks[s] = next;
@@ -524,7 +644,6 @@ class Run {
     const uploaded: number[] = [];
     for (let k = 0; k < slots.length; k += PUSH_DOCS / 2) {
       this.check();
-      const ask: Record<string, string[]> = {};
       const docs: Json[] = [];
       const t = seconds();
       for (const slot of slots.slice(k, k + PUSH_DOCS / 2)) {
@@ -534,13 +653,14 @@ class Run {
         const id = o ? episodeDocId(o.pet, o.id) : episodeDocId(this.st.pet, ep.id);
         const body = { ...episodeBody(ep), purgeAt: ep.purgeAt };
         const rev = revOf(1, hashOf(body), id, "");
-        ask[id] = [rev];
         docs.push({ _id: id, _rev: rev, _revisions: revisions(1, rev, ""), type: "episode", ...body, at: t, by: hex8(this.st.pet) });
         uploaded.push(slot);
       }
-      const missing = await trash.revsDiff(ask);
-      const out = docs.filter((d) => missing[String(d._id)]);
-      if (out.length) this.r.pushed += await trash.bulkDocs(out);
+      if (docs.length) {
+        const missing = await trash.revsDiff(docs.map((d) => String(d._id)), docs.map((d) => String(d._rev)));
+        const out = docs.filter((_d, i) => missing[i]);
+        if (out.length) this.r.pushed += await trash.bulkDocs(out);
+      }
       this.couch.requests += trash.requests;
       this.couch.sent += trash.sent;
       this.couch.received += trash.received;

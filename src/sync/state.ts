@@ -54,13 +54,18 @@ export class SyncState {
   }
 
   load(): boolean {
+    // the copy of the higher generation first (a 12-byte read of each), the
+    // other only when that one is not valid
+    const gens = [this.genOf(0), this.genOf(1)];
+    const order = gens[1] > gens[0] ? [1, 0] : [0, 1];
     let best: Uint8Array | undefined;
-    let bestGen = -1;
-    for (let k = 0; k < 2; k++) {
+    for (const k of order) {
+      if (gens[k] < 0) continue;
       const b = readWhole(this.path(k));
-      if (!b || !valid(b)) continue;
-      const g = view(b).getUint32(8, true);
-      if (g > bestGen) (best = b), (bestGen = g);
+      if (b && valid(b)) {
+        best = b;
+        break;
+      }
     }
     if (!best) return false;
     const v = view(best);
@@ -82,6 +87,26 @@ export class SyncState {
     for (let i = 0; i < m * 3; i++) this.map[i] = v.getUint32(mo + i * 4, true);
     this.maps = m;
     return true;
+  }
+
+  // A copy's generation from its first 12 bytes, -1 when it is not a copy.
+  private genOf(k: number): number {
+    const path = this.path(k);
+    if (!File.exists(path)) return -1;
+    let f: File | undefined;
+    try {
+      f = new File(path);
+      if (f.length < HEAD + 4) return -1;
+      const b = new Uint8Array(12);
+      readInto(f, 0, 12, b);
+      const v = view(b);
+      return v.getUint32(0, true) === MAGIC && b[4] === VERSION ? v.getUint32(8, true) : -1;
+    } catch (e) {
+      rethrowFatal(e);
+      return -1;
+    } finally {
+      if (f) f.close();
+    }
   }
 
   // Writes the state into the file not holding the newest one.

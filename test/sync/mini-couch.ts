@@ -49,7 +49,8 @@ export class MiniCouch {
     return Promise.resolve(r);
   };
 
-  private handle(method: string, path: string, body?: string): Reply {
+  // One request, answered at once (the heap lane's bridge calls it).
+  handle(method: string, path: string, body?: string): Reply {
     const q = path.indexOf("?");
     const query: Record<string, string> = {};
     if (q >= 0)

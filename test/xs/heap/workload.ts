@@ -33,6 +33,9 @@ import { Episodes } from "../../../src/episode/episodes";
 import { EpisodeStore } from "../../../src/episode/store";
 import { presetOf } from "../../../src/config/presets";
 import { call } from "./bridge";
+import type { Booted } from "../../../src/app/boot";
+import { sync } from "../../../src/sync/replicate";
+import { encode, decode } from "../../../src/text/utf8";
 import { mcpMessages, conversation, episodeMessages } from "./messages";
 import { advance, setNow, now } from "./timer";
 
@@ -58,7 +61,7 @@ interface PhaseResult {
 
 const T0 = fromLocal(2026, 2, 5, 9, 0); // Thursday, 09:00 local
 
-function main(opts: { period: number }): void {
+async function main(opts: { period: number }): Promise<void> {
   setNow(T0);
   setTimeSource(now);
   const messages = mcpMessages(); // built before measuring: the link hands them over
@@ -148,6 +151,41 @@ function main(opts: { period: number }): void {
     a.forget("fact", a.recallByKeyword("fact", "第7条", 1).map((x) => x.id));
     while (a.step()) steps++;
   });
+  // sync: the whole memory pushed to a server (it lives in Node, off the
+  // device), a second sync with nothing new, then another pet's changes pulled
+  // through the memory's rules
+  let syncs: Record<string, number>[] = [];
+  const phaseAsync = async (name: string, fn: () => Promise<void>) => {
+    gc();
+    heapStats(S, 1);
+    await fn();
+    heapStats(S, 0);
+    const r = { peak_slots: v[1] - base.slots, peak_chunk_bytes: v[3] - base.chunk_bytes, stack_peak: v[4], after_slots: 0, after_chunk_bytes: 0 };
+    gc();
+    heapStats(S, 0);
+    r.after_slots = v[0] - base.slots;
+    r.after_chunk_bytes = v[2] - base.chunk_bytes;
+    phases[name] = r;
+  };
+  const booted = { service: service!, episodes: service!.tool.episodes, archive, archiver: undefined, maintenance: undefined, episodeTimer: undefined, line: "" } as unknown as Booted;
+  // as the device's http module: the request body goes out as bytes, the
+  // reply comes in as bytes and is decoded to one string
+  const transport = (_ep: unknown, method: string, path: string, body?: string) => {
+    const r = call(["couch", method, path], body === undefined ? undefined : (encode(body).buffer as ArrayBuffer));
+    return Promise.resolve({ status: r.value as number, body: r.payload ? decode(new Uint8Array(r.payload)) : "" });
+  };
+  const o = { transport, remote: { host: "couch.local", port: 5984 }, db: "heap-owner" };
+  const report = (r: Record<string, unknown>) => void syncs.push({ pushed: r.pushed as number, pulled: r.pulled as number, requests: r.requests as number, received: r.received as number });
+  await phaseAsync("sync-push", async () => {
+    report((await sync(booted, o)) as unknown as Record<string, unknown>);
+  });
+  await phaseAsync("sync-idle", async () => {
+    report((await sync(booted, o)) as unknown as Record<string, unknown>);
+  });
+  await phaseAsync("sync-pull", async () => {
+    call(["couch-seed", 200]);
+    report((await sync(booted, o)) as unknown as Record<string, unknown>);
+  });
   phase("reminders", () => {
     advance(26 * 3600 * 1000);
   });
@@ -179,6 +217,7 @@ function main(opts: { period: number }): void {
         heard,
         archive: archive!.counts(),
         archive_steps: steps,
+        syncs,
         collections: v[5],
       },
     },
