@@ -10,10 +10,31 @@
 // The device always boots: whatever the archive does, the NVS memory is
 // served, and one trace line says what was repaired, set aside or lost.
 
+import config from "mc/config";
 import { bootDevice } from "./app/boot";
+import { request } from "./net/http";
+import { SyncRunner } from "./sync/runner";
 import type { Service } from "./app/service";
 
 const booted = bootDevice();
 export const service: Service = booted.service;
 (globalThis as unknown as { petmem: Service }).petmem = service;
 trace(`petmem: ${booted.line}\n`);
+
+// Sync with the owner's CouchDB-compatible database (docs/SYNC.md) when the
+// build's configuration names one: `"config": {"sync": {"host", "port", "db",
+// "user", "password", "prefix", "trash", "every"}}` in the manifest (or on
+// mcconfig's command line). The credentials are in the firmware image, which
+// flash encryption protects; they are never written to NVS.
+const sc = (config as unknown as { sync?: { host?: string; port?: number; db?: string; user?: string; password?: string; prefix?: string; trash?: boolean; every?: number } }).sync;
+if (sc && sc.host && sc.db) {
+  const runner = new SyncRunner(booted, {
+    transport: request,
+    remote: { host: sc.host, port: sc.port ?? 5984, auth: sc.user ? `${sc.user}:${sc.password ?? ""}` : undefined, prefix: sc.prefix },
+    db: sc.db,
+    trash: sc.trash === true,
+    every: sc.every,
+  });
+  runner.start();
+  trace(`petmem: sync with ${sc.host}:${sc.port ?? 5984}/${sc.db} every ${Math.round(runner.every / 60000)} min\n`);
+}

@@ -10,5 +10,6 @@ import { image } from "./image.js";
 import { inspect } from "./inspect.js";
 import { reset } from "./reset.js";
 import { web } from "./web.js";
+import { syncCmd, restoreCmd } from "./sync.js";
 
-export const COMMANDS: readonly Command[] = [serve, dialog, status, exportCmd, importCmd, image, inspect, reset, web];
+export const COMMANDS: readonly Command[] = [serve, dialog, status, exportCmd, importCmd, image, inspect, reset, web, syncCmd, restoreCmd];

@@ -1,0 +1,129 @@
+// One HTTP request as a promise, over the Moddable SDK's `http` module, with
+// the limits a small device needs: one request at a time, a reply taken only
+// up to `maxBody` bytes, a timeout on the whole request (the SDK's client has
+// none), the body sent as UTF-8 bytes (the SDK's content-length of a String
+// body is its UTF-16 length). Credentials come from the caller for each
+// request and are kept nowhere. Errors: HttpError, code "busy" | "refused" |
+// "lost" | "timeout" | "too big".
+
+import * as sdk from "http";
+import Timer from "timer";
+
+// The SDK's client as this module uses it (Node's own "http" types would
+// shadow the Moddable module's under the desktop's typecheck).
+interface SdkRequest {
+  callback: ((this: SdkRequest, message: number, value?: unknown) => void) | undefined;
+  read(type: typeof ArrayBuffer, count: number): ArrayBuffer;
+  close(): void;
+}
+interface SdkRequestClass {
+  new (d: { host: string; port: number; method: string; path: string; headers: string[]; body?: ArrayBuffer }): SdkRequest;
+  status: number;
+  responseFragment: number;
+  responseComplete: number;
+}
+const Request = (sdk as unknown as { Request: SdkRequestClass }).Request;
+import { encode, decode } from "../text/utf8";
+
+export interface Endpoint {
+  host: string;
+  port: number;
+  auth?: string; // "user:password", sent as HTTP Basic
+  prefix?: string; // a path in front of every request's, e.g. "/couch"
+}
+
+export interface Reply {
+  status: number;
+  body: string;
+}
+
+export interface Limits {
+  timeout: number; // ms for the whole request
+  maxBody: number; // UTF-8 bytes of the reply at most
+}
+
+export const DEFAULT_LIMITS: Limits = { timeout: 15000, maxBody: 16384 };
+
+export class HttpError extends Error {
+  constructor(
+    readonly code: "busy" | "refused" | "lost" | "timeout" | "too big",
+    message: string,
+  ) {
+    super(message);
+    Object.defineProperty(this, "name", { value: "HttpError", configurable: true, writable: true });
+  }
+}
+
+let busy = false;
+
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+export function base64(s: string): string {
+  const b = encode(s);
+  let out = "";
+  for (let i = 0; i < b.length; i += 3) {
+    const n = (b[i] << 16) | ((b[i + 1] ?? 0) << 8) | (b[i + 2] ?? 0);
+    out += B64.charAt((n >> 18) & 63) + B64.charAt((n >> 12) & 63) + (i + 1 < b.length ? B64.charAt((n >> 6) & 63) : "=") + (i + 2 < b.length ? B64.charAt(n & 63) : "=");
+  }
+  return out;
+}
+
+export function request(ep: Endpoint, method: string, path: string, body?: string, limits: Partial<Limits> = {}): Promise<Reply> {
+  const timeout = limits.timeout ?? DEFAULT_LIMITS.timeout;
+  const maxBody = limits.maxBody ?? DEFAULT_LIMITS.maxBody;
+  return new Promise<Reply>((resolve, reject) => {
+    if (busy) {
+      reject(new HttpError("busy", "http: another request is running"));
+      return;
+    }
+    busy = true;
+    const headers: string[] = ["Accept", "application/json"];
+    let bytes: ArrayBuffer | undefined;
+    if (body !== undefined) {
+      headers.push("Content-Type", "application/json");
+      const b = encode(body);
+      bytes = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? (b.buffer as ArrayBuffer) : (b.slice().buffer as ArrayBuffer);
+      headers.push("Content-Length", String(bytes.byteLength));
+    }
+    if (ep.auth) headers.push("Authorization", "Basic " + base64(ep.auth));
+    let status = 0;
+    let size = 0;
+    const parts: Uint8Array[] = [];
+    let req: SdkRequest | undefined;
+    let done = false;
+    const finish = (err: HttpError | undefined, reply?: Reply) => {
+      if (done) return;
+      done = true;
+      Timer.clear(timer);
+      if (req) req.close();
+      busy = false;
+      if (err) reject(err);
+      else resolve(reply as Reply);
+    };
+    const timer = Timer.set(() => finish(new HttpError("timeout", `http: no complete reply in ${timeout} ms`)), timeout);
+    try {
+      req = new Request({ host: ep.host, port: ep.port, method, path: (ep.prefix ?? "") + path, headers, body: bytes });
+    } catch (e) {
+      finish(new HttpError("refused", `http: ${e instanceof Error ? e.message : String(e)}`));
+      return;
+    }
+    req.callback = function (this: SdkRequest, message: number, value?: unknown) {
+      if (message === Request.status) status = value as number;
+      else if (message === Request.responseFragment) {
+        const chunk = this.read(ArrayBuffer, value as number) as ArrayBuffer;
+        size += chunk.byteLength;
+        if (size > maxBody) finish(new HttpError("too big", `http: the reply is longer than ${maxBody} bytes`));
+        else parts.push(new Uint8Array(chunk));
+      } else if (message === Request.responseComplete) {
+        const all = new Uint8Array(size);
+        let at = 0;
+        for (const p of parts) {
+          all.set(p, at);
+          at += p.length;
+        }
+        parts.length = 0;
+        finish(undefined, { status, body: decode(all) });
+      } else if (message < 0) finish(new HttpError(status ? "lost" : "refused", status ? "http: the connection was lost before the reply was whole" : "http: no connection to the server"));
+    };
+  });
+}
