@@ -20,7 +20,7 @@ import { ABSORBED } from "./ledger";
 import { keyOf, idOf, TYPES, CORE_TYPES, type Key } from "./ids";
 import { forEachLocal, archivedDoc, digestDoc, episodeBody, episodeDocId, episodeHash, hashOf, bodyOf, type LocalDoc, type Body } from "./docs";
 import { applyBody, applyDelete, localNvs, localEpisode, episodeLocal, type ArchiveBatch } from "./apply";
-import type { Fact, Moment, Event } from "../memory/types";
+import { PREFERENCE_CAPACITY, type Fact, type Moment, type Event } from "../memory/types";
 
 export { SyncError, type Transport };
 
@@ -349,7 +349,21 @@ class Run {
         if (CORE_TYPES.indexOf(TYPES[key.code]) >= 0) this.note(key, body, at);
         return;
       }
+      // what the memory's own rules push out to make room (a full list of
+      // likes keeps its newest) is not deleted on the server: the pet could
+      // not keep it, other pets may
+      const type = TYPES[key.code];
+      const before = type === "like" || type === "dislike" ? this.ids(type) : undefined;
       const a = applyBody(this.booted, st, id, key, body, this.o.restore === true, this.batch);
+      if (before) {
+        const after = this.ids(type);
+        for (const x of before)
+          if (after.indexOf(x) < 0) {
+            const k = keyOf(x) as Key;
+            const j = st.ledger.find(k.code, k.k1, k.k2);
+            if (j >= 0) st.ledger.removeAt(j);
+          }
+      }
       this.r.pulled++;
       if (a.hash !== undefined) st.ledger.set(key.code, key.k1, key.k2, a.hash, at);
       else if (a.absorbed) st.ledger.set(key.code, key.k1, key.k2, rh, (at | ABSORBED) >>> 0);
@@ -388,6 +402,12 @@ class Run {
         trace(`sync: ${add.length} archived ${t}s not kept: ${e instanceof Error ? e.message : String(e)}\n`);
       }
     }
+  }
+
+  private ids(type: string): string[] {
+    const out: string[] = [];
+    forEachLocal(this.booted, 0, () => undefined, (d) => void out.push(d.id), "nvs", type);
+    return out;
   }
 
   // The value another device gave a core memory, kept as a dated fact.
@@ -432,7 +452,15 @@ class Run {
     await this.pushTombs();
     const reasons = this.episodeReasons();
     const dels: { key: Key; reason: string }[] = [];
-    for (const k of gone) if (k.code !== 0) dels.push({ key: k, reason: TYPES[k.code] === "episode" ? reasons.get(episodeLocal(st, k)) ?? "user_delete" : "user_delete" });
+    const prefs = this.booted.service.memory.preferences();
+    const reasonOf = (k: Key): string => {
+      const t = TYPES[k.code];
+      if (t === "episode") return reasons.get(episodeLocal(st, k)) ?? "user_delete";
+      // a full list lets its oldest go to make room: evicted, not deleted by the owner
+      if ((t === "like" && prefs.likes.length >= PREFERENCE_CAPACITY) || (t === "dislike" && prefs.dislikes.length >= PREFERENCE_CAPACITY)) return "evicted";
+      return "user_delete";
+    };
+    for (const k of gone) if (k.code !== 0) dels.push({ key: k, reason: reasonOf(k) });
     await this.pushDeletions(dels, true);
     // changed documents, a batch at a time
     for (let k = 0; k < dirtyNvs.length; k += PUSH_DOCS) {

@@ -376,4 +376,32 @@ export const scenarios: Scenario[] = [
       sameDocs(held(P.booted), served(couch), "after the retries");
     },
   },
+  {
+    name: "sync: a full list's oldest like, pushed out by a pulled one, stays on the server; one pushed out by the owner's new like is a deletion with reason evicted",
+    async run() {
+      const couch = new MiniCouch();
+      const A = smallPet();
+      for (let i = 0; i < 7; i++) must(A.call({ action: "write", type: "like", content: `爱好${i}` }), "like"); // 8 with 恐龙
+      await on(A.dev, A.booted, options(couch));
+      const devB = new SimDevice({ now: T0, storageBytes: 256 * 1024 });
+      const B = bootOn(devB);
+      await on(devB, B, options(couch, { restore: true }));
+      // B learns a new like: its oldest goes (evicted), and that goes to the server as such
+      devB.install();
+      must(toolCaller(B.service)({ action: "write", type: "like", content: "新爱好" }), "B like");
+      B.service.flush(true);
+      await on(devB, B, options(couch));
+      const db = couch.dbs.get("owner-1")!;
+      const evicted = [...db.docs.values()].filter((d) => d.id.indexOf("like:") === 0 && [...d.revs.values()].some((x) => x.deleted && x.body.reason === "evicted"));
+      equal(evicted.length, 1, "B's pushed-out like is an eviction");
+      const liveLikes = () => [...couch.live("owner-1").keys()].filter((k) => k.indexOf("like:") === 0).length;
+      equal(liveLikes(), 8, "8 likes on the server");
+      // A pulls it: its own oldest is pushed out locally, and not deleted on the server
+      const r = await on(A.dev, A.booted, options(couch));
+      ok(r.pulled >= 2, `A pulled the like and the eviction: ${r.pulled}`);
+      await on(A.dev, A.booted, options(couch));
+      equal(liveLikes(), 8, "still 8 on the server after A synced again");
+      equal(A.booted.service.memory.preferences().likes.length, 8, "A keeps 8");
+    },
+  },
 ];
