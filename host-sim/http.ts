@@ -12,6 +12,12 @@ import net from "node:net";
 
 export type HttpFault = { kind: "refuse" } | { kind: "drop"; after: number } | { kind: "stall" };
 
+// The socket's room for one write: the SDK's Linux socket buffers 1,024 bytes
+// (modules/network/socket/lin/modSocket.c kTxBufferSize); the ESP32's lwIP
+// gives its send buffer's free space (up to 5,744 by default). A write larger
+// than the room throws inside the socket callback, which aborts the machine.
+export const WRITE_ROOM = 1024;
+
 export const httpControl = {
   requests: 0, // requests made since reset
   live: 0, // connections open now
@@ -34,7 +40,7 @@ interface Dictionary {
   method?: string;
   path?: string;
   headers?: (string | number)[];
-  body?: string | ArrayBuffer;
+  body?: string | ArrayBuffer | true;
   response?: typeof String | typeof ArrayBuffer;
 }
 
@@ -71,7 +77,8 @@ export class Request {
       if (name.toLowerCase() === "host") hostHeader = false;
     }
     let body: Buffer | undefined;
-    if (d.body !== undefined) {
+    const streamed = d.body === true;
+    if (d.body !== undefined && d.body !== true) {
       body = typeof d.body === "string" ? Buffer.from(d.body, "utf8") : Buffer.from(new Uint8Array(d.body));
       // the SDK writes a String body's .length (UTF-16 units) as its length
       if (!length) lines.push(`content-length: ${typeof d.body === "string" ? d.body.length : d.body.byteLength}\r\n`);
@@ -93,8 +100,22 @@ export class Request {
       socket.write(head);
       httpControl.sent += head.length;
       if (body) {
+        // http.js writes a whole String or ArrayBuffer body at once
+        if (body.length > WRITE_ROOM) throw new Error(`socket: can't write all data (a ${body.length}-byte body in one write; the room is ${WRITE_ROOM}): the device aborts here`);
         socket.write(body);
         httpControl.sent += body.length;
+      }
+      if (streamed) {
+        // body: true: the callback hands the body a piece at a time, each at most the room
+        for (;;) {
+          if (this.#closed || !this.callback) return;
+          const piece = this.callback(Request.requestFragment, WRITE_ROOM) as ArrayBuffer | string | undefined;
+          if (piece === undefined) break;
+          const b = typeof piece === "string" ? Buffer.from(piece, "utf8") : Buffer.from(new Uint8Array(piece));
+          if (b.length > WRITE_ROOM) throw new Error(`socket: can't write all data (a ${b.length}-byte piece; the room is ${WRITE_ROOM}): the device aborts here`);
+          socket.write(b);
+          httpControl.sent += b.length;
+        }
       }
     });
     socket.on("data", (chunk: Buffer) => {

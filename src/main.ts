@@ -23,10 +23,10 @@ trace(`petmem: ${booted.line}\n`);
 
 // Sync with the owner's CouchDB-compatible database (docs/SYNC.md) when the
 // build's configuration names one: `"config": {"sync": {"host", "port", "db",
-// "user", "password", "prefix", "trash", "every"}}` in the manifest (or on
+// "user", "password", "prefix", "trash", "every", "quiet", "first"}}` in the manifest (or on
 // mcconfig's command line). The credentials are in the firmware image, which
 // flash encryption protects; they are never written to NVS.
-const sc = (config as unknown as { sync?: { host?: string; port?: number; db?: string; user?: string; password?: string; prefix?: string; trash?: boolean; every?: number } }).sync;
+const sc = (config as unknown as { sync?: { host?: string; port?: number; db?: string; user?: string; password?: string; prefix?: string; trash?: boolean; every?: number; quiet?: number; first?: number } }).sync;
 if (sc && sc.host && sc.db) {
   const runner = new SyncRunner(booted, {
     transport: request,
@@ -34,7 +34,8 @@ if (sc && sc.host && sc.db) {
     db: sc.db,
     trash: sc.trash === true,
     every: sc.every,
+    quiet: sc.quiet,
   });
-  runner.start();
+  runner.start(sc.first);
   trace(`petmem: sync with ${sc.host}:${sc.port ?? 5984}/${sc.db} every ${Math.round(runner.every / 60000)} min\n`);
 }

@@ -82,6 +82,30 @@ describe("http (src/net/http.ts over the SDK's Request)", () => {
     assert.equal(s.headers.accept, "application/json");
   });
 
+  it("a body larger than the socket's room goes out in pieces; the SDK's one-write body that large aborts, as on the device", async () => {
+    const big = JSON.stringify({ text: "记忆".repeat(900) }); // 5.4 KB of UTF-8
+    const r = await live(() => request({ host: "127.0.0.1", port }, "POST", "/length", big, { maxBody: 20000 }));
+    assert.equal(JSON.parse(r.body).echo, big);
+    assert.ok(httpControl.sent > big.length, "all of it went out");
+    // the SDK's Request with the whole body at once: the socket cannot take it
+    const { Request, WRITE_ROOM } = await import("../host-sim/http");
+    const failures: unknown[] = [];
+    const listener = (e: unknown) => void failures.push(e);
+    const mochas = process.listeners("uncaughtException");
+    process.removeAllListeners("uncaughtException");
+    process.on("uncaughtException", listener);
+    try {
+      const req = new Request({ host: "127.0.0.1", port, method: "POST", path: "/length", body: new ArrayBuffer(WRITE_ROOM + 1) });
+      req.callback = () => undefined;
+      await new Promise((res) => setTimeout(res, 200));
+      req.close();
+    } finally {
+      process.removeListener("uncaughtException", listener);
+      for (const l of mochas) process.on("uncaughtException", l);
+    }
+    assert.ok(failures.some((e) => e instanceof Error && e.message.includes("can't write all data")), "the oversized write throws in the socket callback");
+  });
+
   it("reads chunked and close-delimited replies, with characters cut between fragments", async () => {
     const c = await live(() => request({ host: "127.0.0.1", port }, "GET", "/chunked"));
     assert.deepEqual(JSON.parse(c.body), { text: "小明喜欢恐龙" });

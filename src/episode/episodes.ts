@@ -271,7 +271,11 @@ export class Episodes implements EpisodeReader {
 
   // Adds an episode (the AI's write, the listener's summary): checked first,
   // nothing changes on a bad input or a store that fails.
-  add(input: EpisodeInput, source: EpisodeSource = "ai"): AddResult {
+  // `opts.createdAt`: the time it happened when another device recorded it
+  // (a sync); `opts.mergeable`: which kept episodes it may update or patch
+  // (a sync lets an episode from the server merge only into this device's own,
+  // never into another one from the server, which its device kept apart).
+  add(input: EpisodeInput, source: EpisodeSource = "ai", opts: { createdAt?: number; mergeable?: (ep: Episode) => boolean } = {}): AddResult {
     const content = checkContent(input.content);
     const keywords = parseKeywords(input.keywords);
     const emotion: Emotion = input.emotion === undefined || input.emotion === null || input.emotion === "" ? "neutral" : (EMOTIONS as readonly string[]).indexOf(input.emotion as string) >= 0 ? (input.emotion as Emotion) : bad(`emotion must be one of ${EMOTIONS.join(", ")}`);
@@ -295,10 +299,11 @@ export class Episodes implements EpisodeReader {
       if (ep.state !== "active") return;
       active++;
       const s = this.signer.similarity(sig, ep.sig);
-      if (s >= UPDATE_SIMILARITY) alike.offer(ep.slot, -s);
+      const may = !opts.mergeable || opts.mergeable(ep);
+      if (s >= UPDATE_SIMILARITY && may) alike.offer(ep.slot, -s);
       if (isCore(ep.p)) {
         core++;
-        if (s >= CONFLICT_SHORTLIST) cores.offer(ep.slot, -s);
+        if (s >= CONFLICT_SHORTLIST && may) cores.offer(ep.slot, -s);
       } else low.offer(ep.slot, importance(ep, t));
     });
     this.known = { active, core, trash };
@@ -356,7 +361,8 @@ export class Episodes implements EpisodeReader {
       slot = oldTrash.slots[0];
       trace(`episode: trash slot ${slot} purged early to make room\n`);
     }
-    const ep: Episode = { slot, id: this.store.nextId(), state: "active", content, keywords, emotion, e, i, p, j, useCount: 0, createdAt: t, lastActiveAt: t, purgeAt: 0, source, sig };
+    const born = opts.createdAt !== undefined && Number.isInteger(opts.createdAt) && opts.createdAt > 0 && opts.createdAt <= t ? opts.createdAt : t;
+    const ep: Episode = { slot, id: this.store.nextId(), state: "active", content, keywords, emotion, e, i, p, j, useCount: 0, createdAt: born, lastActiveAt: t, purgeAt: 0, source, sig };
     batch.unshift(ep);
     this.commit(batch, tombs);
     this.known = { active: active + 1 - evicted.length, core: core + (isCore(p) ? 1 : 0), trash: trash + evicted.length - (slot === oldTrash.slots[0] ? 1 : 0) };

@@ -12,12 +12,13 @@ import Timer from "timer";
 // The SDK's client as this module uses it (Node's own "http" types would
 // shadow the Moddable module's under the desktop's typecheck).
 interface SdkRequest {
-  callback: ((this: SdkRequest, message: number, value?: unknown) => void) | undefined;
+  callback: ((this: SdkRequest, message: number, value?: unknown) => ArrayBuffer | undefined | void) | undefined;
   read(type: typeof ArrayBuffer, count: number): ArrayBuffer;
   close(): void;
 }
 interface SdkRequestClass {
-  new (d: { host: string; port: number; method: string; path: string; headers: string[]; body?: ArrayBuffer }): SdkRequest;
+  new (d: { host: string; port: number; method: string; path: string; headers: string[]; body?: true }): SdkRequest;
+  requestFragment: number;
   status: number;
   responseFragment: number;
   responseComplete: number;
@@ -78,11 +79,14 @@ export function request(ep: Endpoint, method: string, path: string, body?: strin
     }
     busy = true;
     const headers: string[] = ["Accept", "application/json"];
-    let bytes: ArrayBuffer | undefined;
+    // the body goes out in pieces as the socket has room: a write larger than
+    // its room throws inside the SDK's socket callback (1,024 bytes on Linux,
+    // lwIP's send buffer on the ESP32), which aborts the machine
+    let bytes: Uint8Array | undefined;
+    let sent = 0;
     if (body !== undefined) {
       headers.push("Content-Type", "application/json");
-      const b = encode(body);
-      bytes = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? (b.buffer as ArrayBuffer) : (b.slice().buffer as ArrayBuffer);
+      bytes = encode(body);
       headers.push("Content-Length", String(bytes.byteLength));
     }
     if (ep.auth) headers.push("Authorization", "Basic " + base64(ep.auth));
@@ -102,28 +106,43 @@ export function request(ep: Endpoint, method: string, path: string, body?: strin
     };
     const timer = Timer.set(() => finish(new HttpError("timeout", `http: no complete reply in ${timeout} ms`)), timeout);
     try {
-      req = new Request({ host: ep.host, port: ep.port, method, path: (ep.prefix ?? "") + path, headers, body: bytes });
+      req = new Request({ host: ep.host, port: ep.port, method, path: (ep.prefix ?? "") + path, headers, body: bytes ? true : undefined });
     } catch (e) {
       finish(new HttpError("refused", `http: ${e instanceof Error ? e.message : String(e)}`));
       return;
     }
+    // nothing may throw out of this callback: it runs inside the SDK's socket
+    // callback, where an exception is unhandled and aborts the machine
     req.callback = function (this: SdkRequest, message: number, value?: unknown) {
-      if (message === Request.status) status = value as number;
-      else if (message === Request.responseFragment) {
-        const chunk = this.read(ArrayBuffer, value as number) as ArrayBuffer;
-        size += chunk.byteLength;
-        if (size > maxBody) finish(new HttpError("too big", `http: the reply is longer than ${maxBody} bytes`));
-        else parts.push(new Uint8Array(chunk));
-      } else if (message === Request.responseComplete) {
-        const all = new Uint8Array(size);
-        let at = 0;
-        for (const p of parts) {
-          all.set(p, at);
-          at += p.length;
+      try {
+        if (message === Request.requestFragment) {
+          if (!bytes || sent >= bytes.length) return undefined;
+          const n = Math.min(value as number, bytes.length - sent);
+          if (n <= 0) return new ArrayBuffer(0);
+          const piece = bytes.slice(sent, sent + n).buffer as ArrayBuffer;
+          sent += n;
+          return piece;
         }
-        parts.length = 0;
-        finish(undefined, { status, body: decode(all) });
-      } else if (message < 0) finish(new HttpError(status ? "lost" : "refused", status ? "http: the connection was lost before the reply was whole" : "http: no connection to the server"));
+        if (message === Request.status) status = value as number;
+        else if (message === Request.responseFragment) {
+          const chunk = this.read(ArrayBuffer, value as number) as ArrayBuffer | undefined;
+          if (!chunk) return;
+          size += chunk.byteLength;
+          if (size > maxBody) finish(new HttpError("too big", `http: the reply is longer than ${maxBody} bytes`));
+          else parts.push(new Uint8Array(chunk));
+        } else if (message === Request.responseComplete) {
+          const all = new Uint8Array(size);
+          let at = 0;
+          for (const p of parts) {
+            all.set(p, at);
+            at += p.length;
+          }
+          parts.length = 0;
+          finish(undefined, { status, body: decode(all) });
+        } else if (message < 0) finish(new HttpError(status ? "lost" : "refused", status ? "http: the connection was lost before the reply was whole" : "http: no connection to the server"));
+      } catch (e) {
+        finish(new HttpError("lost", `http: ${e instanceof Error ? e.message : String(e)}`));
+      }
     };
   });
 }

@@ -206,7 +206,12 @@ export function applyBody(booted: Booted, state: SyncState, id: string, key: Key
     case "episode": {
       const eps = booted.episodes;
       if (!eps) bad(id, "this device keeps no episodes");
-      const r = eps.add({ content: b.content, keywords: b.keywords, emotion: b.emotion, e: hundredths(b.e), i: hundredths(b.i), p: hundredths(b.p), j: hundredths(b.j) }, "sync");
+      const r = eps.add({ content: b.content, keywords: b.keywords, emotion: b.emotion, e: hundredths(b.e), i: hundredths(b.i), p: hundredths(b.p), j: hundredths(b.j) }, "sync", {
+        createdAt: typeof b.createdAt === "number" ? b.createdAt : undefined,
+        // this device's own, or one a cut left without its document (pulled,
+        // written, the state not saved): never another pulled one
+        mergeable: (ep) => ep.source !== "sync" || !state.origin(ep.id),
+      });
       const before = episodeLocal(state, key);
       if (key.k1 !== state.pet && before !== r.episode.id) {
         if (before) state.dropMap(before);

@@ -136,8 +136,15 @@ function revisions(gen: number, rev: string, parent: string): Json {
   return { start: gen, ids };
 }
 
-function random32(): number {
-  return (Math.floor(Math.random() * 0xfffffffe) + 1) >>> 0;
+// A number no other device picks: XS's Math.random is not seeded on every
+// platform (on the SDK's Linux build two runs draw the same numbers), so the
+// clock to the millisecond and the device's boot count go in too.
+let draws = 0;
+function random32(booted?: Booted): number {
+  const boots = booted ? booted.service.boot.boot : 0;
+  const seed = `${Date.now()}|${now()}|${Math.random()}|${boots}|${++draws}`;
+  const n = (crc32(encode(seed)) ^ Math.floor(Math.random() * 0x100000000)) >>> 0;
+  return n || 1;
 }
 
 // A bound on a document's JSON bytes without writing it: three bytes per
@@ -189,23 +196,18 @@ class Run {
       st.forget();
       st.remote = remote;
     }
-    if (!st.pet) st.pet = random32();
+    if (!st.pet) st.pet = random32(this.booted);
     const ckId = `petmem-${hex8(st.pet)}`;
     let ck = await this.couch.getLocal(ckId);
     if (!ck || ck.session !== st.session || !st.session) {
       // a new remote history, or a server that lost ours: everything is offered again
       if (st.session) st.forget();
-      st.session = random32();
+      st.session = random32(this.booted);
       await this.couch.putLocal(ckId, { ...(ck && typeof ck._rev === "string" ? { _rev: ck._rev } : {}), session: st.session, pull_seq: "0" });
       st.save();
       ck = await this.couch.getLocal(ckId);
     }
     await this.pull();
-    if (this.o.restore && this.booted.archive) {
-      // everything in the archive came from the server: nothing there to offer back
-      for (const s of STREAM_ORDER) st.marks[s] = this.booted.archive.end(s);
-      st.save();
-    }
     await this.push();
     await this.drain();
     if (this.o.trash) await this.pushTrash();
@@ -619,7 +621,10 @@ class Run {
         // the server is asked which it lacks until a batch comes back wholly
         // missing (records past what it has: new); a record sent twice is
         // stored once anyway (same revision), asking only saves the bytes
-        const missing = probe ? await this.couch.revsDiff(batch.map((d) => d.id), revs) : batch.map(() => true);
+        // after a restore everything in the archive came from the server (pulled
+        // records, and pulled facts the memory moved there): walked for the
+        // moves, nothing offered back
+        const missing = this.o.restore ? batch.map(() => false) : probe ? await this.couch.revsDiff(batch.map((d) => d.id), revs) : batch.map(() => true);
         if (missing.every((x) => x)) probe = false;
         const t = seconds();
         const out: Json[] = [];

@@ -42,8 +42,9 @@ export class SyncRunner {
     return s.listener.active || now() - s.lastActive < this.quiet;
   };
 
-  start(): void {
-    if (this.timer === undefined) this.timer = Timer.repeat(() => void this.tick(), 60000);
+  // `first`: ms before the first look (then once a minute).
+  start(first = 60000): void {
+    if (this.timer === undefined) this.timer = Timer.set(() => void this.tick(), first, 60000);
   }
 
   stop(): void {

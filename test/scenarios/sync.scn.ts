@@ -150,6 +150,14 @@ export const scenarios: Scenario[] = [
       ok(found.text.indexOf("第5件事") >= 0, `an archived fact is found: ${found.text.slice(0, 200)}`);
       const again = await on(dev, B, options(couch));
       equal(`${again.pushed}/${again.pulled}`, "0/0", "the new pet's next sync");
+      // each pet names itself (XS's Math.random is not seeded everywhere)
+      const petOf = (d: SimDevice, b: Booted) => {
+        d.install();
+        const st = new SyncState(b.archive!.root);
+        st.load();
+        return st.pet;
+      };
+      ok(petOf(dev, B) !== petOf(A.dev, A.booted), "the new pet has its own name");
     },
   },
   {
@@ -402,6 +410,25 @@ export const scenarios: Scenario[] = [
       await on(A.dev, A.booted, options(couch));
       equal(liveLikes(), 8, "still 8 on the server after A synced again");
       equal(A.booted.service.memory.preferences().likes.length, 8, "A keeps 8");
+    },
+  },
+  {
+    name: "sync: a restore whose pulled facts overflow NVS into the archive deletes nothing on the server",
+    async run() {
+      const couch = new MiniCouch();
+      const A = smallPet();
+      for (let i = 0; i < 30; i++) must(A.call({ action: "write", type: "fact", content: `最近的第${i}件事：主人学会了新的东西` }), "fact");
+      A.booted.service.flush(true);
+      await on(A.dev, A.booted, options(couch));
+      const before = couch.live("owner-1").size;
+      const dev = new SimDevice({ now: A.dev.clock.now, storageBytes: 256 * 1024 });
+      const B = bootOn(dev);
+      const r = await on(dev, B, options(couch, { restore: true }));
+      equal(r.pushed, 0, "a restore pushes nothing");
+      equal(couch.live("owner-1").size, before, "every document still on the server");
+      const again = await on(dev, B, options(couch));
+      equal(`${again.pushed}/${again.pulled}`, "0/0", "then quiet");
+      sameDocs(held(B), served(couch), "the restored pet");
     },
   },
 ];
