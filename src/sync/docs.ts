@@ -12,7 +12,7 @@ import { crc32 } from "../nvs/crc32";
 import { encode } from "../text/utf8";
 import { hex8 } from "../archive/line";
 import { recordId } from "../archive/line";
-import { keyId, archivedItem, unixOf } from "../backup/schema";
+import { keyId, archivedItem, digestItem } from "../backup/schema";
 
 export type Body = Record<string, unknown>;
 
@@ -111,14 +111,9 @@ export function archivedDoc(it: ArchivedItem): LocalDoc {
 }
 
 export function digestDoc(pet: number, it: ArchivedItem, source: number): LocalDoc {
-  return doc(`digest:${hex8(pet)}-${it.id}`, "digest", {
-    of: it.type,
-    month: it.month ?? "",
-    from: unixOf(it.timestamp),
-    until: unixOf(it.until ?? it.timestamp),
-    count: it.count ?? 0,
-    keywords: (it.keywords ?? []).slice(),
-    points: it.content,
-    source,
-  });
+  // the export's digest item without its id and type (src/backup/schema.ts)
+  const o = digestItem(it, source);
+  delete o.id;
+  delete o.type;
+  return doc(`digest:${hex8(pet)}-${it.id}`, "digest", o);
 }

@@ -88,6 +88,16 @@ export function sameDocs(a: { docs: Map<string, number>; episodes: string[] }, b
   equal(b.episodes.join("|"), a.episodes.join("|"), `${what}: episodes`);
 }
 
+// A pet synced, and a second pet of the same owner restored from the server.
+async function twoPets(couch: MiniCouch): Promise<{ A: ReturnType<typeof smallPet>; devB: SimDevice; B: Booted }> {
+  const A = smallPet();
+  await on(A.dev, A.booted, options(couch));
+  const devB = new SimDevice({ now: T0, storageBytes: 256 * 1024 });
+  const B = bootOn(devB);
+  await on(devB, B, options(couch, { restore: true }));
+  return { A, devB, B };
+}
+
 async function on(dev: SimDevice, b: Booted, o: SyncOptions): Promise<SyncReport> {
   dev.install();
   return sync(b, o);
@@ -165,11 +175,7 @@ export const scenarios: Scenario[] = [
     async run() {
       for (const order of ["ABAB", "BAAB"]) {
         const couch = new MiniCouch();
-        const A = smallPet();
-        await on(A.dev, A.booted, options(couch));
-        const devB = new SimDevice({ now: T0, storageBytes: 256 * 1024 });
-        const B = bootOn(devB);
-        await on(devB, B, options(couch, { restore: true }));
+        const { A, devB, B } = await twoPets(couch);
         // both change things while apart
         A.dev.install();
         must(A.call({ action: "write", type: "like", content: "西瓜" }), "A like");
@@ -283,11 +289,7 @@ export const scenarios: Scenario[] = [
     name: "sync: deletions travel as tombstones with their reason; a forgotten archived record goes too",
     async run() {
       const couch = new MiniCouch();
-      const A = smallPet();
-      await on(A.dev, A.booted, options(couch));
-      const devB = new SimDevice({ now: T0, storageBytes: 256 * 1024 });
-      const B = bootOn(devB);
-      await on(devB, B, options(couch, { restore: true }));
+      const { A, devB, B } = await twoPets(couch);
       A.dev.install();
       must(A.call({ action: "delete", type: "like", content: "恐龙" }), "delete like");
       must(A.call({ action: "delete", type: "fact", content: "很久以前：主人去过北京" }), "forget an archived fact");

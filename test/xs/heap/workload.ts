@@ -73,10 +73,11 @@ async function main(opts: { period: number }): Promise<void> {
   const base: Use = { slots: v[0], chunk_bytes: v[2] };
   heapStats(S, 2, opts.period);
   const phases: Record<string, PhaseResult> = {};
-  const phase = (name: string, fn: () => void) => {
+  const begin = () => {
     gc();
     heapStats(S, 1);
-    fn();
+  };
+  const end = (name: string) => {
     heapStats(S, 0);
     const r = { peak_slots: v[1] - base.slots, peak_chunk_bytes: v[3] - base.chunk_bytes, stack_peak: v[4], after_slots: 0, after_chunk_bytes: 0 };
     gc();
@@ -84,6 +85,11 @@ async function main(opts: { period: number }): Promise<void> {
     r.after_slots = v[0] - base.slots;
     r.after_chunk_bytes = v[2] - base.chunk_bytes;
     phases[name] = r;
+  };
+  const phase = (name: string, fn: () => void) => {
+    begin();
+    fn();
+    end(name);
   };
 
   let service: Service | undefined;
@@ -156,16 +162,9 @@ async function main(opts: { period: number }): Promise<void> {
   // through the memory's rules
   let syncs: Record<string, number>[] = [];
   const phaseAsync = async (name: string, fn: () => Promise<void>) => {
-    gc();
-    heapStats(S, 1);
+    begin();
     await fn();
-    heapStats(S, 0);
-    const r = { peak_slots: v[1] - base.slots, peak_chunk_bytes: v[3] - base.chunk_bytes, stack_peak: v[4], after_slots: 0, after_chunk_bytes: 0 };
-    gc();
-    heapStats(S, 0);
-    r.after_slots = v[0] - base.slots;
-    r.after_chunk_bytes = v[2] - base.chunk_bytes;
-    phases[name] = r;
+    end(name);
   };
   const booted = { service: service!, episodes: service!.tool.episodes, archive, archiver: undefined, maintenance: undefined, episodeTimer: undefined, line: "" } as unknown as Booted;
   // as the device's http module: the request body goes out as bytes, the
