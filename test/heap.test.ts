@@ -6,7 +6,7 @@ import { Xsnap } from "./xs/xsnap";
 import { measureHeap, GOAL, type HeapResult } from "../tools/heap";
 
 describe("XS heap (npm run heap)", function () {
-  this.timeout(240000); // the first run builds the worker
+  this.timeout(420000); // the first run builds the worker; the workload takes about 3.5 min here
 
   let r: HeapResult;
   before(async () => {
@@ -32,6 +32,17 @@ describe("XS heap (npm run heap)", function () {
     assert.ok(r.use.peak_chunk_bytes <= GOAL, `peak ${r.peak_chunk_bytes} chunk bytes is ${r.use.peak_chunk_bytes} of ${r.creation.chunk}`);
     assert.ok(r.stack_peak > 0 && r.stack_peak < r.creation.stack, `stack ${r.stack_peak} of ${r.creation.stack}`);
     assert.equal(r.fits, true);
+  });
+
+  it("sync (a push, an idle sync, a pull through the memory's rules) fits the creation; whether within the goal is reported (DESIGN.md \"Sync\")", () => {
+    const w = r.workload as { syncs: { pushed: number; pulled: number }[] };
+    assert.equal(w.syncs.length, 3);
+    assert.ok(w.syncs[0].pushed > 50, `the push pushed ${w.syncs[0].pushed}`);
+    assert.equal(`${w.syncs[1].pushed}/${w.syncs[1].pulled}`, "0/0", "the idle sync moved nothing");
+    assert.ok(w.syncs[2].pulled >= 40, `the pull applied ${w.syncs[2].pulled}`);
+    assert.ok(r.sync.use.peak_slots <= GOAL, `sync peak ${r.sync.peak_slots} slots is ${r.sync.use.peak_slots}`);
+    assert.ok(r.sync.fits_creation, `sync peak ${r.sync.peak_chunk_bytes} chunk bytes is ${r.sync.use.peak_chunk_bytes} of the creation`);
+    assert.ok(r.sync.use.peak_chunk_bytes <= 0.8, `sync peak ${r.sync.peak_chunk_bytes} chunk bytes is ${r.sync.use.peak_chunk_bytes}: above 80% (the goal is 75%, not met yet: DESIGN.md "Sync")`);
   });
 
   it("the instrument sees a live set grow and shrink, and counts the stack", async () => {

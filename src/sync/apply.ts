@@ -42,8 +42,8 @@ export function localNvs(booted: Booted, id: string): { hash: number; body: Body
   let out: { hash: number; body: Body } | undefined;
   const type = id.slice(0, id.indexOf(":"));
   forEachLocal(booted, 0, () => undefined, (d) => {
-    if (!out && d.id === id && d.body) out = { hash: d.hash, body: d.body };
-  }, "nvs", type);
+    if (!out && d.body) out = { hash: d.hash, body: d.body };
+  }, "nvs", type, id);
   return out;
 }
 

@@ -69,28 +69,32 @@ export function episodeBody(ep: Episode): Body {
 
 // Every document the ledger tracks (NVS stores, active or trashed episodes),
 // in a fixed order; `origin` names a pulled episode's document.
-// `only`: one type's documents (a lookup hashes no others).
-export function forEachLocal(booted: Booted, pet: number, origin: (local: number) => { pet: number; id: number } | undefined, fn: (d: LocalDoc) => void, part: "all" | "nvs" | "episodes" | "trash" = "all", only?: string): void {
+// `only`: one type's documents; `want`: one document (no other body is built
+// or hashed: a lookup during a pull makes no garbage for the others).
+export function forEachLocal(booted: Booted, pet: number, origin: (local: number) => { pet: number; id: number } | undefined, fn: (d: LocalDoc) => void, part: "all" | "nvs" | "episodes" | "trash" = "all", only?: string, want?: string): void {
   const m = booted.service.memory;
   const trash = part === "trash";
-  const want = (t: string) => only === undefined || only === t;
+  const on = (t: string) => only === undefined || only === t;
+  const emit = (id: string, type: string, body: () => Body) => {
+    if (want === undefined || want === id) fn(doc(id, type, body()));
+  };
   if (part === "all" || part === "nvs") {
-    if (want("profile")) {
+    if (on("profile")) {
       const p = m.profile() as unknown as Body;
-      for (const f of PROFILE_FIELDS) if (p[f] !== "" && p[f] !== 0) fn(doc(`profile:${f}`, "profile", { field: f, value: p[f] }));
+      for (const f of PROFILE_FIELDS) if (p[f] !== "" && p[f] !== 0) emit(`profile:${f}`, "profile", () => ({ field: f, value: p[f] }));
     }
-    if (want("like") || want("dislike")) {
+    if (on("like") || on("dislike")) {
       const prefs = m.preferences();
-      if (want("like")) for (const c of prefs.likes) fn(doc(`like:${keyId("like", c)}`, "like", { content: c }));
-      if (want("dislike")) for (const c of prefs.dislikes) fn(doc(`dislike:${keyId("dislike", c)}`, "dislike", { content: c }));
+      if (on("like")) for (const c of prefs.likes) emit(`like:${keyId("like", c)}`, "like", () => ({ content: c }));
+      if (on("dislike")) for (const c of prefs.dislikes) emit(`dislike:${keyId("dislike", c)}`, "dislike", () => ({ content: c }));
     }
-    if (want("family")) for (const r of m.family()) fn(doc(`family:${keyId("family", r.name || r.relation)}`, "family", pick(r, FAMILY_KEYS)));
-    if (want("fact")) for (const r of m.facts()) fn(doc(`fact:${recordId("fact", r)}`, "fact", { timestamp: r.timestamp, content: r.content }));
-    if (want("trait")) for (const r of m.traits()) fn(doc(`trait:${keyId("trait", r.content)}`, "trait", { category: r.category, content: r.content }));
-    if (want("habit")) for (const r of m.habits()) fn(doc(`habit:${keyId("habit", r.content)}`, "habit", { content: r.content, frequency: r.frequency }));
-    if (want("moment")) for (const r of m.moments()) fn(doc(`moment:${recordId("moment", r)}`, "moment", pick(r, MOMENT_KEYS)));
-    if (want("goal")) for (const r of m.goals()) fn(doc(`goal:${keyId("goal", r.content)}`, "goal", pick(r, GOAL_KEYS)));
-    if (want("event")) for (const r of m.events()) fn(doc(`event:${recordId("event", r)}`, "event", pick(r, EVENT_KEYS)));
+    if (on("family")) for (const r of m.family()) emit(`family:${keyId("family", r.name || r.relation)}`, "family", () => pick(r, FAMILY_KEYS));
+    if (on("fact")) for (const r of m.facts()) emit(`fact:${recordId("fact", r)}`, "fact", () => ({ timestamp: r.timestamp, content: r.content }));
+    if (on("trait")) for (const r of m.traits()) emit(`trait:${keyId("trait", r.content)}`, "trait", () => ({ category: r.category, content: r.content }));
+    if (on("habit")) for (const r of m.habits()) emit(`habit:${keyId("habit", r.content)}`, "habit", () => ({ content: r.content, frequency: r.frequency }));
+    if (on("moment")) for (const r of m.moments()) emit(`moment:${recordId("moment", r)}`, "moment", () => pick(r, MOMENT_KEYS));
+    if (on("goal")) for (const r of m.goals()) emit(`goal:${keyId("goal", r.content)}`, "goal", () => pick(r, GOAL_KEYS));
+    if (on("event")) for (const r of m.events()) emit(`event:${recordId("event", r)}`, "event", () => pick(r, EVENT_KEYS));
   }
   const eps = booted.episodes;
   if (!eps || part === "nvs") return;

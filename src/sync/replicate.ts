@@ -18,6 +18,7 @@ import { Couch, SyncError, type Json, type Transport, type Endpoint, type Limits
 import { SyncState, STREAM_ORDER, type MarkStream } from "./state";
 import { ABSORBED } from "./ledger";
 import { keyOf, idOf, TYPES, CORE_TYPES, type Key } from "./ids";
+import { keyId } from "../backup/schema";
 import { forEachLocal, archivedDoc, digestDoc, episodeBody, episodeDocId, episodeHash, hashOf, bodyOf, type LocalDoc, type Body } from "./docs";
 import { applyBody, applyDelete, localNvs, localEpisode, episodeLocal, type ArchiveBatch } from "./apply";
 import { PREFERENCE_CAPACITY, type Fact, type Moment, type Event } from "../memory/types";
@@ -355,10 +356,11 @@ class Run {
       // likes keeps its newest) is not deleted on the server: the pet could
       // not keep it, other pets may
       const type = TYPES[key.code];
-      const before = type === "like" || type === "dislike" ? this.ids(type) : undefined;
+      const prefKind = type === "like" || type === "dislike" ? type : undefined;
+      const before = prefKind ? this.ids(prefKind) : undefined;
       const a = applyBody(this.booted, st, id, key, body, this.o.restore === true, this.batch);
-      if (before) {
-        const after = this.ids(type);
+      if (before && prefKind) {
+        const after = this.ids(prefKind);
         for (const x of before)
           if (after.indexOf(x) < 0) {
             const k = keyOf(x) as Key;
@@ -406,10 +408,10 @@ class Run {
     }
   }
 
-  private ids(type: string): string[] {
-    const out: string[] = [];
-    forEachLocal(this.booted, 0, () => undefined, (d) => void out.push(d.id), "nvs", type);
-    return out;
+  // The ids of the likes or dislikes held now (no bodies built).
+  private ids(type: "like" | "dislike"): string[] {
+    const p = this.booted.service.memory.preferences();
+    return (type === "like" ? p.likes : p.dislikes).map((c) => `${type}:${keyId(type, c)}`);
   }
 
   // The value another device gave a core memory, kept as a dated fact.

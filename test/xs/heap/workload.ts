@@ -135,28 +135,6 @@ async function main(opts: { period: number }): Promise<void> {
       advance(5000);
     }
   });
-  let steps = 0;
-  phase("archive", () => {
-    const a = archive!;
-    let ts = Math.floor(T0 / 1000) - 400 * 86400;
-    const batch: { timestamp: number; content: string }[] = [];
-    // enough facts for two sealed segments and an open one, upkeep between batches
-    for (let n = 0; n < 1500; n++) {
-      batch.push({ timestamp: (ts += 3600), content: `第${n}条：主人每天做的事，一条用来填满归档的比较长的记录` });
-      if (batch.length === 5) {
-        a.append("fact", batch);
-        batch.length = 0;
-        if (n % 100 === 99) while (a.step()) steps++;
-      }
-    }
-    a.recallByKeyword("fact", "填满", 20);
-    a.recallByKeyword("fact", "不存在的词", 20);
-    a.recallByTimeRange("fact", "2025-03-01", "2025-06-30", 20);
-    a.recallRecent("fact", 10);
-    // forget one: the scrub rewrites its sealed segment in steps
-    a.forget("fact", a.recallByKeyword("fact", "第7条", 1).map((x) => x.id));
-    while (a.step()) steps++;
-  });
   // sync: the whole memory pushed to a server (it lives in Node, off the
   // device), a second sync with nothing new, then another pet's changes pulled
   // through the memory's rules
@@ -182,8 +160,30 @@ async function main(opts: { period: number }): Promise<void> {
     report((await sync(booted, o)) as unknown as Record<string, unknown>);
   });
   await phaseAsync("sync-pull", async () => {
-    call(["couch-seed", 200]);
+    call(["couch-seed", 60]);
     report((await sync(booted, o)) as unknown as Record<string, unknown>);
+  });
+  let steps = 0;
+  phase("archive", () => {
+    const a = archive!;
+    let ts = Math.floor(T0 / 1000) - 400 * 86400;
+    const batch: { timestamp: number; content: string }[] = [];
+    // enough facts for two sealed segments and an open one, upkeep between batches
+    for (let n = 0; n < 1500; n++) {
+      batch.push({ timestamp: (ts += 3600), content: `第${n}条：主人每天做的事，一条用来填满归档的比较长的记录` });
+      if (batch.length === 5) {
+        a.append("fact", batch);
+        batch.length = 0;
+        if (n % 100 === 99) while (a.step()) steps++;
+      }
+    }
+    a.recallByKeyword("fact", "填满", 20);
+    a.recallByKeyword("fact", "不存在的词", 20);
+    a.recallByTimeRange("fact", "2025-03-01", "2025-06-30", 20);
+    a.recallRecent("fact", 10);
+    // forget one: the scrub rewrites its sealed segment in steps
+    a.forget("fact", a.recallByKeyword("fact", "第7条", 1).map((x) => x.id));
+    while (a.step()) steps++;
   });
   phase("reminders", () => {
     advance(26 * 3600 * 1000);
