@@ -3,21 +3,10 @@
 // at a time, every reply bounded in bytes (src/net/http.ts), every reply's
 // JSON checked for the shape used before anything is trusted.
 
-// What the transport takes and gives (src/net/http.ts has the same shapes).
-export interface Endpoint {
-  host: string;
-  port: number;
-  auth?: string; // "user:password", sent as HTTP Basic; never written to flash by sync
-  prefix?: string; // a path in front of the database, e.g. "/couch"
-}
-export interface Limits {
-  timeout: number; // ms for the whole request
-  maxBody: number; // UTF-8 bytes of a reply at most
-}
-export interface Reply {
-  status: number;
-  body: string;
-}
+// What the transport takes and gives: src/net/http.ts's shapes (types only:
+// the replicator itself loads no network module).
+import type { Endpoint, Limits, Reply } from "../net/http";
+export type { Endpoint, Limits, Reply };
 
 // How requests reach the server: src/net/http.ts `request` on the device and
 // the desktop; a test's in-memory server elsewhere (the replicator itself
