@@ -56,6 +56,14 @@ export function episodeDocId(pet: number, id: number): string {
   return `episode:${hex8(pet)}-${id}`;
 }
 
+type Origin = (local: number) => { pet: number; id: number } | undefined;
+
+// A local episode's document: the one it was pulled as, else this pet's own.
+export function episodeIdFor(pet: number, local: number, origin: Origin): string {
+  const o = origin(local);
+  return o ? episodeDocId(o.pet, o.id) : episodeDocId(pet, local);
+}
+
 // An episode's hash from its header alone: its signature stands for its text
 // (src/episode/sig.ts derives it from content and keywords).
 export function episodeHash(ep: Episode): number {
@@ -71,7 +79,7 @@ export function episodeBody(ep: Episode): Body {
 // in a fixed order; `origin` names a pulled episode's document.
 // `only`: one type's documents; `want`: one document (no other body is built
 // or hashed: a lookup during a pull makes no garbage for the others).
-export function forEachLocal(booted: Booted, pet: number, origin: (local: number) => { pet: number; id: number } | undefined, fn: (d: LocalDoc) => void, part: "all" | "nvs" | "episodes" | "trash" = "all", only?: string, want?: string): void {
+export function forEachLocal(booted: Booted, pet: number, origin: Origin, fn: (d: LocalDoc) => void, part: "all" | "nvs" | "episodes" | "trash" = "all", only?: string, want?: string): void {
   const m = booted.service.memory;
   const trash = part === "trash";
   const on = (t: string) => only === undefined || only === t;
@@ -101,8 +109,7 @@ export function forEachLocal(booted: Booted, pet: number, origin: (local: number
   eps.store.open();
   eps.store.scan((ep) => {
     if (ep.state !== (trash ? "trash" : "active")) return;
-    const o = origin(ep.id);
-    fn({ id: o ? episodeDocId(o.pet, o.id) : episodeDocId(pet, ep.id), type: "episode", body: undefined, hash: episodeHash(ep), slot: ep.slot });
+    fn({ id: episodeIdFor(pet, ep.id, origin), type: "episode", body: undefined, hash: episodeHash(ep), slot: ep.slot });
   });
 }
 

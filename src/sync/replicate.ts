@@ -10,16 +10,15 @@ import type { Booted } from "../app/boot";
 import config from "mc/config";
 import { crc32 } from "../nvs/crc32";
 import { encode } from "../text/utf8";
-import { hex8, type ArchivedItem } from "../archive/line";
-import { digestSource } from "../backup/schema";
+import { hex8, ARCHIVE_TYPES, TYPE_CODE, type ArchiveType, type ArchivedItem } from "../archive/line";
+import { digestSource, keyId } from "../backup/schema";
 import { now } from "../time/clock";
 import { formatDate } from "../time/local";
 import { Couch, SyncError, type Json, type Transport, type Endpoint, type Limits } from "./couch";
 import { SyncState, STREAM_ORDER, type MarkStream } from "./state";
 import { ABSORBED } from "./ledger";
 import { keyOf, idOf, TYPES, CORE_TYPES, type Key } from "./ids";
-import { keyId } from "../backup/schema";
-import { forEachLocal, archivedDoc, digestDoc, episodeBody, episodeDocId, episodeHash, hashOf, bodyOf, type LocalDoc, type Body } from "./docs";
+import { forEachLocal, archivedDoc, digestDoc, episodeBody, episodeIdFor, episodeHash, hashOf, bodyOf, type LocalDoc, type Body } from "./docs";
 import { applyBody, applyDelete, localNvs, localEpisode, episodeLocal, type ArchiveBatch } from "./apply";
 import { PREFERENCE_CAPACITY, type Fact, type Moment, type Event } from "../memory/types";
 
@@ -57,7 +56,18 @@ export const PUSH_BYTES = 2048; // a _bulk_docs body stops growing past this
 export const MAX_REPLY = 8192; // no reply is taken longer than this
 
 const DELETED = 0; // the body hash of a deletion
-const ARCHIVED: Record<number, boolean> = { 5: true, 8: true, 10: true }; // fact, moment, event: may be in the archive
+// The archive's stream code (1 fact, 2 moment, 3 event) of a document type, or
+// 0 for a type that is never archived.
+function archiveCode(code: number): number {
+  return TYPE_CODE[TYPES[code] as ArchiveType] ?? 0;
+}
+
+// A revision on `parent` ("" for a first one) as a document for
+// `_bulk_docs` with new_edits:false: its id, revision and ancestry, then `fields`.
+function revision(id: string, hash: number, parent: string, fields: Json): Json {
+  const gen = revGen(parent) + 1, rev = revOf(gen, hash, id, parent);
+  return { _id: id, _rev: rev, _revisions: revisions(gen, rev, parent), ...fields };
+}
 
 // The revisions this run wrote, as two 32-bit hashes of id and revision
 // (one would let about one foreign change in 4 million pass for ours), to know
@@ -161,6 +171,11 @@ function sizeOf(b: Body): number {
   return n;
 }
 
+// A `_local` document is updated with the revision it has.
+function revOfLocal(doc: Json | undefined): Json {
+  return doc && typeof doc._rev === "string" ? { _rev: doc._rev } : {};
+}
+
 function seconds(): number {
   return Math.floor(now() / 1000);
 }
@@ -204,7 +219,7 @@ class Run {
       // a new remote history, or a server that lost ours: everything is offered again
       if (st.session) st.forget();
       st.session = random32(this.booted);
-      await this.couch.putLocal(ckId, { ...(ck && typeof ck._rev === "string" ? { _rev: ck._rev } : {}), session: st.session, pull_seq: "0" });
+      await this.couch.putLocal(ckId, { ...revOfLocal(ck), session: st.session, pull_seq: "0" });
       st.save();
       ck = await this.couch.getLocal(ckId);
     }
@@ -213,7 +228,7 @@ class Run {
     await this.drain();
     if (this.o.trash) await this.pushTrash();
     this.booted.service.memory.flush();
-    await this.couch.putLocal(ckId, { ...(ck && typeof ck._rev === "string" ? { _rev: ck._rev } : {}), session: st.session, pull_seq: st.pullSeq, at: seconds() });
+    await this.couch.putLocal(ckId, { ...revOfLocal(ck), session: st.session, pull_seq: st.pullSeq, at: seconds() });
     st.save();
     const r = this.r;
     r.checkpoint = st.pullSeq;
@@ -250,7 +265,7 @@ class Run {
         if (c.revs.length === 1) {
           const i = st.ledger.find(key.code, key.k1, key.k2);
           if (!c.deleted && i >= 0 && revHash(c.revs[0]) === st.ledger.word(i, 3)) continue; // what this pet holds already
-          if (c.deleted && i < 0 && !ARCHIVED[key.code]) continue; // nothing here to delete
+          if (c.deleted && i < 0 && !archiveCode(key.code)) continue; // nothing here to delete
         }
         fetch.push(c.id);
       }
@@ -311,8 +326,7 @@ class Run {
       const close: Json[] = [];
       for (const l of leaves.slice(1)) {
         if (l._deleted) continue;
-        const parent = String(l._rev), gen = revGen(parent) + 1, rev = revOf(gen, DELETED, id, parent);
-        close.push({ _id: id, _rev: rev, _revisions: revisions(gen, rev, parent), _deleted: true, reason: "conflict_patch", at: seconds(), by: hex8(this.st.pet) });
+        close.push(revision(id, DELETED, String(l._rev), { _deleted: true, reason: "conflict_patch", at: seconds(), by: hex8(this.st.pet) }));
       }
       await this.bulk(close);
       this.r.conflicts++;
@@ -328,8 +342,8 @@ class Run {
           this.r.conflicts++; // changed here, deleted there: the change stands and is pushed
           return;
         }
-        const archivedType = TYPES[key.code] === "fact" || TYPES[key.code] === "moment" || TYPES[key.code] === "event";
-        if (lh !== undefined || (archivedType && this.booted.archive && !this.booted.archive.tombs.has(["", "fact", "moment", "event"].indexOf(TYPES[key.code]), hex8(key.k1)))) {
+        const ac = archiveCode(key.code);
+        if (lh !== undefined || (ac && this.booted.archive && !this.booted.archive.tombs.has(ac, hex8(key.k1)))) {
           // an archived record is hidden (its tombstone is dropped by the
           // archive's own pass when no such record is on flash here)
           applyDelete(this.booted, st, id, key);
@@ -372,8 +386,8 @@ class Run {
       if (a.hash !== undefined) st.ledger.set(key.code, key.k1, key.k2, a.hash, at);
       else if (a.absorbed) st.ledger.set(key.code, key.k1, key.k2, rh, (at | ABSORBED) >>> 0);
     } catch (e) {
-      if (e instanceof SyncError && e.code !== "bad") throw e;
-      if (e instanceof Error && (e.name === "PowerCut" || e.name === "SyncError" && (e as SyncError).code !== "bad")) throw e;
+      // a refused document is counted; a cut, or a failing link or server, ends the sync
+      if (e instanceof Error && (e.name === "PowerCut" || (e instanceof SyncError && e.code !== "bad"))) throw e;
       this.r.rejected++;
       trace(`sync: ${id} not applied: ${e instanceof Error ? e.message : String(e)}\n`);
     }
@@ -387,7 +401,7 @@ class Run {
   // read again after a cut appends the same lines, which the archive skips.
   private toArchive(): void {
     const a = this.booted.archive;
-    for (const t of ["fact", "moment", "event"] as const) {
+    for (const t of ARCHIVE_TYPES) {
       const recs = this.batch[t] as (Fact | Moment | Event)[];
       if (!recs.length || !a) continue;
       const have = this.o.restore ? undefined : a.contains(t, recs);
@@ -482,9 +496,7 @@ class Run {
       for (const slot of dirtyEps.slice(k, k + PUSH_DOCS / 2)) {
         const ep = eps.store.read(slot);
         if (!ep || ep.state !== "active") continue;
-        const o = st.origin(ep.id);
-        const id = o ? episodeDocId(o.pet, o.id) : episodeDocId(st.pet, ep.id);
-        docs.push({ id, type: "episode", body: episodeBody(ep), hash: episodeHash(ep), slot });
+        docs.push({ id: episodeIdFor(st.pet, ep.id, this.origin), type: "episode", body: episodeBody(ep), hash: episodeHash(ep), slot });
       }
       await this.pushDocs(docs);
     }
@@ -515,11 +527,8 @@ class Run {
         st.ledger.set(key.code, key.k1, key.k2, d.hash, t);
         continue;
       }
-      const parent = row && row.rev ? row.rev : "";
-      const gen = revGen(parent) + 1, rev = revOf(gen, d.hash, d.id, parent);
-      const doc: Json = { _id: d.id, _rev: rev, _revisions: revisions(gen, rev, parent), type: d.type, ...(d.body as Body), at: t, by: hex8(st.pet) };
       bytes += sizeOf(d.body as Body);
-      out.push(doc);
+      out.push(revision(d.id, d.hash, row && row.rev ? row.rev : "", { type: d.type, ...(d.body as Body), at: t, by: hex8(st.pet) }));
       done.push(d);
       if (bytes >= PUSH_BYTES) {
         await this.send(out, done, t);
@@ -561,9 +570,7 @@ class Run {
       for (let i = 0; i < part.length; i++) {
         const row = rows[i];
         if (row && row.deleted) continue; // deleted there already
-        const parent = row && row.rev ? row.rev : "";
-        const gen = revGen(parent) + 1, rev = revOf(gen, DELETED, ids[i], parent);
-        out.push({ _id: ids[i], _rev: rev, _revisions: revisions(gen, rev, parent), _deleted: true, reason: part[i].reason, at: t, by: hex8(st.pet) });
+        out.push(revision(ids[i], DELETED, row && row.rev ? row.rev : "", { _deleted: true, reason: part[i].reason, at: t, by: hex8(st.pet) }));
       }
       await this.bulk(out);
       let changed = out.length > 0;
@@ -609,9 +616,10 @@ class Run {
         } else d = archivedDoc(it);
         const key = keyOf(d.id) as Key;
         for (const g of gone) if (g.code === key.code && g.k1 === key.k1 && g.k2 === key.k2) g.code = 0; // moved, not deleted
-        if (st.ledger.find(key.code, key.k1, key.k2) >= 0) {
+        const j = st.ledger.find(key.code, key.k1, key.k2);
+        if (j >= 0) {
           // pushed from NVS already: its revisions stand; the archive keeps it now
-          st.ledger.removeAt(st.ledger.find(key.code, key.k1, key.k2));
+          st.ledger.removeAt(j);
           return;
         }
         batch.push(d);
@@ -622,16 +630,16 @@ class Run {
         const revs = batch.map((d) => revOf(1, d.hash, d.id, ""));
         // the server is asked which it lacks until a batch comes back wholly
         // missing (records past what it has: new); a record sent twice is
-        // stored once anyway (same revision), asking only saves the bytes
-        // after a restore everything in the archive came from the server (pulled
-        // records, and pulled facts the memory moved there): walked for the
-        // moves, nothing offered back
+        // stored once anyway (same revision), asking only saves the bytes.
+        // After a restore everything in the archive came from the server
+        // (pulled records, and pulled facts the memory moved there): walked
+        // for the moves, nothing offered back.
         const missing = this.o.restore ? batch.map(() => false) : probe ? await this.couch.revsDiff(batch.map((d) => d.id), revs) : batch.map(() => true);
         if (missing.every((x) => x)) probe = false;
         const t = seconds();
         const out: Json[] = [];
         batch.forEach((d, i) => {
-          if (missing[i]) out.push({ _id: d.id, _rev: revs[i], _revisions: revisions(1, revs[i], ""), type: d.type, ...(d.body as Body), at: t, by: hex8(st.pet) });
+          if (missing[i]) out.push(revision(d.id, d.hash, "", { type: d.type, ...(d.body as Body), at: t, by: hex8(st.pet) }));
         });
         await this.bulk(out);
       }
@@ -656,7 +664,7 @@ class Run {
     let last = this.st.tombAt;
     for (const t of a.tombs.entries()) {
       if (t.when < this.st.tombAt) continue;
-      const type = ["", "fact", "moment", "event"][t.code];
+      const type = ARCHIVE_TYPES[t.code - 1];
       if (!type) continue;
       dels.push({ key: { code: TYPES.indexOf(type), k1: t.id >>> 0, k2: 0 }, reason: "user_delete" });
       if (t.when > last) last = t.when;
@@ -684,11 +692,8 @@ class Run {
       for (const slot of slots.slice(k, k + PUSH_DOCS / 2)) {
         const ep = eps.store.read(slot);
         if (!ep || ep.state !== "trash") continue;
-        const o = this.st.origin(ep.id);
-        const id = o ? episodeDocId(o.pet, o.id) : episodeDocId(this.st.pet, ep.id);
         const body = { ...episodeBody(ep), purgeAt: ep.purgeAt };
-        const rev = revOf(1, hashOf(body), id, "");
-        docs.push({ _id: id, _rev: rev, _revisions: revisions(1, rev, ""), type: "episode", ...body, at: t, by: hex8(this.st.pet) });
+        docs.push(revision(episodeIdFor(this.st.pet, ep.id, this.origin), hashOf(body), "", { type: "episode", ...body, at: t, by: hex8(this.st.pet) }));
         uploaded.push(slot);
       }
       if (docs.length) {
