@@ -9,7 +9,7 @@
 import { File } from "file";
 import { crc32 } from "../nvs/crc32";
 import { encode, decode } from "../text/utf8";
-import { readInto, writeAt, openWrite, rethrowFatal } from "../archive/file";
+import { readInto, writeAt, openRead, openWrite, rethrowFatal } from "../archive/file";
 import { Ledger, ENTRY_WORDS } from "./ledger";
 
 export const MAGIC = 0x31534d50; // "PMS1"
@@ -91,11 +91,9 @@ export class SyncState {
 
   // A copy's generation from its first 12 bytes, -1 when it is not a copy.
   private genOf(k: number): number {
-    const path = this.path(k);
-    if (!File.exists(path)) return -1;
-    let f: File | undefined;
+    const f = openRead(this.path(k));
+    if (!f) return -1;
     try {
-      f = new File(path);
       if (f.length < HEAD + 4) return -1;
       const b = new Uint8Array(12);
       readInto(f, 0, 12, b);
@@ -105,7 +103,7 @@ export class SyncState {
       rethrowFatal(e);
       return -1;
     } finally {
-      if (f) f.close();
+      f.close();
     }
   }
 
@@ -195,14 +193,8 @@ function valid(b: Uint8Array): boolean {
 }
 
 function readWhole(path: string): Uint8Array | undefined {
-  if (!File.exists(path)) return undefined;
-  let f: File;
-  try {
-    f = new File(path);
-  } catch (e) {
-    rethrowFatal(e);
-    return undefined;
-  }
+  const f = openRead(path);
+  if (!f) return undefined;
   try {
     const len = f.length;
     if (len > HEAD + 4 + 0xffff * ENTRY_WORDS * 4 + 1024 * 12) return undefined;
