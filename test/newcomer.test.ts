@@ -109,6 +109,31 @@ describe("a newcomer's first hour", function () {
     assert.match(bad.err, /--client: expected one of claude, cursor, windsurf, vscode/);
   });
 
+  it("petmem demo makes a pet with a year of memory through the device's paths, to try at once", function () {
+    this.timeout(240000);
+    const data = path.join(dir, "demo");
+    const r = petmem(["demo", "--data", data, "--tz", "+08:00"]);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, /a year of 林小雨's memory/);
+    const ask = (id: number, args: object) => call(id, args);
+    const s = petmem(["--data", data, "--quiet"], {
+      input: [ask(1, { action: "read" }), ask(2, { action: "search", keyword: "咪咪" }), ask(3, { action: "context", message: "咪咪最近怎么样" }), ask(4, { action: "status" })].join("\n") + "\n",
+    });
+    assert.equal(s.code, 0, s.err);
+    const [read, search, context, status] = s.out.trim().split("\n").map((l) => JSON.parse(JSON.parse(l).result.content[0].text.startsWith("{") ? JSON.parse(l).result.content[0].text : "{}"));
+    assert.equal(read.profile.name, "林小雨");
+    assert.ok(read.family.length >= 5 && read.preferences.likes.includes("恐龙"), "family and likes");
+    assert.ok(read.facts.length >= 1 && read.moments.length >= 1, "this month's facts and moments in NVS");
+    assert.ok(read.schedules.some((x: { content: string }) => x.content === "给咪咪喂药"), "a reminder due soon");
+    assert.ok(status.archive.records.fact >= 20, `months of facts archived (${status.archive.records.fact})`);
+    assert.ok(status.episodes.active >= 3, "episodes kept");
+    assert.ok(JSON.stringify(search).includes("咪咪"), "search finds the cat");
+    assert.ok(context !== undefined);
+    const again = petmem(["demo", "--data", data]);
+    assert.equal(again.code, 1, "never over a pet's memory");
+    assert.match(again.err, /not empty/);
+  });
+
   it("--quiet prints nothing but what was asked for", () => {
     const s = petmem(["--data", dir, "--quiet", "--tz", "+08:00"], { input: call(1, { action: "write", type: "name", content: "小明" }) + "\n" });
     assert.equal(s.code, 0, s.err);

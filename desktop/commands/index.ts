@@ -12,5 +12,6 @@ import { reset } from "./reset.js";
 import { web } from "./web.js";
 import { syncCmd, restoreCmd } from "./sync.js";
 import { clientConfigCmd } from "./client-config.js";
+import { demo } from "./demo.js";
 
-export const COMMANDS: readonly Command[] = [serve, dialog, status, exportCmd, importCmd, image, inspect, reset, web, syncCmd, restoreCmd, clientConfigCmd];
+export const COMMANDS: readonly Command[] = [serve, dialog, status, exportCmd, importCmd, image, inspect, reset, web, syncCmd, restoreCmd, demo, clientConfigCmd];
