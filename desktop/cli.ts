@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Failure, UsageError, type Command, type Context, type OptionSpec } from "./command.js";
 import { COMMANDS } from "./commands/index.js";
+import { setTraceSink } from "../host-sim/trace-sink.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -20,7 +21,7 @@ export function version(): string {
 const GLOBAL: OptionSpec[] = [
   { name: "--help", help: "show this help" },
   { name: "--version", help: "print the version" },
-  { name: "--quiet", help: "no log lines or progress on stderr" },
+  { name: "--quiet", help: "nothing on stderr but a failure: no log lines, boot line or progress" },
   { name: "--debug", help: "show the stack of a failure" },
 ];
 
@@ -128,6 +129,12 @@ const processIo: Io = {
 // when it is done serving).
 export async function runCli(argv: string[], io: Io = processIo): Promise<number> {
   let debug = argv.includes("--debug");
+  const held: string[] = [];
+  setTraceSink((t) => void held.push(t));
+  const release = (show: boolean) => {
+    if (show) for (const t of held.splice(0)) io.err(t);
+    held.length = 0;
+  };
   try {
     const p = parseArgs(argv);
     debug = p.debug;
@@ -148,6 +155,13 @@ export async function runCli(argv: string[], io: Io = processIo): Promise<number
       quiet: p.quiet,
       out: io.out,
       err: io.err,
+      info(text) {
+        if (!p.quiet) io.err(text);
+      },
+      live() {
+        release(!p.quiet || p.debug);
+        setTraceSink(p.quiet && !p.debug ? () => {} : io.err);
+      },
       progress(text) {
         if (p.quiet) return;
         const t = Date.now();
@@ -157,16 +171,21 @@ export async function runCli(argv: string[], io: Io = processIo): Promise<number
       },
     };
     const code = await p.command.run(ctx);
+    release(debug);
     return code ?? 0;
   } catch (e) {
+    release(debug);
     if (e instanceof UsageError) {
       io.err(`petmem: ${e.message}\n`);
       return 2;
     }
-    const message = e instanceof Error ? e.message : String(e);
-    io.err(`petmem: ${e instanceof Failure ? "" : "failed: "}${message}\n`);
+    // one line; the stack (and what the device traced) only with --debug
+    const message = (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, "; ");
+    const hint = e instanceof Failure || debug ? "" : " (--debug shows where)";
+    io.err(`petmem: ${e instanceof Failure ? "" : "failed: "}${message}${hint}\n`);
     if (debug && e instanceof Error && e.stack) io.err(e.stack + "\n");
-    else if (!(e instanceof Failure)) io.err("petmem: (--debug shows where)\n");
     return 1;
+  } finally {
+    setTraceSink((t) => void process.stderr.write(t));
   }
 }

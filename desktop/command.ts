@@ -29,6 +29,14 @@ export interface Context {
   quiet: boolean;
   out(text: string): void; // stdout, as is
   err(text: string): void; // stderr, as is
+  // a line for a person on stderr (what was done, where it is served); silent
+  // under --quiet, which prints nothing but what was asked for
+  info(text: string): void;
+  // the device's own trace lines (the boot line, repairs) go to stderr from
+  // here on, those held since the start first; before it (and in commands
+  // that never call it) they are held, and shown only with --debug, so a
+  // failure is one line. A serving command calls it once it is up.
+  live(): void;
   // one progress line on stderr (anything that takes more than a second says
   // where it is); silent under --quiet and when stderr is not read by a person
   progress(text: string): void;

@@ -128,7 +128,7 @@ export function persist(dev: SimDevice, dir: string): void {
   } else if (fs.existsSync(nvsJson)) {
     const n = convertLegacy(dev, JSON.parse(fs.readFileSync(nvsJson, "utf8")));
     writeAtomic(nvsBin, dev.nvs.image);
-    process.stderr.write(`petmem: converted ${nvsJson} (${n} values) to ${nvsBin}\n`);
+    trace(`petmem: converted ${nvsJson} (${n} values) to ${nvsBin}\n`);
   } else writeAtomic(nvsBin, dev.nvs.image);
   // once nvs.bin holds the values, the old snapshot is kept aside, never read again
   if (fs.existsSync(nvsJson)) fs.renameSync(nvsJson, nvsJson + ".converted");

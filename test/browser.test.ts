@@ -128,15 +128,81 @@ describe("petmem web: the timeline page in chromium", function () {
     assert.equal(await text("#no-results"), "Nothing found for “火星探险” · 没有找到");
   });
 
+  // the layout as boxes: where each part starts and how wide the text column is
+  const layout = (): Promise<{ search: number; timeline: number; storage: number; storageLeft: number; timelineLeft: number; storageWidth: number; timelineWidth: number; textChars: number; viewport: number; overflow: boolean }> =>
+    page.evaluate(`(() => {
+      const r = (s) => document.querySelector(s).getBoundingClientRect();
+      const body = [...document.querySelectorAll("#timeline .item .body")];
+      const px = parseFloat(getComputedStyle(document.querySelector("#timeline .item")).fontSize);
+      const narrowest = Math.min(...body.map((b) => b.getBoundingClientRect().width));
+      return { search: r("#searchbox").top + scrollY, timeline: r("#timeline").top + scrollY, storage: r("#storage").top + scrollY,
+               storageLeft: r("#storage").left, timelineLeft: r("#timeline").left, storageWidth: r("#storage").width, timelineWidth: r("#timeline").width,
+               textChars: narrowest / px, viewport: innerWidth, overflow: document.documentElement.scrollWidth > innerWidth + 1 };
+    })()`);
+
+  async function shoot(name: string): Promise<string> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "petmem-screenshot-"));
+    const file = path.join(dir, name);
+    await page.screenshot({ path: file, fullPage: true });
+    assert.ok(fs.statSync(file).size > 10000);
+    process.stderr.write(`browser test: screenshot at ${file}\n`);
+    return file;
+  }
+
+  it("on a screen: the cards beside search and the timeline, whose text column is wide", async () => {
+    const l = await layout();
+    assert.ok(l.storageLeft < l.timelineLeft, "two columns: the cards on the left");
+    assert.ok(l.search < 200, `search near the top (${l.search})`);
+    assert.ok(l.textChars >= 20, `timeline text ${l.textChars.toFixed(1)} characters wide`);
+    assert.equal(l.overflow, false);
+  });
+
+  it("on a phone (390×844): one column, search at the top, the timeline readable", async () => {
+    await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+    await page.reload({ waitUntil: "networkidle0" });
+    await page.waitForFunction('document.querySelector("#timeline section.month") !== null', { timeout: 20000 });
+    try {
+      const l = await layout();
+      assert.equal(l.viewport, 390);
+      assert.ok(l.search < 200, `search starts ${l.search} px down`);
+      assert.ok(l.timeline < l.storage, "the timeline before the storage card");
+      assert.ok(Math.abs(l.storageLeft - l.timelineLeft) < 2 && Math.abs(l.storageWidth - l.timelineWidth) < 2, "one column");
+      assert.ok(l.timelineWidth > 330, `the column fills the screen (${l.timelineWidth})`);
+      assert.ok(l.textChars >= 20, `timeline text ${l.textChars.toFixed(1)} characters wide`);
+      assert.equal(l.overflow, false, "nothing wider than the screen");
+      await shoot("timeline-phone.png");
+    } finally {
+      await page.setViewport({ width: 1280, height: 1000 });
+      await page.reload({ waitUntil: "networkidle0" });
+      await page.waitForFunction('document.querySelector("#timeline section.month") !== null', { timeout: 20000 });
+    }
+  });
+
+  it("an empty pet's page says how memory gets there", async () => {
+    const empty = tempData("petmem-browser-empty-");
+    const e = await startWebProcess(empty);
+    const p2 = await browser.newPage();
+    try {
+      await p2.setViewport({ width: 390, height: 844, isMobile: true });
+      await p2.goto(e.url + "/", { waitUntil: "networkidle0" });
+      await p2.waitForFunction('!document.querySelector("#empty-help").hidden', { timeout: 20000 });
+      const help: string = await p2.evaluate('document.querySelector("#empty-help").innerText');
+      assert.match(help, /petmem client-config/);
+      assert.match(help, /petmem dialog FILE/);
+      assert.match(help, /petmem demo --data DIR/);
+      assert.equal(await page.evaluate('document.querySelector("#empty-help").hidden'), true, "a pet with memory does not show it");
+    } finally {
+      await p2.close();
+      assert.equal(await e.stop(), 0, e.stderr());
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
   it("loads without an error and saves a screenshot", async () => {
     await page.evaluate('document.querySelector("#q").value = "花生"');
     await page.click("#search-form button");
     await page.waitForFunction('document.querySelector("#results").innerText.includes("主人对花生过敏")', { timeout: 20000 });
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "petmem-screenshot-"));
-    const file = path.join(dir, "timeline.png");
-    await page.screenshot({ path: file, fullPage: true });
-    assert.ok(fs.statSync(file).size > 10000);
-    process.stderr.write(`browser test: screenshot of the timeline page at ${file}\n`);
+    await shoot("timeline.png");
     assert.deepEqual(problems, []);
   });
 });

@@ -22,6 +22,7 @@ export const dialog: Command = {
     if (file !== "-" && !fs.existsSync(file)) throw new Failure(`${file}: no such file`);
     const { tz, now } = timeOptions(ctx);
     const host = openHost({ data: (ctx.opts.data as string) ?? ".petmem", command: "dialog", now, tz });
+    ctx.live();
     try {
       await runDialog(host.service, host.dev, file);
     } finally {

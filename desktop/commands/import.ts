@@ -25,10 +25,14 @@ function readDocument(file: string): unknown {
     const code = (e as NodeJS.ErrnoException).code;
     throw new Failure(`${file}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`);
   }
+  const name = file === "-" ? "stdin" : file;
+  // CSV is for reading in a spreadsheet: it does not carry every field back
+  if (/^\uFEFF?(?:# [a-z_]+\r?\n)?id,type[,\r\n]/.test(text))
+    throw new Failure(`${name}: a CSV export cannot be imported; import the JSON export (\`petmem export > memory.json\`, the default format)`);
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new Failure(`${file === "-" ? "stdin" : file}: not a JSON document (${(e as Error).message})`);
+    throw new Failure(`${name}: not a JSON document (${(e as Error).message}); import takes what \`petmem export\` writes`);
   }
 }
 
@@ -125,7 +129,7 @@ export function runImport(ctx: Context, file: string, data: string, yes: boolean
   const fresh = path.join(dir, NEW);
   try {
     const cut = finishSwap(dir); // an import a cut interrupted
-    if (cut) ctx.err(`petmem: ${cut}\n`);
+    if (cut) ctx.info(`petmem: ${cut}\n`);
     const held = hasDevice(dir) ? peek(dir) : undefined;
     if (held && !yes) throw new Failure(`${data} already holds a pet's memory (${held}); add --yes to replace it with the document's`);
     fs.rmSync(fresh, { recursive: true, force: true });
@@ -152,7 +156,7 @@ export function runImport(ctx: Context, file: string, data: string, yes: boolean
     if (diff) throw new Failure(`the imported memory differs from the document at ${diff}; nothing was imported, ${data} is as it was`);
     commitSwap(dir);
     const total = Object.keys(counts).reduce((n, k) => n + counts[k], 0);
-    ctx.err(`petmem: imported ${total} items into ${dir}${held ? ` (replacing ${held})` : ""}\n`);
+    ctx.info(`petmem: imported ${total} items into ${dir}${held ? ` (replacing ${held})` : ""}\n`);
   } finally {
     if (fs.existsSync(fresh)) finishSwap(dir); // not committed: the attempt goes
     lock.release();

@@ -11,5 +11,7 @@ import { inspect } from "./inspect.js";
 import { reset } from "./reset.js";
 import { web } from "./web.js";
 import { syncCmd, restoreCmd } from "./sync.js";
+import { clientConfigCmd } from "./client-config.js";
+import { demo } from "./demo.js";
 
-export const COMMANDS: readonly Command[] = [serve, dialog, status, exportCmd, importCmd, image, inspect, reset, web, syncCmd, restoreCmd];
+export const COMMANDS: readonly Command[] = [serve, dialog, status, exportCmd, importCmd, image, inspect, reset, web, syncCmd, restoreCmd, demo, clientConfigCmd];

@@ -21,7 +21,7 @@ export const reset: Command = {
     const data = (ctx.opts.data as string) ?? ".petmem";
     const dir = checkDataDir(data);
     if (!hasDevice(dir) && !fs.existsSync(path.join(dir, "storage"))) {
-      ctx.err(`petmem: ${data} holds no memory; nothing to erase\n`);
+      ctx.info(`petmem: ${data} holds no memory; nothing to erase\n`);
       return 0;
     }
     const lock = lockDataFolder(dir, "reset");
@@ -32,12 +32,12 @@ export const reset: Command = {
         const answer = await rl.question(`Erase all of the pet's memory in ${dir}? [y/N] `);
         rl.close();
         if (!/^y(es)?$/i.test(answer.trim())) {
-          ctx.err("petmem: nothing erased\n");
-          return 1;
+          ctx.info("petmem: nothing erased\n");
+          return 0; // a "no" is an answer, not a failure
         }
       }
       for (const e of ENTRIES) fs.rmSync(path.join(dir, e), { recursive: true, force: true });
-      ctx.err(`petmem: erased ${dir}\n`);
+      ctx.info(`petmem: erased ${dir}\n`);
     } finally {
       lock.release();
     }

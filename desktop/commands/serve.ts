@@ -55,7 +55,7 @@ export const serve: Command = {
     { name: "--speed", value: "S", help: "simulated seconds per real second, to watch reminders fire", default: "1" },
     TZ,
     { name: "--xiaozhi", help: "speak the xiaozhi server's messages (one a line) instead of plain MCP" },
-    { name: "--exit", help: "boot, print the partitions' use, and quit" },
+    { name: "--exit", help: "boot, print the partitions' use on stdout, and quit" },
   ],
   details:
     "One JSON-RPC message a line on stdin, replies on stdout; logs on stderr, one line per call\n" +
@@ -65,11 +65,13 @@ export const serve: Command = {
     const speed = speedOf(ctx.opts.speed);
     const { tz, now } = timeOptions(ctx);
     const host = openHost({ data: (ctx.opts.data as string) ?? ".petmem", command: "serve", now, tz });
-    ctx.err(partitionsLine(host) + "\n");
     if (ctx.opts.exit) {
+      ctx.out(partitionsLine(host) + "\n"); // what --exit asks for
       host.close();
       return 0;
     }
+    ctx.live();
+    ctx.info(partitionsLine(host) + "\n");
     const stopClock = driveClock(host, speed);
     const log = (request: string, replies: (string | undefined)[], ms: number) => {
       if (ctx.quiet) return;
@@ -91,7 +93,7 @@ export const serve: Command = {
       if (ctx.opts.xiaozhi) {
         runXiaozhi(host.service, end, log);
         if (process.stdin.isTTY)
-          ctx.err(
+          ctx.info(
             "petmem: a xiaozhi device on stdin/stdout (one server message a line), e.g.\n" +
               '{"type":"mcp","payload":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory","arguments":{"action":"read"}}}}\n' +
               '{"type":"stt","text":"我叫小明"}\n' +
@@ -107,7 +109,7 @@ export const serve: Command = {
         if (reply !== undefined) transport.send(reply);
       });
       if (process.stdin.isTTY)
-        ctx.err(
+        ctx.info(
           `petmem: serving MCP on stdin/stdout (one JSON-RPC message a line; device time zone ${currentTz()}), e.g.\n` +
             '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory","arguments":{"action":"read"}}}\n' +
             "Ctrl-D or Ctrl-C to stop; petmem --help lists the other commands.\n",

@@ -4,6 +4,7 @@
 // SIGINT or SIGTERM; then the conversation under way ends and every change is
 // flushed to the data folder.
 
+import net from "node:net";
 import { DATA, NOW, TZ, UsageError, Failure, type Command } from "../command.js";
 import { openHost, currentTz } from "../host.js";
 import { driveClock, timeOptions } from "./serve.js";
@@ -13,6 +14,22 @@ import { startWeb, BODY_MAX, IMPORT_MAX } from "../web/server.js";
 import { utcOffset } from "../../src/time/local.js";
 
 export const DEFAULT_PORT = 8000;
+
+function portFailure(e: unknown, port: number): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === "EADDRINUSE") return new Failure(`port ${port} on 127.0.0.1 is in use; --port 0 picks a free one`);
+  if (code === "EACCES") return new Failure(`port ${port} on 127.0.0.1 needs privileges; choose one above 1023 or --port 0`);
+  return e;
+}
+
+// A busy port fails before anything is created (the data folder, its lock).
+function portFree(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", (e) => reject(portFailure(e, port)));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve()));
+  });
+}
 
 export function portOf(v: string | true | undefined): number {
   if (v === undefined) return DEFAULT_PORT;
@@ -55,10 +72,10 @@ export const web: Command = {
   async run(ctx) {
     const port = portOf(ctx.opts.port);
     const { tz, now } = timeOptions(ctx);
+    if (port !== 0) await portFree(port); // before the data folder is made or locked
     const host = openHost({ data: (ctx.opts.data as string) ?? ".petmem", command: "web", now, tz });
     let stopClock: (() => void) | undefined;
     try {
-      if (!ctx.quiet) ctx.err(partitionsLine(host) + "\n");
       stopClock = driveClock(host, 1);
       const log = (method: string, path: string, status: number, ms: number) => {
         if (!ctx.quiet) ctx.err(logLine(host.dev.clock.now, utcOffset(), { method: `${method} ${path}` }, String(status), Math.round(ms)));
@@ -67,18 +84,16 @@ export const web: Command = {
       try {
         server = await startWeb(host, { port, log });
       } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === "EADDRINUSE") throw new Failure(`port ${port} on 127.0.0.1 is in use; --port 0 picks a free one`);
-        if (code === "EACCES") throw new Failure(`port ${port} on 127.0.0.1 needs privileges; choose one above 1023 or --port 0`);
-        throw e;
+        throw portFailure(e, port);
       }
+      ctx.live();
+      ctx.info(partitionsLine(host) + "\n");
       ctx.out(`${server.url}\ntoken: ${server.token}\n`);
-      if (!ctx.quiet)
-        ctx.err(
-          `petmem: the timeline at ${server.url} (device time zone ${currentTz()}); calls that change memory need\n` +
-            `  Authorization: Bearer ${server.token}\n` +
-            "Ctrl-C stops it; `petmem web --help` lists the API.\n",
-        );
+      ctx.info(
+        `petmem: the timeline at ${server.url} (device time zone ${currentTz()}); calls that change memory need\n` +
+          `  Authorization: Bearer ${server.token}\n` +
+          "Ctrl-C stops it; `petmem web --help` lists the API.\n",
+      );
       const s = server;
       const stop = stopClock;
       return await new Promise<number>((resolve) => {

@@ -26,8 +26,19 @@ export const PAGE = `<!doctype html>
   header { padding: 18px 24px 8px; border-bottom: 1px solid var(--line); background: var(--card); }
   header h1 { margin: 0; font-size: 24px; }
   header .sub { color: var(--soft); font-size: 13px; }
-  main { display: grid; grid-template-columns: minmax(260px, 340px) 1fr; gap: 18px; padding: 18px 24px; max-width: 1200px; }
-  @media (max-width: 800px) { main { grid-template-columns: 1fr; } }
+  /* wide: the cards on the left, search and timeline on the right; below
+     700 px one column with search and timeline first (they come first in
+     the document, so a phone and a screen reader meet them first) */
+  main { display: grid; grid-template-columns: minmax(260px, 340px) minmax(0, 1fr); grid-template-areas: "side primary"; gap: 18px; padding: 18px 24px; max-width: 1200px; }
+  main > .primary { grid-area: primary; min-width: 0; }
+  main > .side { grid-area: side; min-width: 0; }
+  @media (max-width: 699px) {
+    main { grid-template-columns: minmax(0, 1fr); grid-template-areas: "primary" "side"; padding: 12px; gap: 0; }
+    header { padding: 12px 12px 6px; }
+    .item { grid-template-columns: auto 1fr; gap: 2px 8px; }
+    .item > .body { grid-column: 1 / -1; }
+    .item .badge { justify-self: start; }
+  }
   section.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; margin-bottom: 16px; }
   section.card h2 { margin: 0 0 8px; font-size: 16px; }
   dl { margin: 0; display: grid; grid-template-columns: auto 1fr; gap: 2px 12px; }
@@ -44,7 +55,10 @@ export const PAGE = `<!doctype html>
   #results li { margin: 2px 0; }
   .month { margin-bottom: 14px; }
   .month h3 { margin: 0 0 6px; font-size: 15px; border-bottom: 1px solid var(--line); padding-bottom: 2px; }
-  .item { list-style: none; display: grid; grid-template-columns: 128px 108px 1fr; gap: 8px; padding: 3px 0; }
+  .item { list-style: none; display: grid; grid-template-columns: 128px 108px minmax(0, 1fr); gap: 8px; padding: 3px 0; }
+  .item > .body { min-width: 0; overflow-wrap: anywhere; }
+  #empty-help[hidden] { display: none; }
+  #empty-help code { background: #f1ede6; padding: 0 4px; border-radius: 4px; }
   .month ul { padding: 0; }
   .item time { color: var(--soft); font-variant-numeric: tabular-nums; font-size: 13px; }
   .badge { font-size: 12px; border-radius: 10px; padding: 0 8px; color: #fff; text-align: center; white-space: nowrap; align-self: start; }
@@ -64,17 +78,17 @@ export const PAGE = `<!doctype html>
   <div class="sub" id="subtitle">loading…</div>
 </header>
 <main>
-  <div>
-    <section class="card" id="storage"><h2>Storage · 存储</h2><div class="muted">loading…</div></section>
-    <section class="card" id="profile"><h2>Profile · 资料</h2><div class="muted">loading…</div></section>
-    <section class="card" id="family"><h2>Family · 家人朋友</h2></section>
-    <section class="card" id="likes"><h2>Likes &amp; dislikes · 喜好</h2></section>
-    <section class="card" id="about"><h2>Traits, habits, goals · 性格习惯目标</h2></section>
-    <section class="card" id="yearly"><h2>Every year &amp; to do · 每年与待办</h2></section>
-    <section class="card" id="episodes"><h2>Episodes · 情景记忆</h2></section>
-    <section class="card" id="archive"><h2>Archive months · 归档月份</h2></section>
-  </div>
-  <div>
+  <div class="primary">
+    <section class="card" id="empty-help" hidden>
+      <h2>No memory yet · 还没有记忆</h2>
+      <p>The pet remembers what it hears and what its AI writes through the MCP tool <code>memory</code>. To fill this page:</p>
+      <ul>
+        <li>talk to it through an MCP client: <code>petmem client-config</code> prints the block to paste;</li>
+        <li>feed it a conversation: <code>petmem dialog FILE</code> (<code>user: …</code> / <code>assistant: …</code> lines);</li>
+        <li>or look at a pet with a year of memory: <code>petmem demo --data DIR</code>, then <code>petmem web --data DIR</code>.</li>
+      </ul>
+      <p class="muted">宠物记住它听到的话和 AI 通过 memory 工具写下的内容。</p>
+    </section>
     <section class="card" id="searchbox">
       <h2>Search · 搜索</h2>
       <form class="search" id="search-form" autocomplete="off">
@@ -84,6 +98,16 @@ export const PAGE = `<!doctype html>
       <div id="results" aria-live="polite"></div>
     </section>
     <section class="card" id="timeline"><h2>Timeline · 时间线</h2><div class="muted">loading…</div></section>
+  </div>
+  <div class="side">
+    <section class="card" id="storage"><h2>Storage · 存储</h2><div class="muted">loading…</div></section>
+    <section class="card" id="profile"><h2>Profile · 资料</h2><div class="muted">loading…</div></section>
+    <section class="card" id="family"><h2>Family · 家人朋友</h2></section>
+    <section class="card" id="likes"><h2>Likes &amp; dislikes · 喜好</h2></section>
+    <section class="card" id="about"><h2>Traits, habits, goals · 性格习惯目标</h2></section>
+    <section class="card" id="yearly"><h2>Every year &amp; to do · 每年与待办</h2></section>
+    <section class="card" id="episodes"><h2>Episodes · 情景记忆</h2></section>
+    <section class="card" id="archive"><h2>Archive months · 归档月份</h2></section>
   </div>
 </main>
 <script>
@@ -196,11 +220,12 @@ export const PAGE = `<!doctype html>
 
     var tl = section("timeline");
     if (!d.timeline.length) tl.appendChild(el("div", { cls: "muted", text: "nothing on the timeline yet" }));
+    document.getElementById("empty-help").hidden = Boolean(d.timeline.length || Object.keys(p).length || (d.family || []).length || (d.likes || []).length);
     d.timeline.forEach(function (g) {
       var ul = el("ul");
       g.items.forEach(function (it) {
         var cls = "item k-" + it.kind + (it.archived ? " archived" : "") + (it.core ? " core" : "");
-        var textCell = el("span", null, [el("span", { cls: "text", text: it.text }), it.detail ? el("span", { cls: "detail", text: it.detail }) : null]);
+        var textCell = el("span", { cls: "body" }, [el("span", { cls: "text", text: it.text }), it.detail ? el("span", { cls: "detail", text: it.detail }) : null]);
         ul.appendChild(el("li", { cls: cls, "data-kind": it.kind }, [el("time", { text: it.at }), el("span", { cls: "badge", text: KIND[it.kind] || it.kind }), textCell]));
       });
       tl.appendChild(el("section", { cls: "month", "data-month": g.month }, [el("h3", { text: monthTitle(g.month) }), ul]));

@@ -391,7 +391,8 @@ export function startWeb(host: Host, opts: WebOptions): Promise<WebServer> {
       const auth = req.headers.authorization;
       if (!auth) throw new HttpError(401, "this call needs the token printed at start: Authorization: Bearer TOKEN", {}, { "WWW-Authenticate": 'Bearer realm="petmem"' });
       const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-      if (!m || !sameToken(m[1], token)) throw new HttpError(403, "wrong token: use the one `petmem web` printed at start");
+      if (!m) throw new HttpError(403, "the Authorization header must be `Bearer TOKEN`, with the token `petmem web` printed at start");
+      if (!sameToken(m[1], token)) throw new HttpError(403, "wrong token: use the one `petmem web` printed at start");
     }
     await h(req, res, url);
     return res.statusCode;

@@ -89,7 +89,7 @@ static void callService(const char* method, const char* role, const char* text)
 
 /*
  * A line is an MCP message (JSON), or a line of conversation as for
- * `npm start -- --dialog`: "user: ..." or "assistant: ..." goes to
+ * `petmem dialog`: "user: ..." or "assistant: ..." goes to
  * petmem.hear(), a blank line ends the conversation, "#..." is a comment
  * ("@ time" lines are ignored: the clock is the system's).
  */
