@@ -62,6 +62,12 @@ export interface Extraction {
   items: Extracted[];
   retractions: Retraction[];
   cancelPrevious: boolean; // "开玩笑的" alone: what the previous utterance said is withdrawn
+  // "这个别记", "忘掉吧", "名字别记": the kinds to forget of what this
+  // conversation said before this utterance (its own items are dropped here)
+  forget?: PendingKind[] | "all";
+  // another person speaks ("我是她奶奶"): true from here on; false when the
+  // device is handed back ("宝宝你跟它说"); undefined: unchanged
+  other?: boolean;
 }
 
 export const VALUE_BYTES = 48; // the pending record's value field
@@ -89,6 +95,7 @@ class X {
     女朋友: "女朋友", 男朋友: "男朋友", friend: "朋友", "best friend": "朋友",
     狗: "狗", 小狗: "狗", 狗狗: "狗", 猫: "猫", 小猫: "猫", 猫咪: "猫", 兔子: "兔子", 小兔子: "兔子", 小白兔: "兔子", dog: "狗", cat: "猫",
     仓鼠: "仓鼠", 乌龟: "乌龟", 小乌龟: "乌龟", 鹦鹉: "鹦鹉", 金鱼: "金鱼", 小鸟: "鸟",
+    孩子: "孩子", 娃: "孩子", 外孙: "外孙", 外孙女: "外孙女", 儿媳: "儿媳", 儿媳妇: "儿媳", 女婿: "女婿", 闺女: "女儿",
   });
   static REL_ALT = Object.keys(X.RELATIONS).sort((a, b) => b.length - a.length).join("|");
   static SURNAMES = "王李张刘陈杨赵黄周吴徐孙胡朱高林何郭马罗梁宋郑谢韩唐冯于董萧程曹袁邓许傅沈曾彭吕苏卢蒋蔡贾丁魏薛叶阎余潘杜戴夏钟汪田任姜范方石姚谭廖邹熊金陆郝孔白崔康毛邱秦江史顾侯邵孟龙万段钱汤尹黎易常武乔贺赖龚文欧严";
@@ -248,6 +255,36 @@ class X {
   static ASKS_BIRTHDAY = /你的生日|你生日|哪天出生|什么时候出生/;
   static ASKS_JOB = /你做什么工作|你是做什么的|你的工作|你干什么工作|你在哪上班/;
   static ASKS_HAS = /你(?:家)?有(?:没有)?(?:兄弟姐妹|宠物|哥哥|姐姐|弟弟|妹妹|小狗|小猫|孩子|朋友)/;
+  // Recognition slips and dialect words read as the Mandarin the rules know
+  // (issue 24): pairs [said, read], the longer first where one holds another.
+  static RESPELL: readonly (readonly [string, string])[] = Object.freeze([
+    ["喜换", "喜欢"], ["洗欢", "喜欢"], ["希欢", "喜欢"], ["西欢", "喜欢"], ["喜环", "喜欢"], ["吸欢", "喜欢"], ["讨燕", "讨厌"],
+    ["唔钟意", "不喜欢"], ["唔中意", "不喜欢"], ["唔喜欢", "不喜欢"], ["钟意", "喜欢"], ["中意", "喜欢"], ["稀罕", "喜欢"], ["欢喜", "喜欢"],
+    ["喜欢食", "喜欢吃"], ["爱食", "爱吃"], ["我哋", "我们"], ["屋企", "家"], ["屋头", "家"], ["咱家", "我家"], ["咱们", "我们"], ["俺", "我"],
+    ["喺", "在"], ["冇", "没有"], ["阿妈", "妈妈"], ["阿爸", "爸爸"], ["细佬", "弟弟"], ["弟娃", "弟弟"], ["家姐", "姐姐"], ["老头子", "老伴"],
+    ["老太婆", "老伴"], ["狗子", "狗"], ["住载", "住在"], ["住再", "住在"], ["耍", "玩"], ["噻", ""], ["嘞", ""], ["喽", ""],
+    ["喜欢喜欢", "喜欢"], ["喜欢欢", "喜欢"], ["讨厌讨厌", "讨厌"], ["讨厌厌", "讨厌"], ["了了", "了"], ["吃吃", "吃"], ["是是", "是"], ["叫叫", "叫"],
+  ]);
+  // a clause left open by a restart: what follows is its object (我叫 王梓轩)
+  static OPEN_END = /(?:叫|是|在|住|喜欢|讨厌|爱|今年|生日是|有|姓)$/;
+  static PAUSE_FILLER = /^(?:嗯+|啊+|呃+|额+|那个|就是|这个|哦+)$/;
+  // "这个别记", "刚才说错了忘掉吧", "当我没说", "你把我名字忘了吧", "取消吧"
+  static FORGET = /别记|不要记|不用记|不许记|别给我记|别记住|忘掉|忘了它|忘了吧|忘记吧|忘记它|把.{0,6}忘了|当我没说|就当没说|删掉|删了|删除|不算数?$|取消|算了不|不用了|不是我$|说的是(?:我)?(?:同学|朋友|别人|他|她)/;
+  // secrets said aloud: the clause yields nothing and is masked in the chat log
+  static SECRET = /密码|口令|验证码|身份证号|卡号|手机号|电话号|电话是|号码是|学号|车牌|门牌|单元|号院|号楼|门锁|账号|微信号|qq号|QQ号/;
+  static SECRET_WORD = /秘密|悄悄话|别告诉别人|不能告诉别人|不许告诉/;
+  static LONG_DIGITS = /[0-9]{5,}|[零〇一二三四五六七八九幺]{5,}/;
+  // stories read aloud, role-play, songs, quoted characters: nothing about the speaker
+  static FICTION = /^(?:从前|很久很久以前|有一天|我给你讲|给你讲|我念给你听|念给你听|我给你念|我给你唱|给你唱|我们来玩|我们玩|来玩|假装|你当|我当|我演|我扮演|老师让我们背|背课文)|过家家|角色扮演|扮演|故事里|书里|电视里|动画片里|课文|歌词|唱首歌|唱个歌|主人公|主角/;
+  static CHARACTERS = /^(?:一只|一个|个)?(?:孙悟空|猪八戒|唐僧|沙僧|哪吒|奥特曼|迪迦|喜羊羊|美羊羊|懒羊羊|灰太狼|熊大|熊二|光头强|佩奇|小猪佩奇|乔治|艾莎|安娜|白雪公主|小红帽|大灰狼|超人|蜘蛛侠|钢铁侠|蝙蝠侠|哈利波特|葫芦娃|米老鼠|唐老鸭|海绵宝宝|派大星|皮卡丘|小猪|粉刷匠|小小鸟|小小小小鸟|公主|王子|国王|怪兽|大王)/;
+  static LYRICS = /小小鸟|飞呀飞|粉刷匠|两只老虎|跑得快|白又白|世上只有妈妈好|有妈的孩子|我爱北京天安门|我的好妈妈|一闪一闪|找呀找呀|拔萝卜|小燕子穿花衣|荡起双桨|门前大桥下|数鸭子|俺老孙|老孙来也|魔镜魔镜|我一定会回来的/;
+  // a quoted character: "灰太狼说", "熊大说…"
+  static QUOTED = /^(?:(?![我你他她时不对是])[\u4e00-\u9fa5]){1,5}(?:说|唱)(?:过|着|道)?(?=$|我)/;
+  // another person takes over: "我是她奶奶", "我是乐乐的爸爸", "我是孩子的妈妈"
+  static SPEAKER_IS = /^我是(?:他|她|孩子|宝宝|[\u4e00-\u9fa5]{1,3}?)的?(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷|哥哥|姐姐|阿姨|叔叔|舅舅|姑姑|小姨)$/;
+  // the device handed to someone: "奶奶你跟它说两句", "宝宝快跟小狗狗说…"
+  static HAND_TO = /^([\u4e00-\u9fa5]{1,3}?)(?:你|您)?(?:快|快点|来|自己|也)*(?:跟|和|对|给)(?:它|他|她|小狗狗|狗狗|小狗|宠物|小家伙)(?:说|讲|聊|打个招呼|打招呼)/;
+  static INTRO = new RegExp(`^这(?:个|位)?(?:就)?是我(?:的|家的?|们家的?)?(${X.REL_ALT})(.*)$`);
   static NOT_ANSWERS = /^(?:你猜|不告诉你|不知道|没有|没|不是|是的|是|对|对的|好|好的|嗯|随便|都行|都可以|都喜欢|都不喜欢|喜欢|不喜欢|秘密|保密|忘了|不记得了|还行|一般|有|有的)$/;
 }
 
@@ -261,6 +298,7 @@ export const MEMBER_TYPE: Readonly<Record<string, "family" | "relative" | "frien
   伯伯: "relative", 表哥: "relative", 表姐: "relative", 表弟: "relative", 表妹: "relative", 堂哥: "relative", 堂姐: "relative", 堂弟: "relative", 堂妹: "relative",
   朋友: "friend", 闺蜜: "friend", 同桌: "friend", 同学: "friend", 室友: "friend", 同事: "friend", 女朋友: "friend", 男朋友: "friend",
   狗: "pet", 猫: "pet", 兔子: "pet", 仓鼠: "pet", 乌龟: "pet", 鹦鹉: "pet", 金鱼: "pet", 鸟: "pet",
+  孩子: "family", 外孙: "family", 外孙女: "family", 儿媳: "family", 女婿: "family",
 });
 
 
@@ -314,6 +352,51 @@ function isPlace(s: string): boolean {
   return true;
 }
 
+// Slips and dialect (X.RESPELL), a stammered 我 (我我我), a number after
+// which 随 is 岁, 七十有三.
+function respell(text: string): string {
+  let s = text;
+  for (const [a, b] of X.RESPELL) if (s.indexOf(a) >= 0) s = s.split(a).join(b);
+  return s.replace(/我(?:\s*我)+/g, "我").replace(/([^现正还都也])在在/g, "$1在").replace(/([一二三四五六七八九十两0-9])随/g, "$1岁").replace(/十有([一二三四五六七八九])/g, "十$1");
+}
+
+// Restarts and stutters between the recogniser's pauses: "我叫王 王梓 王梓轩",
+// "我住在杭 杭州", "三月 三月八号", "我喜欢 喜欢 嗯 恐龙": a piece that starts
+// with the end of the one before replaces that end; a pause filler between
+// pieces goes; a piece left open (我叫, 我喜欢) takes the next without a pause.
+function restarts(s: string): string {
+  if (s.indexOf(" ") < 0) return s;
+  const pieces = s.split(" ");
+  const out: string[] = [];
+  for (let i = 0; i < pieces.length; i++) {
+    const b = pieces[i];
+    if (X.PAUSE_FILLER.test(b) && out.length && i < pieces.length - 1) continue;
+    const a = out.length ? out[out.length - 1] : "";
+    if (!a || !X.HAN.test(a.charAt(a.length - 1)) || !X.HAN.test(b.charAt(0))) {
+      out.push(b);
+      continue;
+    }
+    let k = Math.min(4, a.length, b.length);
+    while (k > 0 && a.slice(a.length - k) !== b.slice(0, k)) k--;
+    const head = a.slice(0, a.length - k);
+    if (k >= 2 || (k === 1 && (X.OPEN_END.test(head) || X.OPEN_END.test(a) || head === ""))) out[out.length - 1] = head + b;
+    else if (X.OPEN_END.test(a)) out[out.length - 1] = a + b;
+    else out.push(b);
+  }
+  return out.join(" ");
+}
+
+// A user line with its secrets masked, before it is kept anywhere (the
+// window, the chat log, an episode): what follows 密码/验证码/手机号…, runs of
+// five or more digits (said or written), a flat's number (三单元502).
+export function redact(text: string): string {
+  if (!X.SECRET.test(text) && !X.LONG_DIGITS.test(text)) return text;
+  return text
+    .replace(/(密码|口令|验证码|卡号|号码|手机号|手机|电话|身份证号?|学号|车牌号?|账号|微信号|qq号|QQ号)(是|为|:|：)?\s*[A-Za-z0-9零〇一二三四五六七八九十幺两个@._-]+/g, "$1$2***")
+    .replace(/[0-9零〇一二三四五六七八九十百]+(?:号院|号楼|栋|单元|室)[0-9零〇一二三四五六七八九十百号室]*/g, "***")
+    .replace(/[0-9]{5,}|[零〇一二三四五六七八九幺]{5,}/g, "***");
+}
+
 // A clause that asks rather than tells.
 function isQuestion(c: string): boolean {
   if (/[吗么][了啊呀哦]*$/.test(c)) return true;
@@ -353,7 +436,7 @@ function normalize(text: string): string {
     } else s += text.slice(i, i + n);
     i += n;
   }
-  s = s.replace(/\s+/g, " ").trim().replace(/俺/g, "我"); // dialect: 俺 is 我
+  s = restarts(respell(s.replace(/\s+/g, " ").trim()));
   const tokens = s.split(" ");
   let han = 0, singles = 0;
   for (const t of tokens)
@@ -470,6 +553,11 @@ interface State {
   skipRest: boolean; // after 如果…: the rest of the sentence is hypothetical
   lastClause: string; // the last clause that yielded items, and those items
   lastItems: Extracted[];
+  fiction: boolean; // a story, song or role: the utterance is done
+  forget: PendingKind[] | "all" | undefined;
+  other: boolean; // another person is speaking: nothing about the owner's self
+  otherSaid: boolean; // this utterance changed who speaks
+  clause: string; // the clause being read
 }
 
 type Rule = (c: string, st: State) => Extracted[] | undefined;
@@ -1194,6 +1282,8 @@ function answer(text: string, context: string, at: number): Extracted[] | undefi
 
 function emit(st: State, found: Extracted[]): void {
   for (const f of found) {
+    // another person's name, age, likes…: never the owner's ("我们家住在…" is the household's)
+    if (st.other && X.SELF_KINDS.indexOf(f.kind) >= 0 && !(f.kind === "location" && /^我(?:们|家)/.test(st.clause))) continue;
     if (st.emphatic || st.correcting) f.confidence = 5;
     if (st.hedged) f.confidence = Math.min(f.confidence, 2);
     // within one utterance the last word on an identity field wins
@@ -1225,8 +1315,8 @@ function runRules(c: string, st: State): Extracted[] | undefined {
 // What one user utterance says. `context` is the assistant's line just
 // before (for bare answers: 小明 to 你叫什么名字); `prior` the user's previous
 // utterance in this conversation (for 不对是三点 said on its own).
-export function extract(utterance: string, at: number, context?: string, prior?: string): Extraction {
-  const st: State = { at, items: [], retractions: [], cancelPrevious: false, emphatic: false, correcting: false, hedged: false, selfBefore: false, member: undefined, skipRest: false, lastClause: "", lastItems: [] };
+export function extract(utterance: string, at: number, context?: string, prior?: string, other = false): Extraction {
+  const st: State = { at, items: [], retractions: [], cancelPrevious: false, emphatic: false, correcting: false, hedged: false, selfBefore: false, member: undefined, skipRest: false, lastClause: "", lastItems: [], fiction: false, forget: undefined, other, otherSaid: false, clause: "" };
   const text = normalize(utterance.length > MAX_UTTERANCE ? utterance.slice(0, MAX_UTTERANCE) : utterance);
   if (!text) return { items: [], retractions: [], cancelPrevious: false };
   if (context) {
@@ -1236,10 +1326,12 @@ export function extract(utterance: string, at: number, context?: string, prior?:
   }
   let first = true;
   for (const sentence of clauses(text)) {
+    if (st.fiction) break;
     let carry = "";
     st.skipRest = false;
     for (const cl of sentence) {
       let c = cl.text;
+      st.clause = c;
       st.hedged = false;
       if (st.skipRest) continue;
       if (!X.HAN.test(c)) {
@@ -1252,6 +1344,63 @@ export function extract(utterance: string, at: number, context?: string, prior?:
       }
       c = clean(c);
       if (!c) continue;
+      // a story, a song, a role, a quoted character: nothing of the utterance is the speaker's (issue 24)
+      if (X.FICTION.test(c) || X.LYRICS.test(c) || X.QUOTED.test(c) || (/^我(?:是|当|演|扮)/.test(c) && X.CHARACTERS.test(c.slice(2)))) {
+        st.items.length = 0;
+        st.retractions.length = 0;
+        st.fiction = true;
+        break;
+      }
+      // a secret: "这个是秘密" withdraws what was said, "跟你说个秘密…" what follows
+      if (X.SECRET_WORD.test(c)) {
+        if (!st.items.length && first) st.forget = "all";
+        st.items.length = 0;
+        st.fiction = true;
+        break;
+      }
+      if (X.SECRET.test(c) || X.LONG_DIGITS.test(c)) {
+        st.selfBefore = false;
+        st.member = undefined;
+        first = false;
+        continue;
+      }
+      // "这个别记", "名字别记", "你把我住哪忘掉吧": what was said is taken back
+      if (X.FORGET.test(c) && !isQuestion(c)) {
+        const kinds = forgetKinds(c);
+        const before = st.items.length;
+        st.items = kinds === "all" ? [] : st.items.filter((x) => kinds.indexOf(x.kind) < 0);
+        if (before === 0 && first) st.forget = kinds;
+        else if (before === st.items.length && kinds !== "all") st.forget = kinds;
+        st.member = undefined;
+        continue;
+      }
+      // another person speaks from here on ("我是她奶奶"), or is handed the device ("奶奶你跟它说两句")
+      const hand = X.HAND_TO.exec(c);
+      if (hand) {
+        const who = hand[1].replace(/^(?:快|来)/, "");
+        st.other = X.RELATIONS[who] !== undefined;
+        st.otherSaid = true;
+        continue;
+      }
+      const speaker = X.SPEAKER_IS.exec(c);
+      if (speaker) {
+        st.other = true;
+        st.otherSaid = true;
+        st.selfBefore = false;
+        continue;
+      }
+      // "这是我爸爸，他叫王刚": a member introduced
+      const intro = X.INTRO.exec(c);
+      if (intro) {
+        const rest = stripEnd(intro[2].replace(/^,/, "").replace(/^(?:他|她|它)?(?:叫做|名叫|叫)/, ""));
+        const f = familyItem(intro[1], rest && isName(rest) ? rest : "");
+        if (f) {
+          emit(st, f);
+          st.member = f[0];
+          st.selfBefore = false;
+        }
+        continue;
+      }
       // jokes and sarcasm withdraw what came before; laughter makes it unsure
       if (X.JOKE.test(c) && c.length <= 8) {
         if (st.items.length) st.items.length = 0;
@@ -1390,7 +1539,21 @@ export function extract(utterance: string, at: number, context?: string, prior?:
       st.selfBefore = /^我(?!们|家)/.test(c) && !fam && (!found || found.length === 0 || found.some((f) => X.SELF_KINDS.indexOf(f.kind) >= 0));
     }
   }
-  return { items: st.items, retractions: st.retractions, cancelPrevious: st.cancelPrevious };
+  const out: Extraction = { items: st.items, retractions: st.retractions, cancelPrevious: st.cancelPrevious };
+  if (st.forget) out.forget = st.forget;
+  if (st.otherSaid) out.other = st.other;
+  return out;
+}
+
+// What "别记" takes back: the kinds the clause names, or everything.
+function forgetKinds(c: string): PendingKind[] | "all" {
+  const k: PendingKind[] = [];
+  if (/名字|叫什么|姓名/.test(c)) k.push(/[他她]/.test(c) ? "family" : "name");
+  if (/年龄|几岁|岁数/.test(c)) k.push("age");
+  if (/住哪|住在哪|住址|地址|住的地方|家在哪/.test(c)) k.push("location");
+  if (/生日/.test(c)) k.push("birthday");
+  if (/学校|年级|工作|单位/.test(c)) k.push("fact");
+  return k.length ? k : "all";
 }
 
 // An item as the labelled set writes it: the value, with the date (and time)
