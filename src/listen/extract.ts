@@ -48,6 +48,7 @@ export interface Extracted {
   when?: number; // ms: a schedule's start, an event's local midnight (a yearly one: its next day)
   repeat?: RepeatRule; // a repeating schedule
   tag?: EventTag; // events: yearly, a dated reminder without a time, a todo (no date)
+  passing?: boolean; // a member only mentioned in passing (not kept in the queue's record)
 }
 
 // "I no longer …", "我不叫…": cancels a pending item of this kind (and value);
@@ -144,7 +145,7 @@ class X {
   static OPENERS: readonly Opener[] = Object.freeze(
     [
       ["然后", ""], ["还有", "没都也"], ["而且", ""], ["但是", ""], ["可是", ""], ["不过", ""], ["所以", ""], ["因为", ""], ["对了", ""], ["另外", ""],
-      ["其实", ""], ["后来", ""], ["以前", "我们的"], ["之前", "我们的天"], ["小时候", "我们的"], ["平时", "我们的"], ["现在", "我们家到"], ["最近", "我们"],
+      ["也不喜欢", "我都"], ["也喜欢", "我都"], ["也讨厌", "我都"], ["还喜欢", "我都"], ["其实", ""], ["后来", ""], ["以前", "我们的"], ["之前", "我们的天"], ["小时候", "我们的"], ["平时", "我们的"], ["现在", "我们家到"], ["最近", "我们"],
       ["开玩笑", "是在"], ["开个玩笑", ""], ["骗你的", ""], ["骗你呢", ""], ["逗你", ""], ["说着玩", ""], ["才怪", ""], ["反话", ""], ["永远", "我们也还都就"],
       ["哈哈", "哈"], ["呵呵", "呵"], ["嘿嘿", "嘿"], ["不对", "对是"], ["说错了", "我"], ["口误", ""], ["哦不是", ""],
       ["不是", "是还可也都就并又倒真要而我们他她它你这那"], ["记住", "你要请帮我一定得"], ["你记得", ""], ["记得提醒", "你要还我不"], ["别忘了", "你可千万"],
@@ -285,6 +286,45 @@ class X {
   // the device handed to someone: "奶奶你跟它说两句", "宝宝快跟小狗狗说…"
   static HAND_TO = /^([\u4e00-\u9fa5]{1,3}?)(?:你|您)?(?:快|快点|来|自己|也)*(?:跟|和|对|给)(?:它|他|她|小狗狗|狗狗|小狗|宠物|小家伙)(?:说|讲|聊|打个招呼|打招呼)/;
   static INTRO = new RegExp(`^这(?:个|位)?(?:就)?是我(?:的|家的?|们家的?)?(${X.REL_ALT})(.*)$`);
+  static RE_TOPIC_IS = /^(.{1,10}?)(?:就)?是我(?:最最|最|特别|超级)?(喜欢|爱|喜爱|讨厌|怕)的(?:[\u4e00-\u9fa5]{0,4})$/;
+  static RE_TOPIC_FIRST = /^(.{1,12}?)我(?:都|也|最|可|特别|非常|很|超|真|还是|就|最最)*(不喜欢|不爱|喜欢|爱|讨厌|怕)(?:了|啊|呀|得很|得不得了)*$/;
+  static RE_NEVER_TIRED = /^(.{2,12}?)我(?:.{0,8}?)(?:百听不厌|百看不厌|百玩不厌|百吃不厌|看不腻|听不腻|玩不腻|吃不腻|都不腻|不腻|看不够|听不够|玩不够)$/;
+  static RE_INTO = /^我(?:最近|现在|已经|这阵子|这段时间)*(?:迷上了|迷上|爱上了|爱上|喜欢上了|喜欢上|沉迷于|沉迷|痴迷于|痴迷|入坑了|入坑)(.{1,12})$/;
+  static RE_FAN = /^我是(.{1,8}?)的(?:铁杆|忠实|死忠|小)?(?:粉丝|粉|歌迷|影迷|球迷)$/;
+  static RE_WATCHING = /^我(?:最近|现在)*(?:在)?追(?:一个|一部|一档)?(?:动画片|动画|电视剧|剧|综艺|番|节目)?(?:叫|叫做)(.{1,10})$/;
+  static RE_MOST_DONE = /^我(?:[\u4e00-\u9fa5])得最多的(?:就)?是(.{1,10})$/;
+  static RE_LIKED_ARE = /^我(?:最|最最)?(喜欢|爱|讨厌|怕)([吃喝玩看听]?)的(?:东西|水果|动物|运动|颜色|食物|菜|歌|人|游戏|零食)?(?:有|可多了|多了|很多|多着呢|太多了|有很多|有好多)(.*)$/;
+  // "X我都喜欢", "X我百听不厌", "吃我妈做的X": the 我 does not start a clause
+  static TOPIC_TAIL = /^我(?:都|也|最|可|特别|非常|很|超|真|还是|就|最最)*(?:不喜欢|不爱|喜欢|爱|讨厌|怕)(?:了|啊|呀|得很)*(?:$|,)|^我.{0,8}?(?:百听不厌|百看不厌|百玩不厌|百吃不厌|看不腻|听不腻|玩不腻|吃不腻|都不腻|不腻|看不够|听不够|玩不够)(?:$|,)|^我(?:妈|妈妈|奶奶|外婆|爸|爸爸|姥姥|爷爷|老婆|老公)(?:做|煮|烧|包|炖|烤|买|炒)的/;
+  static RE_TOPIC_ALSO = /^(.{1,8}?)(?:也|都|还)(?:很|挺|特别|蛮|一样)?(不喜欢|喜欢|爱|讨厌)(?:了|啊|呀)*$/;
+  static RE_WE_BOTH = /^我(?:和|跟|同)我?[\u4e00-\u9fa5]{1,3}?(都|也|一起)(?=喜欢|爱|讨厌|不喜欢)/;
+  static RE_MENTION = new RegExp(`我(?:的|家的?|们家的?|家那|家里的?)?(?:两个|三个|一个|俩|几个)?(${X.REL_ALT})(?!们?[和跟]我)`);
+  static RE_CARE = new RegExp(`(?:给|接|送|带|哄|陪|遛|喂|照顾|等|把)(?:完|好|一下)?(?:我|我家)?(孩子|娃|儿子|女儿|闺女|狗|狗狗|猫|孙子|孙女|外孙|老伴|老公|老婆)`);
+  static RE_REL_LIST = new RegExp(`^((?:${X.REL_ALT}){2,6})(?:和我|还有我|跟我)?$`);
+  // [pattern, fact]: $1… are the pattern's groups
+  static LIFE: readonly (readonly [RegExp, string])[] = Object.freeze([
+    [/加班/, "主人常加班"],
+    [/(夜班|夜校|白班|倒班|三班倒)/, "主人上$1"],
+    [/戒(糖|烟|酒|奶茶|咖啡|可乐|零食|游戏|手机)/, "主人在戒$1"],
+    [/减肥|节食/, "主人在减肥"],
+    [/(?:去|在)?健身/, "主人在健身"],
+    [/(?:最近|正在|在|开始)(?:自学|学)(.{2,6}?)(?:呢|了)?(?:,|$)/, "主人在学$1"],
+    [/(?:备考|考)(研究生|研|公务员|驾照|教师资格证|雅思|托福|四级|六级|会计证)/, "主人在备考$1"],
+    [/(送外卖|跑外卖|开网约车|跑滴滴|开出租|开货车|跑快递|送快递)/, "主人$1"],
+    [/(开车|坐地铁|坐公交|骑车|骑电动车|走路|坐班车)(上班|上学)/, "主人$1$2"],
+    [/^我(?:已经|都)?退休(?:好|好几|几|有|了)/, "主人退休了"],
+    [/怀孕(?:了|五个月|[一二三四五六七八九几]个月)?/, "主人怀孕了"],
+    [/^我近视/, "主人近视"],
+    [/^我(腿脚|腿|心脏|胃|腰|眼睛|肝|肾|牙|牙齿|膝盖|颈椎|身体|血压|血糖|睡眠)(?:一直)?(?:不太|不大|不怎么|不)好/, "主人$1不好"],
+    [/^我(?:最近|现在|一直|每天)*(?:在)?吃(.{1,6}?药)/, "主人在吃$1"],
+    [/睡前(?:要|得)?吃(.{1,6})/, "主人睡前吃$1"],
+    [/^我一(吃|喝|碰|闻)(.{1,6}?)就/, "主人一$1$2就不舒服"],
+    [/^我(乳糖不耐受|麸质过敏|低血压|高血压|糖尿病|哮喘|痛风|贫血)/, "主人有$1"],
+    [/^我(?:吃|喝|碰|闻)(.{1,6})过敏/, "主人对$1过敏"],
+    [/^我在(老年大学|夜校|社区大学|培训班)学(.{1,6})/, "主人在$1学$2"],
+    [/^我(?:是)?(?:做|搞|干)(.{1,6}?)的/, "主人做$1"],
+  ]);
+  static NOT_LISTED = /[我你他她它了着过是有在要想会能得很好太真都也就才又没不别吗呢么今明昨天点号岁]/;
   static NOT_ANSWERS = /^(?:你猜|不告诉你|不知道|没有|没|不是|是的|是|对|对的|好|好的|嗯|随便|都行|都可以|都喜欢|都不喜欢|喜欢|不喜欢|秘密|保密|忘了|不记得了|还行|一般|有|有的)$/;
 }
 
@@ -477,7 +517,7 @@ export function segment(s: string): string {
     const prev = s.charAt(i - 1);
     if (i > 0 && X.HAN.test(prev)) {
       let split = false;
-      if ("我你他她它".indexOf(ch) >= 0) split = X.PRONOUN_GLUE.indexOf(prev) < 0 && !(ch === "我" && prev === "你") && !/[我你他她它]/.test(prev) && !X.PRONOUN_WORDS.test(s.slice(i - 1));
+      if ("我你他她它".indexOf(ch) >= 0) split = X.PRONOUN_GLUE.indexOf(prev) < 0 && !(ch === "我" && prev === "你") && !/[我你他她它]/.test(prev) && !X.PRONOUN_WORDS.test(s.slice(i - 1)) && !(ch === "我" && X.TOPIC_TAIL.test(s.slice(i)));
       const openers = X.OPENERS_BY_CHAR[ch];
       if (!split && openers)
         for (const o of openers)
@@ -553,6 +593,8 @@ interface State {
   skipRest: boolean; // after 如果…: the rest of the sentence is hypothetical
   lastClause: string; // the last clause that yielded items, and those items
   lastItems: Extracted[];
+  listKind: "like" | "dislike" | undefined; // a list of likes under way: bare things after it join it
+  listVerb: string;
   fiction: boolean; // a story, song or role: the utterance is done
   forget: PendingKind[] | "all" | undefined;
   other: boolean; // another person is speaking: nothing about the owner's self
@@ -824,7 +866,11 @@ const fact: Rule = (c, st) => {
   m = X.RE_BLOOD.exec(c);
   if (m) return item("fact", `主人是${m[1]}型血`, 4);
   m = X.RE_GRADE.exec(c);
-  if (m && (m[2] || m[1] || /年级|[初高大研][一二三四]|班$/.test(m[3])) && !(m[2] === "是" && /^(?:大学|研究生|博士|幼儿园)$/.test(m[3]))) return item("fact", `主人${m[1] ? "在" + m[1] : ""}${m[2] === "是" || !m[2] ? "上" : m[2]}${m[3]}`, 4);
+  if (m && (m[2] || m[1] || /年级|[初高大研][一二三四]|班$/.test(m[3])) && !(m[2] === "是" && /^(?:大学|研究生|博士|幼儿园)$/.test(m[3]))) {
+    // 我在读小学三年级, 我在备考研究生: the verb is already said
+    if (m[1] && !m[2] && /^(?:读|上|念|备考|考)/.test(m[1])) return item("fact", `主人在${m[1]}${m[3]}`, 4);
+    return item("fact", `主人${m[1] ? "在" + m[1] : ""}${m[2] === "是" || !m[2] ? "上" : m[2]}${m[3]}`, 4);
+  }
   m = X.RE_STUDY.exec(c);
   if (m && !/[你他她它这那]/.test(m[1])) return item("fact", `主人在${m[1]}${m[2]}`, 4);
   m = X.RE_WORK_AS.exec(c);
@@ -910,11 +956,20 @@ function adverbs(s: string): { neg: string | undefined; past: boolean; adv: stri
 function objects(raw: string): string[] | undefined {
   let o = raw.replace(/[了啊呀哦喔噢啦呢嘛吧哈耶哟咯~的]+$/, "");
   o = o.replace(/^(?:上了|上)(?=.)/, (x) => (x === "上" ? x : "")); // 我喜欢上了画画
-  if (!o || /^[的得地了着过不没怕喜欢爱讨厌]/.test(o) || X.OBJECT_STOP.test(o) || o.indexOf("的是") >= 0) return undefined;
+  if (!o || /^(?:喜欢|讨厌|[的得地了着过不没怕欢爱])/.test(o) || X.OBJECT_STOP.test(o) || o.indexOf("的是") >= 0) return undefined;
   if (/^[一两几这那每][个只位种件条本部首]/.test(o)) return undefined; // 喜欢上了一个女孩: someone, not a liking
   if (o.length > 20) return undefined;
-  const parts = /^[和跟与同]/.test(o) ? [o] : o.split(/和|、|还有|跟/);
-  const verb = X.VERB_HEAD.exec(parts[0]);
+  o = o.replace(/^([吃喝])?.{1,6}?(?:做|煮|烧|包|炖|烤|买|炒)的(?=..)/, "$1"); // 吃我妈做的红烧肉 → 吃红烧肉
+  let parts = /^[和跟与同]/.test(o) ? [o] : o.split(/(?:啊|呀)?(?:和|、|还有|跟|以及|,)|啊|呀/).filter((p) => p.length > 0);
+  if (!parts.length) return undefined;
+  // 篮球足球乒乓球: nouns said in a row that end alike
+  if (parts.length === 1 && o.length >= 4 && X.HAN.test(o)) {
+    const end = o.charAt(o.length - 1);
+    const run = o.split(end);
+    if (run.length >= 3 && run[run.length - 1] === "" && run.slice(0, -1).every((r) => r.length >= 1 && r.length <= 2)) parts = run.slice(0, -1).map((r) => r + end);
+  }
+  // a verb in front is shared (吃苹果和香蕉), not a verb-object word's (画画和小兔子)
+  const verb = parts[0].length >= 3 ? X.VERB_HEAD.exec(parts[0]) : null;
   const out: string[] = [];
   for (let i = 0; i < parts.length; i++) {
     let p = parts[i].trim();
@@ -928,6 +983,57 @@ function objects(raw: string): string[] | undefined {
 
 function prefItems(kind: "like" | "dislike", objs: string[], confidence: number): Extracted[] {
   return objs.map((value) => ({ kind, value, confidence }));
+}
+
+// Said with the thing first or with another verb (issue 24): 打羽毛球是我最喜欢的运动,
+// 篮球足球我都喜欢, 周杰伦的歌我百听不厌, 我最近迷上了乐高, 我是周杰伦的粉丝,
+// 我喜欢的水果有西瓜和草莓, 我爱吃的东西可多了 (a list follows).
+const topical = (c: string, st: State): Extracted[] | undefined => {
+  let m = X.RE_TOPIC_IS.exec(c);
+  if (m) {
+    const objs = objects(m[1]);
+    return objs ? prefItems(/讨厌|怕/.test(m[2]) ? "dislike" : "like", objs, 4) : undefined;
+  }
+  m = X.RE_TOPIC_FIRST.exec(c);
+  if (m && !/^我/.test(m[1])) {
+    const objs = objects(m[1]);
+    if (!objs) return undefined;
+    return prefItems(/不|讨厌|怕|烦/.test(m[2]) ? "dislike" : "like", objs, 4);
+  }
+  m = st.selfBefore ? X.RE_TOPIC_ALSO.exec(c) : null;
+  if (m && !/^[我你他她它]/.test(m[1])) {
+    const objs = objects(m[1]);
+    if (objs) return prefItems(/不|讨厌/.test(m[2]) ? "dislike" : "like", objs, 4);
+  }
+  m = X.RE_NEVER_TIRED.exec(c);
+  if (m && !/^我/.test(m[1])) {
+    const objs = objects(m[1]);
+    return objs ? prefItems("like", objs, 4) : undefined;
+  }
+  m = X.RE_INTO.exec(c) ?? X.RE_FAN.exec(c) ?? X.RE_WATCHING.exec(c) ?? X.RE_MOST_DONE.exec(c);
+  if (m) {
+    const objs = objects(stripEnd(m[1]));
+    return objs ? prefItems("like", objs, 4) : undefined;
+  }
+  m = X.RE_LIKED_ARE.exec(c);
+  if (m) {
+    const kind = /讨厌|怕/.test(m[1]) ? "dislike" : "like";
+    st.listKind = kind;
+    st.listVerb = m[2];
+    if (!m[3]) return [];
+    const objs = objects(m[2] + stripEnd(m[3]));
+    return objs ? prefItems(kind, objs, 4) : [];
+  }
+  return undefined;
+};
+
+// A bare thing after a list began (我喜欢乐高啊, 画画啊, 还有踢足球): one more of it.
+function listMore(c: string, st: State): Extracted[] | undefined {
+  const kind = st.listKind;
+  if (!kind || c.length > 8 || X.NOT_LISTED.test(c) || isQuestion(c)) return undefined;
+  const objs = objects(c);
+  if (!objs) return undefined;
+  return prefItems(kind, objs.map((o) => (st.listVerb && !X.VERB_HEAD.test(o) ? st.listVerb + o : o)), 4);
 }
 
 const preference = (c: string, st: State): Extracted[] | undefined => {
@@ -957,7 +1063,7 @@ const preference = (c: string, st: State): Extracted[] | undefined => {
     st.correcting = true; // a change: the new one is meant
     return prefItems("like", objs, 5);
   }
-  m = X.RE_PREF.exec(c);
+  m = X.RE_PREF.exec(c.replace(X.RE_WE_BOTH, "我$1"));
   if (!m) return undefined;
   const a = adverbs(m[1]);
   if (!a || a.past) return undefined;
@@ -1225,7 +1331,58 @@ function substitute(last: string, items: Extracted[], x: string): string | undef
 
 // ---- the extractor ------------------------------------------------------------------------------
 
-export const RULES: readonly Rule[] = Object.freeze([othersDays, birthday, family, name, age, gender, fact, location, memberSays, nameByIAm, preference, plan]);
+// What people say of themselves in passing (issue 24): a routine, a job, a
+// goal, a condition, said as part of something else ("今天又加班到九点",
+// "最近在戒糖", "我腿脚不太好"): the fact it shows, in the words of X.LIFE.
+const life: Rule = (c, st) => {
+  if (/要|得|准备|打算|会/.test(c) && scanDateTime(c, st.at).match) return undefined; // 今天晚上我要加班: a plan
+  if (!/^我(?!们)/.test(c) && !/^(?:最近|今天|天天|每天|又|正在|在|刚|一直)/.test(c)) return undefined;
+  if (/[你他她它]|别人|同学|朋友/.test(c.replace(/吉他|其他|其它/g, ""))) return undefined;
+  for (const [re, out] of X.LIFE) {
+    const m = re.exec(c);
+    if (m) {
+      let v = out;
+      for (let k = 1; k < m.length; k++) v = v.split("$" + k).join(stripEnd(m[k] ?? ""));
+      return item("fact", v, 4);
+    }
+  }
+  return undefined;
+};
+
+// A member mentioned in passing: "我得回去给孩子做饭", "等我遛完狗", "我在医院陪我妈":
+// the owner has one (no name, nothing else about them).
+const mention: Rule = (c) => {
+  if (/^(?:他|她|它|你)/.test(c)) return undefined;
+  const list = X.RE_REL_LIST.exec(c);
+  const m = list ?? X.RE_MENTION.exec(c) ?? X.RE_CARE.exec(c);
+  if (!m) return undefined;
+  // the member as the subject of a passing state or of something done to the
+  // speaker ("我弟弟好烦", "我妈妈骂我了"): not worth a memory
+  if (!list && m.index === 0 && /^我/.test(c)) {
+    const rest = c.slice(m[0].length).replace(/^(?:今天|刚才|刚刚|又|还|老是|总是)+/, "");
+    if (X.PASSING.test(rest) || /[我你]/.test(rest) || rest.length < 2) return undefined;
+  }
+  if (list) {
+    const out: Extracted[] = [];
+    const re = new RegExp(`(${X.REL_ALT})`, "g");
+    for (let p = re.exec(list[1]); p; p = re.exec(list[1])) {
+      const f = familyItem(p[1], "");
+      if (f) out.push(f[0]);
+    }
+    for (const f of out) f.passing = true;
+    return out;
+  }
+  const f = familyItem(m[1], "");
+  if (f) f[0].passing = true;
+  return f;
+};
+
+// a member only mentioned: what follows is not said about them
+function mentioned(found: Extracted[]): boolean {
+  return found.length > 0 && found.every((f) => f.passing === true);
+}
+
+export const RULES: readonly Rule[] = Object.freeze([othersDays, birthday, family, name, age, gender, fact, location, memberSays, nameByIAm, topical, preference, life, plan, mention]);
 
 
 // Fillers in front, a particle after 我 (我呀叫贝贝) and at the end (but 了, which rules read).
@@ -1273,7 +1430,7 @@ function answer(text: string, context: string, at: number): Extracted[] | undefi
     return X.OCCUPATIONS.indexOf(o) >= 0 ? item("fact", `主人是${o}`, 4) : undefined;
   }
   if (X.ASKS_DISLIKE.test(context) || X.ASKS_LIKE.test(context)) {
-    if (/^(?:有|是|在|去|没|不|也|都)/.test(bare) || bare.length > 10) return undefined;
+    if (/^(?:有|是|在|去|没|不|也|都)/.test(bare) || bare.length > 16) return undefined;
     const objs = objects(bare);
     return objs ? prefItems(X.ASKS_DISLIKE.test(context) ? "dislike" : "like", objs, 4) : undefined;
   }
@@ -1316,7 +1473,7 @@ function runRules(c: string, st: State): Extracted[] | undefined {
 // before (for bare answers: 小明 to 你叫什么名字); `prior` the user's previous
 // utterance in this conversation (for 不对是三点 said on its own).
 export function extract(utterance: string, at: number, context?: string, prior?: string, other = false): Extraction {
-  const st: State = { at, items: [], retractions: [], cancelPrevious: false, emphatic: false, correcting: false, hedged: false, selfBefore: false, member: undefined, skipRest: false, lastClause: "", lastItems: [], fiction: false, forget: undefined, other, otherSaid: false, clause: "" };
+  const st: State = { at, items: [], retractions: [], cancelPrevious: false, emphatic: false, correcting: false, hedged: false, selfBefore: false, member: undefined, skipRest: false, lastClause: "", lastItems: [], listKind: undefined, listVerb: "", fiction: false, forget: undefined, other, otherSaid: false, clause: "" };
   const text = normalize(utterance.length > MAX_UTTERANCE ? utterance.slice(0, MAX_UTTERANCE) : utterance);
   if (!text) return { items: [], retractions: [], cancelPrevious: false };
   if (context) {
@@ -1440,6 +1597,9 @@ export function extract(utterance: string, at: number, context?: string, prior?:
         continue;
       }
       if (X.HYPOTHETICAL.test(c)) {
+        // "等我老公回来再说", "等我遛完狗": the member is there all the same
+        const said = /^(?:我)?等我/.test(c) ? mention(c, st) : undefined;
+        if (said && said.length) emit(st, said);
         st.skipRest = true;
         continue;
       }
@@ -1527,13 +1687,23 @@ export function extract(utterance: string, at: number, context?: string, prior?:
         st.member = undefined;
         continue;
       }
+      const more = st.listKind && !/^我/.test(c) ? listMore(c, st) : undefined;
+      if (more) {
+        emit(st, more);
+        continue;
+      }
       const found = runRules(c, st);
+      // a like said with a verb: bare things after it join it (我喜欢乐高啊, 画画啊, 还有踢足球)
+      if (found && found.length && found.every((f) => f.kind === "like" || f.kind === "dislike")) {
+        if (!st.listKind) st.listVerb = "";
+        st.listKind = found[0].kind as "like" | "dislike";
+      } else if (found && found.length) st.listKind = undefined;
       if (found && found.length) {
         emit(st, found);
         st.lastClause = c;
         st.lastItems = found;
       }
-      const fam = found && found.length && found[found.length - 1].kind === "family" ? found[found.length - 1] : undefined;
+      const fam = found && found.length && found[found.length - 1].kind === "family" && !mentioned(found) ? found[found.length - 1] : undefined;
       if (fam) st.member = fam;
       else if (/^我/.test(c)) st.member = undefined;
       st.selfBefore = /^我(?!们|家)/.test(c) && !fam && (!found || found.length === 0 || found.some((f) => X.SELF_KINDS.indexOf(f.kind) >= 0));
