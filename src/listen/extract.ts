@@ -250,7 +250,7 @@ class X {
   static RE_MD_WORD = new RegExp(`${NUM}月${NUM}[日号]?|${NUM}[日号]`);
   static ASKS_NAME = /你叫什么|你的名字|叫你什么|怎么称呼你|你是谁/;
   static ASKS_AGE = /你(?:今年)?几岁|你(?:今年)?多大|你的年龄/;
-  static ASKS_LIKE = /你(?:最)?喜欢(?:吃|喝|玩|看|听|做|干)?(?:什么|哪)|你(?:有)?什么爱好|你的爱好|你最喜欢的.{0,4}是什么/;
+  static ASKS_LIKE = /你(?:平时|一般|最|都|还)*喜欢(?:吃|喝|玩|看|听|做|干)?(?:什么|哪)|你(?:有)?什么爱好|你的爱好|你最喜欢的.{0,4}是什么/;
   static ASKS_DISLIKE = /你(?:最)?(?:讨厌|害怕|怕|不喜欢)(?:吃|喝|做)?(?:什么|哪)/;
   static ASKS_PLACE = /你(?:家)?住(?:在)?哪|你是哪里人|你来自哪|你老家在哪|你家在哪/;
   static ASKS_BIRTHDAY = /你的生日|你生日|哪天出生|什么时候出生/;
@@ -270,7 +270,7 @@ class X {
   static OPEN_END = /(?:叫|是|在|住|喜欢|讨厌|爱|今年|生日是|有|姓)$/;
   static PAUSE_FILLER = /^(?:嗯+|啊+|呃+|额+|那个|就是|这个|哦+)$/;
   // "这个别记", "刚才说错了忘掉吧", "当我没说", "你把我名字忘了吧", "取消吧"
-  static FORGET = /别记|不要记|不用记|不许记|别给我记|别记住|忘掉|忘了它|忘了吧|忘记吧|忘记它|把.{0,6}忘了|当我没说|就当没说|删掉|删了|删除|不算数?$|取消|算了不|不用了|不是我$|说的是(?:我)?(?:同学|朋友|别人|他|她)/;
+  static FORGET = /别记|不要记|不用记|不许记|别给我记|别记住|忘掉|忘了它|忘了吧|忘记吧|忘记它|你把.{0,6}忘了|当我没说|就当没说|删掉|删了|删除|不算数?$|取消|算了不|不用了|不是我$|说的是(?:我)?(?:同学|朋友|别人|他|她)/;
   // secrets said aloud: the clause yields nothing and is masked in the chat log
   static SECRET = /密码|口令|验证码|身份证号|卡号|手机号|电话号|电话是|号码是|学号|车牌|门牌|单元|号院|号楼|门锁|账号|微信号|qq号|QQ号/;
   static SECRET_WORD = /秘密|悄悄话|别告诉别人|不能告诉别人|不许告诉/;
@@ -287,7 +287,7 @@ class X {
   static HAND_TO = /^([\u4e00-\u9fa5]{1,3}?)(?:你|您)?(?:快|快点|来|自己|也)*(?:跟|和|对|给)(?:它|他|她|小狗狗|狗狗|小狗|宠物|小家伙)(?:说|讲|聊|打个招呼|打招呼)/;
   static INTRO = new RegExp(`^这(?:个|位)?(?:就)?是我(?:的|家的?|们家的?)?(${X.REL_ALT})(.*)$`);
   static RE_TOPIC_IS = /^(.{1,10}?)(?:就)?是我(?:最最|最|特别|超级)?(喜欢|爱|喜爱|讨厌|怕)的(?:[\u4e00-\u9fa5]{0,4})$/;
-  static RE_TOPIC_FIRST = /^(.{1,12}?)我(?:都|也|最|可|特别|非常|很|超|真|还是|就|最最)*(不喜欢|不爱|喜欢|爱|讨厌|怕)(?:了|啊|呀|得很|得不得了)*$/;
+  static RE_TOPIC_FIRST = /^(.{1,12}?)我(?:都|也|最|可|特别|非常|很|超|真|还是|就|最最)*(不喜欢|不爱|喜欢|爱|讨厌|怕)(?:吃|喝|玩|看|听)?(?:了|啊|呀|得很|得不得了)*$/;
   static RE_NEVER_TIRED = /^(.{2,12}?)我(?:.{0,8}?)(?:百听不厌|百看不厌|百玩不厌|百吃不厌|看不腻|听不腻|玩不腻|吃不腻|都不腻|不腻|看不够|听不够|玩不够)$/;
   static RE_INTO = /^我(?:最近|现在|已经|这阵子|这段时间)*(?:迷上了|迷上|爱上了|爱上|喜欢上了|喜欢上|沉迷于|沉迷|痴迷于|痴迷|入坑了|入坑)(.{1,12})$/;
   static RE_FAN = /^我是(.{1,8}?)的(?:铁杆|忠实|死忠|小)?(?:粉丝|粉|歌迷|影迷|球迷)$/;
@@ -295,7 +295,7 @@ class X {
   static RE_MOST_DONE = /^我(?:[\u4e00-\u9fa5])得最多的(?:就)?是(.{1,10})$/;
   static RE_LIKED_ARE = /^我(?:最|最最)?(喜欢|爱|讨厌|怕)([吃喝玩看听]?)的(?:东西|水果|动物|运动|颜色|食物|菜|歌|人|游戏|零食)?(?:有|可多了|多了|很多|多着呢|太多了|有很多|有好多)(.*)$/;
   // "X我都喜欢", "X我百听不厌", "吃我妈做的X": the 我 does not start a clause
-  static TOPIC_TAIL = /^我(?:都|也|最|可|特别|非常|很|超|真|还是|就|最最)*(?:不喜欢|不爱|喜欢|爱|讨厌|怕)(?:了|啊|呀|得很)*(?:$|,)|^我.{0,8}?(?:百听不厌|百看不厌|百玩不厌|百吃不厌|看不腻|听不腻|玩不腻|吃不腻|都不腻|不腻|看不够|听不够|玩不够)(?:$|,)|^我(?:妈|妈妈|奶奶|外婆|爸|爸爸|姥姥|爷爷|老婆|老公)(?:做|煮|烧|包|炖|烤|买|炒)的/;
+  static TOPIC_TAIL = /^我(?:都|也|最|可|特别|非常|很|超|真|还是|就|最最)*(?:不喜欢|不爱|喜欢|爱|讨厌|怕)(?:吃|喝|玩|看|听)?(?:了|啊|呀|得很)*(?:$|,)|^我.{0,8}?(?:百听不厌|百看不厌|百玩不厌|百吃不厌|看不腻|听不腻|玩不腻|吃不腻|都不腻|不腻|看不够|听不够|玩不够)(?:$|,)|^我(?:妈|妈妈|奶奶|外婆|爸|爸爸|姥姥|爷爷|老婆|老公)(?:做|煮|烧|包|炖|烤|买|炒)的/;
   static RE_TOPIC_ALSO = /^(.{1,8}?)(?:也|都|还)(?:很|挺|特别|蛮|一样)?(不喜欢|喜欢|爱|讨厌)(?:了|啊|呀)*$/;
   static RE_WE_BOTH = /^我(?:和|跟|同)我?[\u4e00-\u9fa5]{1,3}?(都|也|一起)(?=喜欢|爱|讨厌|不喜欢)/;
   static RE_MENTION = new RegExp(`我(?:的|家的?|们家的?|家那|家里的?)?(?:两个|三个|一个|俩|几个)?(${X.REL_ALT})(?!们?[和跟]我)`);
@@ -324,7 +324,12 @@ class X {
     [/^我在(老年大学|夜校|社区大学|培训班)学(.{1,6})/, "主人在$1学$2"],
     [/^我(?:是)?(?:做|搞|干)(.{1,6}?)的/, "主人做$1"],
   ]);
+  static LUNAR = /农历|阴历|腊月|正月|冬月|初[一二三四五六七八九十]|除夕|中秋|端午|元宵|重阳|七夕|大年/;
   static NOT_LISTED = /[我你他她它了着过是有在要想会能得很好太真都也就才又没不别吗呢么今明昨天点号岁]/;
+  static ASKS_GENDER = /男孩还是女孩|男生还是女生|男孩子还是女孩子|是男的还是女的|男宝还是女宝/;
+  static ASKS_GRADE = /几年级|上几年|读几年|哪个年级/;
+  static ASKS_SCHOOL = /哪个学校|什么学校|哪所学校|在哪上学|在哪里上学|在哪儿上学/;
+  static ASKS_YES_NO = /你(?:也)?(?:喜欢|爱|讨厌)(?:吃|喝|玩|看|听)?(.{1,8}?)吗/;
   static NOT_ANSWERS = /^(?:你猜|不告诉你|不知道|没有|没|不是|是的|是|对|对的|好|好的|嗯|随便|都行|都可以|都喜欢|都不喜欢|喜欢|不喜欢|秘密|保密|忘了|不记得了|还行|一般|有|有的)$/;
 }
 
@@ -628,11 +633,21 @@ function dayOnly(said: string, at: number): LocalDate | undefined {
 }
 
 
+// A lunar date said (农历八月十五, 腊月二十三, 九月初一): kept as said, never
+// turned into a Gregorian day (issue 24).
+function lunar(said: string): string | undefined {
+  const t = stripEnd(said).replace(/^(?:是|在)/, "");
+  if (!X.LUNAR.test(t) || t.length > 12) return undefined;
+  return /^(?:农历|阴历)/.test(t) || /^(?:腊月|正月|除夕)/.test(t) ? t : "农历" + t;
+}
+
 const birthday: Rule = (c, st) => {
   let m = X.RE_BIRTHDAY_IS.exec(c) ?? X.RE_IS_BIRTHDAY.exec(c) ?? X.RE_DAY_BIRTHDAY.exec(c);
   const said = !!m; // 生日 was said: nothing else is read into it
   if (!m) m = X.RE_BORN_ON.exec(c);
   if (!m) return undefined;
+  const moon = lunar(m[1]);
+  if (moon) return item("fact", `主人的生日是${moon}`, 4);
   const d = dayOnly(stripEnd(m[1]), st.at);
   return d ? item("birthday", `${pad(d.month)}-${pad(d.day)}`, 5) : said ? [] : undefined;
 };
@@ -640,7 +655,9 @@ const birthday: Rule = (c, st) => {
 // ---- others' birthdays and anniversaries: yearly events ---------------------------------------
 
 
-function yearly(content: string, said: string, st: State): Extracted[] {
+function yearly(content: string, said: string, st: State, rel?: string, name?: string): Extracted[] {
+  const moon = lunar(said);
+  if (moon) return rel ? (familyItem(rel, name ?? "", `生日是${moon}`) ?? []) : [];
   const d = dayOnly(stripEnd(said), st.at);
   if (!d) return []; // 农历八月十五: not a date we can keep; nothing else either
   const next = nextMonthDay(d.month, d.day, st.at);
@@ -655,11 +672,11 @@ function whose(rel: string, name: string): string {
 
 const othersDays: Rule = (c, st) => {
   let m = X.RE_OTHER_BDAY.exec(c);
-  if (m) return yearly(`${whose(m[1], m[2])}的生日`, m[3], st);
+  if (m) return yearly(`${whose(m[1], m[2])}的生日`, m[3], st, m[1], m[2]);
   m = X.RE_DAY_IS_BDAY.exec(c);
-  if (m) return yearly(`${whose(m[2], m[3])}的生日`, m[1], st);
+  if (m) return yearly(`${whose(m[2], m[3])}的生日`, m[1], st, m[2], m[3]);
   m = X.RE_OTHER_BORN.exec(c);
-  if (m) return yearly(`${whose(m[1], m[2])}的生日`, m[3], st);
+  if (m) return yearly(`${whose(m[1], m[2])}的生日`, m[3], st, m[1], m[2]);
   m = X.RE_OTHER_DAY_BDAY.exec(c);
   if (m && dayOnly(m[3], st.at)) return yearly(`${whose(m[1], m[2])}的生日`, m[3], st);
   m = X.RE_DAY_IS_ANNIVERSARY.exec(c);
@@ -1007,7 +1024,7 @@ const topical = (c: string, st: State): Extracted[] | undefined => {
   }
   m = X.RE_NEVER_TIRED.exec(c);
   if (m && !/^我/.test(m[1])) {
-    const objs = objects(m[1]);
+    const objs = objects(m[1].replace(/这(?:首|部|个|本|款|种)[\u4e00-\u9fa5]?$/, ""));
     return objs ? prefItems("like", objs, 4) : undefined;
   }
   m = X.RE_INTO.exec(c) ?? X.RE_FAN.exec(c) ?? X.RE_WATCHING.exec(c) ?? X.RE_MOST_DONE.exec(c);
@@ -1098,7 +1115,7 @@ function planText(rest: string): string | undefined {
     while (k > 0 && r.length - k < 2) k--; // 要还书: 还 is the verb here
     r = r.slice(k);
   }
-  r = r.replace(/^(?:有个|有一个|一个|个)/, "");
+  r = r.replace(/^(?:有个|有一个|一个|个|有(?=..))/, "");
   r = stripEnd(r);
   if (r.length < 2 || r.length > 16) return undefined;
   if (/^[很真好太不没别的得地了你他她它]|^特别|^非常|^有点|^挺|^超/.test(r) || X.WEATHER.test(r)) return undefined;
@@ -1117,6 +1134,7 @@ function cut(text: string, spans: [number, number][]): string {
 }
 
 const plan = (c: string, st: State): Extracted[] | undefined => {
+  if (X.LUNAR.test(c)) return undefined; // 正月十五, 中秋节: never a wrong Gregorian day
   let text = c;
   let confidence = 0;
   let reminder = false;
@@ -1395,6 +1413,13 @@ function clean(c: string): string {
 // A bare answer to the assistant's question: 小明 to 你叫什么名字.
 function answer(text: string, context: string, at: number): Extracted[] | undefined {
   const bare = stripEnd(clean(text.replace(/[.!?,]+$/, "").split(",").join("")));
+  // 你喜欢小猫吗 → 喜欢 / 不喜欢
+  const yn = X.ASKS_YES_NO.exec(context);
+  if (yn && bare) {
+    const said = /^(?:嗯|对|是啊|当然|超级|特别|非常|很|好)*(不太喜欢|不喜欢|不爱|讨厌|喜欢|爱)(?:的|啊|呀|了)*$/.exec(bare);
+    const objs = said && !X.OBJECT_STOP.test(yn[1]) && !/[我你他她它]/.test(yn[1]) ? objects(yn[1]) : undefined;
+    if (said && objs) return prefItems(/不|讨厌/.test(said[1]) ? "dislike" : "like", objs, 4);
+  }
   if (!bare || X.NOT_ANSWERS.test(bare) || isQuestion(bare) || /[你]/.test(bare)) return undefined;
   if (/^我/.test(bare)) {
     if (X.ASKS_AGE.test(context)) {
@@ -1407,6 +1432,18 @@ function answer(text: string, context: string, at: number): Extracted[] | undefi
       if (m && isPlace(m[1])) return item("location", m[1], 4);
     }
     return undefined;
+  }
+  if (X.ASKS_GENDER.test(context)) {
+    const g = /^(?:是)?(?:个|一个)?(?:小)?(男|女)(?:孩子|孩儿|孩|生|的|娃)?$/.exec(bare);
+    if (g) return item("gender", g[1], 4);
+  }
+  if (X.ASKS_GRADE.test(context)) {
+    const g = new RegExp(`^(?:上|读|在读|念|是)?(${X.GRADE})(?:了)?$`).exec(bare);
+    if (g) return item("fact", `主人上${g[1]}`, 4);
+  }
+  if (X.ASKS_SCHOOL.test(context)) {
+    const g = /^(?:在)?([\u4e00-\u9fa5]{2,10}?(?:小学|中学|学校|幼儿园|大学|一中|二中|三中|实验|附小|附中))$/.exec(bare);
+    if (g) return item("fact", `主人在${g[1]}上学`, 4);
   }
   if (X.ASKS_NAME.test(context)) {
     const m = /^(?:叫我|我叫|叫)?(.+)$/.exec(bare);
@@ -1422,12 +1459,14 @@ function answer(text: string, context: string, at: number): Extracted[] | undefi
     return d ? item("birthday", `${pad(d.month)}-${pad(d.day)}`, 4) : undefined;
   }
   if (X.ASKS_PLACE.test(context)) {
-    const p = bare.replace(/^(?:住在|在|住)/, "").replace(/人$/, "");
+    const p = bare.replace(/^(?:住在|在|住)/, "").replace(/的$/, "").replace(/人$/, "");
     return isPlace(p) ? item("location", p, 4) : undefined;
   }
   if (X.ASKS_JOB.test(context)) {
     const o = bare.replace(/^(?:是|当|做)/, "").replace(/的$/, "");
-    return X.OCCUPATIONS.indexOf(o) >= 0 ? item("fact", `主人是${o}`, 4) : undefined;
+    if (X.OCCUPATIONS.indexOf(o) >= 0) return item("fact", `主人是${o}`, 4);
+    const d = /^(?:我是)?(开|做|搞|干|跑|送|卖|教)(.{1,6})的$/.exec(bare);
+    return d ? item("fact", `主人${d[1]}${d[2]}`, 4) : undefined;
   }
   if (X.ASKS_DISLIKE.test(context) || X.ASKS_LIKE.test(context)) {
     if (/^(?:有|是|在|去|没|不|也|都)/.test(bare) || bare.length > 16) return undefined;
@@ -1481,6 +1520,9 @@ export function extract(utterance: string, at: number, context?: string, prior?:
     if (a) return { items: a, retractions: [], cancelPrevious: false };
     if (X.ASKS_HAS.test(context) && /^(?:嗯|对)?有/.test(text)) return extract("我" + text.replace(/^(?:嗯|对)/, ""), at);
   }
+  // a short utterance that takes back what was said ("就当我没说", "忘了它吧"), read whole
+  const whole = text.replace(/[,.!?、 ]/g, "");
+  if (whole.length <= 14 && X.FORGET.test(whole) && !/[吗么][了啊呀哦]*$/.test(whole) && !/可以记|要记|记住了|记着/.test(whole)) return { items: [], retractions: [], cancelPrevious: false, forget: forgetKinds(whole) };
   let first = true;
   for (const sentence of clauses(text)) {
     if (st.fiction) break;
@@ -1510,7 +1552,7 @@ export function extract(utterance: string, at: number, context?: string, prior?:
       }
       // a secret: "这个是秘密" withdraws what was said, "跟你说个秘密…" what follows
       if (X.SECRET_WORD.test(c)) {
-        if (!st.items.length && first) st.forget = "all";
+        if (!st.items.length) st.forget = "all";
         st.items.length = 0;
         st.fiction = true;
         break;
@@ -1522,12 +1564,11 @@ export function extract(utterance: string, at: number, context?: string, prior?:
         continue;
       }
       // "这个别记", "名字别记", "你把我住哪忘掉吧": what was said is taken back
-      if (X.FORGET.test(c) && !isQuestion(c)) {
+      if (X.FORGET.test(c) && !/[吗么][了啊呀哦]*$/.test(c)) {
         const kinds = forgetKinds(c);
         const before = st.items.length;
         st.items = kinds === "all" ? [] : st.items.filter((x) => kinds.indexOf(x.kind) < 0);
-        if (before === 0 && first) st.forget = kinds;
-        else if (before === st.items.length && kinds !== "all") st.forget = kinds;
+        if (before === st.items.length) st.forget = kinds; // nothing of it in this utterance: what the conversation said
         st.member = undefined;
         continue;
       }
