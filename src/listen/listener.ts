@@ -41,7 +41,8 @@ export interface ListenerOptions {
   // the conversation that ended: the user's lines still in the window (the
   // last rounds) and how many the user said in all; called after the NVS
   // batch, so what it writes (an episode, on the storage partition) is apart
-  onConversation?: (userLines: string[], rounds: number, reason: EndReason) => void;
+  // and what it stored (the episode tells it as deeds, src/episode/former.ts)
+  onConversation?: (userLines: string[], rounds: number, reason: EndReason, formed: Formed[]) => void;
 }
 
 export type EndReason = "explicit" | "farewell" | "idle" | "boot" | "stop";
@@ -78,7 +79,7 @@ export class Listener {
   onMemory: ((f: Formed) => void) | undefined;
   onHeard: ((h: Heard) => void) | undefined;
   onEnd: ((reason: EndReason, formed: Formed[]) => void) | undefined;
-  onConversation: ((userLines: string[], rounds: number, reason: EndReason) => void) | undefined;
+  onConversation: ((userLines: string[], rounds: number, reason: EndReason, formed: Formed[]) => void) | undefined;
 
   constructor(readonly memory: Memory, readonly schedules: Schedules, readonly opts: ListenerOptions = {}) {
     this.window = new ConversationWindow(opts.rounds ?? presetOf(memory).rounds);
@@ -208,7 +209,7 @@ export class Listener {
     this.onEnd?.(reason, formed);
     if (rounds && this.onConversation)
       try {
-        this.onConversation(lines, rounds, reason);
+        this.onConversation(lines, rounds, reason, formed);
       } catch (e) {
         if (e instanceof Error && e.name === "PowerCut") throw e;
         trace(`petmem: conversation episode not formed (${e instanceof Error ? e.message : String(e)})\n`);
