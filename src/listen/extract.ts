@@ -435,11 +435,29 @@ function restarts(s: string): string {
 // window, the chat log, an episode): what follows 密码/验证码/手机号…, runs of
 // five or more digits (said or written), a flat's number (三单元502).
 export function redact(text: string): string {
-  if (!X.SECRET.test(text) && !X.LONG_DIGITS.test(text)) return text;
+  if (!X.SECRET.test(text) && !digitsSaid(text)) return text;
   return text
     .replace(/(密码|口令|验证码|卡号|号码|手机号|手机|电话|身份证号?|学号|车牌号?|账号|微信号|qq号|QQ号)(是|为|:|：)?\s*[A-Za-z0-9零〇一二三四五六七八九十幺两个@._-]+/g, "$1$2***")
     .replace(/[0-9零〇一二三四五六七八九十百]+(?:号院|号楼|栋|单元|室)[0-9零〇一二三四五六七八九十百号室]*/g, "***")
-    .replace(/[0-9]{5,}|[零〇一二三四五六七八九幺]{5,}/g, "***");
+    .replace(/[0-9]{5,}|[零〇一二三四五六七八九幺]{5,}/g, (run) => (counting(run) ? run : "***"));
+}
+
+// Five or more digits in a row (written or said) that are not counting
+// (一二三四五…): a number someone could use, such as a phone or an ID.
+function digitsSaid(s: string): boolean {
+  const re = new RegExp(X.LONG_DIGITS.source, "g");
+  for (let m = re.exec(s); m; m = re.exec(s)) if (!counting(m[0])) return true;
+  return false;
+}
+
+function counting(run: string): boolean {
+  const d = "零一二三四五六七八九";
+  for (let i = 1; i < run.length; i++) {
+    const a = run.charCodeAt(i - 1) >= 48 && run.charCodeAt(i - 1) <= 57 ? run.charCodeAt(i - 1) - 48 : d.indexOf(run.charAt(i - 1));
+    const b = run.charCodeAt(i) >= 48 && run.charCodeAt(i) <= 57 ? run.charCodeAt(i) - 48 : d.indexOf(run.charAt(i));
+    if (a < 0 || b !== a + 1) return false;
+  }
+  return true;
 }
 
 // A clause that asks rather than tells.
@@ -1557,7 +1575,7 @@ export function extract(utterance: string, at: number, context?: string, prior?:
         st.fiction = true;
         break;
       }
-      if (X.SECRET.test(c) || X.LONG_DIGITS.test(c)) {
+      if (X.SECRET.test(c) || digitsSaid(c)) {
         st.selfBefore = false;
         st.member = undefined;
         first = false;
