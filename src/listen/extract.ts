@@ -325,6 +325,10 @@ class X {
     [/^我(?:是)?(?:做|搞|干)(.{1,6}?)的/, "主人做$1"],
   ]);
   static LUNAR = /农历|阴历|腊月|正月|冬月|初[一二三四五六七八九十]|除夕|中秋|端午|元宵|重阳|七夕|大年/;
+  static ROLE = /^我(?:是|当|演|扮)/;
+  static ASKS_END = /[吗么][了啊呀哦]*$/;
+  static KEEP_IT = /可以记|要记|记住了|记着/;
+  static PLANNED = /要|得|准备|打算|会/;
   static NOT_LISTED = /[我你他她它了着过是有在要想会能得很好太真都也就才又没不别吗呢么今明昨天点号岁]/;
   static ASKS_GENDER = /男孩还是女孩|男生还是女生|男孩子还是女孩子|是男的还是女的|男宝还是女宝/;
   static ASKS_GRADE = /几年级|上几年|读几年|哪个年级/;
@@ -445,6 +449,7 @@ export function redact(text: string): string {
 // Five or more digits in a row (written or said) that are not counting
 // (一二三四五…): a number someone could use, such as a phone or an ID.
 function digitsSaid(s: string): boolean {
+  if (!X.LONG_DIGITS.test(s)) return false;
   const re = new RegExp(X.LONG_DIGITS.source, "g");
   for (let m = re.exec(s); m; m = re.exec(s)) if (!counting(m[0])) return true;
   return false;
@@ -1371,7 +1376,7 @@ function substitute(last: string, items: Extracted[], x: string): string | undef
 // goal, a condition, said as part of something else ("今天又加班到九点",
 // "最近在戒糖", "我腿脚不太好"): the fact it shows, in the words of X.LIFE.
 const life: Rule = (c, st) => {
-  if (/要|得|准备|打算|会/.test(c) && scanDateTime(c, st.at).match) return undefined; // 今天晚上我要加班: a plan
+  if (X.PLANNED.test(c) && scanDateTime(c, st.at).match) return undefined; // 今天晚上我要加班: a plan
   if (!/^我(?!们)/.test(c) && !/^(?:最近|今天|天天|每天|又|正在|在|刚|一直)/.test(c)) return undefined;
   if (/[你他她它]|别人|同学|朋友/.test(c.replace(/吉他|其他|其它/g, ""))) return undefined;
   for (const [re, out] of X.LIFE) {
@@ -1540,7 +1545,7 @@ export function extract(utterance: string, at: number, context?: string, prior?:
   }
   // a short utterance that takes back what was said ("就当我没说", "忘了它吧"), read whole
   const whole = text.replace(/[,.!?、 ]/g, "");
-  if (whole.length <= 14 && X.FORGET.test(whole) && !/[吗么][了啊呀哦]*$/.test(whole) && !/可以记|要记|记住了|记着/.test(whole)) return { items: [], retractions: [], cancelPrevious: false, forget: forgetKinds(whole) };
+  if (whole.length <= 14 && X.FORGET.test(whole) && !X.ASKS_END.test(whole) && !X.KEEP_IT.test(whole)) return { items: [], retractions: [], cancelPrevious: false, forget: forgetKinds(whole) };
   let first = true;
   for (const sentence of clauses(text)) {
     if (st.fiction) break;
@@ -1562,7 +1567,7 @@ export function extract(utterance: string, at: number, context?: string, prior?:
       c = clean(c);
       if (!c) continue;
       // a story, a song, a role, a quoted character: nothing of the utterance is the speaker's (issue 24)
-      if (X.FICTION.test(c) || X.LYRICS.test(c) || X.QUOTED.test(c) || (/^我(?:是|当|演|扮)/.test(c) && X.CHARACTERS.test(c.slice(2)))) {
+      if (X.FICTION.test(c) || X.LYRICS.test(c) || X.QUOTED.test(c) || (X.ROLE.test(c) && X.CHARACTERS.test(c.slice(2)))) {
         st.items.length = 0;
         st.retractions.length = 0;
         st.fiction = true;
@@ -1582,7 +1587,7 @@ export function extract(utterance: string, at: number, context?: string, prior?:
         continue;
       }
       // "这个别记", "名字别记", "你把我住哪忘掉吧": what was said is taken back
-      if (X.FORGET.test(c) && !/[吗么][了啊呀哦]*$/.test(c)) {
+      if (X.FORGET.test(c) && !X.ASKS_END.test(c)) {
         const kinds = forgetKinds(c);
         const before = st.items.length;
         st.items = kinds === "all" ? [] : st.items.filter((x) => kinds.indexOf(x.kind) < 0);
