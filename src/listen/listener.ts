@@ -61,6 +61,8 @@ function clean(text: string): string {
   return s.trim();
 }
 
+const SAID_MAX = 20;
+
 export class Listener {
   readonly window: ConversationWindow;
   readonly pending: PendingQueue;
@@ -128,6 +130,7 @@ export class Listener {
       }
       for (const e of ex.items) heard.push(this.offer(e, secs));
       for (const e of ex.items) this.said.push(e);
+      if (this.said.length > SAID_MAX) this.said.splice(0, this.said.length - SAID_MAX); // bounded RAM: the queue holds 20 at most anyway
       this.prior = { text: t, items: ex.items };
       if (isFarewell(t)) this.window.closing = true;
     } else if (this.window.closing) {
