@@ -693,6 +693,11 @@ dev24 | 我喜欢玩手机 / 这个别告诉我爸也别记 | !like=玩手机
 dev24 | 我叫小武 今年八岁 / 名字别记 年龄可以记 | age=8; !name=小武
 dev24 | 我喜欢跳舞 / 我刚才说的是我姐姐 不是我 | !like=跳舞
 dev24 | 我住在厦门 // 你把我住哪忘掉吧 | !location=厦门
+dev24 | 你当然可以 我叫小明 | name=小明
+dev24 | 我喜欢看电视里的动画片 | like=动画片
+dev24 | 我叫小红 / 明天的比赛取消了 | name=小红
+dev24 | 我喜欢画画 / 我把照片删了 | like=画画
+dev24 | 我今年十岁 / 妈妈说我长高了 | age=10
 `;
 
 export const DEV: readonly string[] = Object.freeze(
