@@ -17,10 +17,9 @@
 import Timer from "timer";
 import { Memory, MemoryError } from "../memory/memory";
 import { Schedules } from "../schedule/schedules";
-import type { Role } from "../memory/types";
+import type { PendingKind, Role } from "../memory/types";
 import { now } from "../time/clock";
 import { extract, redact, type Extracted } from "./extract";
-import type { PendingKind } from "../memory/types";
 import { PendingQueue, view, type Formed, type Outcome, type PendingView } from "./pending";
 import { ConversationWindow, isFarewell, IDLE_END_MS } from "./window";
 import { Evolver } from "../relation/evolver";
