@@ -65,7 +65,9 @@ export interface Extraction {
   cancelPrevious: boolean; // "开玩笑的" alone: what the previous utterance said is withdrawn
   // "这个别记", "忘掉吧", "名字别记": the kinds to forget of what this
   // conversation said before this utterance (its own items are dropped here)
-  forget?: PendingKind[] | "all";
+  // ("all": everything this conversation said; "last": what the last
+  // utterance that said anything said)
+  forget?: PendingKind[] | "all" | "last";
   // another person speaks ("我是她奶奶"): true from here on; false when the
   // device is handed back ("宝宝你跟它说"); undefined: unchanged
   other?: boolean;
@@ -624,7 +626,7 @@ interface State {
   listKind: "like" | "dislike" | undefined; // a list of likes under way: bare things after it join it
   listVerb: string;
   fiction: boolean; // a story, song or role: the utterance is done
-  forget: PendingKind[] | "all" | undefined;
+  forget: PendingKind[] | "all" | "last" | undefined;
   other: boolean; // another person is speaking: nothing about the owner's self
   otherSaid: boolean; // this utterance changed who speaks
   clause: string; // the clause being read
@@ -1575,7 +1577,7 @@ export function extract(utterance: string, at: number, context?: string, prior?:
       }
       // a secret: "这个是秘密" withdraws what was said, "跟你说个秘密…" what follows
       if (X.SECRET_WORD.test(c)) {
-        if (!st.items.length) st.forget = "all";
+        if (!st.items.length) st.forget = "last";
         st.items.length = 0;
         st.fiction = true;
         break;
@@ -1590,7 +1592,7 @@ export function extract(utterance: string, at: number, context?: string, prior?:
       if (X.FORGET.test(c) && !X.ASKS_END.test(c)) {
         const kinds = forgetKinds(c);
         const before = st.items.length;
-        st.items = kinds === "all" ? [] : st.items.filter((x) => kinds.indexOf(x.kind) < 0);
+        st.items = typeof kinds === "string" ? [] : st.items.filter((x) => kinds.indexOf(x.kind) < 0);
         if (before === st.items.length) st.forget = kinds; // nothing of it in this utterance: what the conversation said
         st.member = undefined;
         continue;
@@ -1779,15 +1781,16 @@ export function extract(utterance: string, at: number, context?: string, prior?:
   return out;
 }
 
-// What "别记" takes back: the kinds the clause names, or everything.
-function forgetKinds(c: string): PendingKind[] | "all" {
+// What "别记" takes back: the kinds the clause names; everything said in the
+// conversation (刚才说的都别记); else what was just said (这个别记).
+function forgetKinds(c: string): PendingKind[] | "all" | "last" {
   const k: PendingKind[] = [];
   if (/名字|叫什么|姓名/.test(c)) k.push(/[他她]/.test(c) ? "family" : "name");
   if (/年龄|几岁|岁数/.test(c)) k.push("age");
   if (/住哪|住在哪|住址|地址|住的地方|家在哪/.test(c)) k.push("location");
   if (/生日/.test(c)) k.push("birthday");
   if (/学校|年级|工作|单位/.test(c)) k.push("fact");
-  return k.length ? k : "all";
+  return k.length ? k : /都|全部|所有|一切|今天说的/.test(c) ? "all" : "last";
 }
 
 // An item as the labelled set writes it: the value, with the date (and time)

@@ -74,6 +74,7 @@ export class Listener {
   // what this conversation's user lines put in the queue ("这个别记" takes it
   // back) and whether someone other than the owner speaks now (issue 24)
   private said: Extracted[] = [];
+  private last: Extracted[] = []; // what the last utterance that said anything said
   private other = false;
   private readonly idleMs: number;
   private readonly flushFn: () => number;
@@ -129,6 +130,7 @@ export class Listener {
       }
       for (const e of ex.items) heard.push(this.offer(e, secs));
       for (const e of ex.items) this.said.push(e);
+      if (ex.items.length) this.last = ex.items;
       if (this.said.length > SAID_MAX) this.said.splice(0, this.said.length - SAID_MAX); // bounded RAM: the queue holds 20 at most anyway
       this.prior = { text: t, items: ex.items };
       if (isFarewell(t)) this.window.closing = true;
@@ -143,15 +145,17 @@ export class Listener {
   // "这个别记", "名字别记", "当我没说": what this conversation said of those
   // kinds leaves the queue; said of a profile field in a later conversation
   // ("你把我住哪忘掉吧"), the field leaves memory too.
-  private forget(kinds: PendingKind[] | "all", secs: number): void {
+  private forget(kinds: PendingKind[] | "all" | "last", secs: number): void {
     let hit = 0;
+    const gone = (e: Extracted) => kinds === "all" || (kinds === "last" ? this.last.indexOf(e) >= 0 : kinds.indexOf(e.kind) >= 0);
     for (const e of this.said)
-      if (kinds === "all" || kinds.indexOf(e.kind) >= 0) {
+      if (gone(e)) {
         this.pending.retract({ kind: e.kind, value: e.value }, secs);
         hit++;
       }
-    this.said = this.said.filter((e) => !(kinds === "all" || kinds.indexOf(e.kind) >= 0));
-    if (hit || kinds === "all") return;
+    this.said = this.said.filter((e) => !gone(e));
+    if (kinds === "last") this.last = [];
+    if (hit || typeof kinds === "string") return;
     for (const k of kinds)
       if (k === "name" || k === "age" || k === "gender" || k === "location" || k === "birthday") {
         const was = this.memory.profile()[k];
@@ -191,6 +195,7 @@ export class Listener {
     this.window.clear();
     this.prior = undefined;
     this.said = [];
+    this.last = [];
     this.other = false;
     // The batch is committed as a tool call is: if a store cannot be written,
     // it and every later one (the pending queue is last) go back to the mark,

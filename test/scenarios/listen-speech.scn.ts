@@ -210,6 +210,11 @@ export const scenarios: Scenario[] = [
       r = read(svc);
       equal(r.profile.location, undefined, "cleared");
       ok(formed.indexOf("location=成都:deleted") >= 0, formed.join(" "));
+      // 这个别记 takes back what was just said, not the whole conversation; 都别记 all of it
+      say(svc, "我喜欢画画", "我喜欢吃榴莲", "这个别记");
+      deepEqual(read(svc).preferences.likes, ["画画"]);
+      say(svc, "我喜欢跳舞", "我喜欢唱歌", "刚才说的都别记");
+      deepEqual(read(svc).preferences.likes, ["画画"]);
       say(svc, "我的银行卡密码是六个八", "我电话是13812345678");
       r = read(svc);
       deepEqual(r.facts, []);
