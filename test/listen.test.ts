@@ -25,7 +25,7 @@ describe("listening", function () {
     // issue 24's held-out part: its own lines per category, its targets (found ≥ 0.92, forbidden hits ≤ 1%)
     const speech = lines.find((l) => l.part === "held_out_speech" && !l.category);
     assert.ok(speech && speech.cases >= 300, "the issue 24 part has its own line");
-    assert.deepEqual(speech, last.speech_held_out);
+    assert.deepEqual({ ...speech, part: undefined }, { ...last.speech_held_out, part: undefined });
     assert.equal(lines.filter((l) => l.part === "held_out_speech" && l.category).reduce((n, l) => n + l.cases, 0), speech.cases);
     assert.ok(Object.keys(last.speech_categories).length >= 13, "per-category figures");
     assert.ok(speech.found / speech.expected >= 0.92, `found ${speech.found}/${speech.expected}`);
