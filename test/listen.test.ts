@@ -13,15 +13,24 @@ describe("listening", function () {
     const out = execFileSync(process.execPath, ["--import", "tsx", "tools/eval-extract.ts", "--no-xs"], { encoding: "utf8" });
     const lines = out.trim().split("\n").map((l) => JSON.parse(l));
     const last = lines[lines.length - 1];
-    assert.deepEqual(Object.keys(last), ["cases", "expected", "found", "forbidden_total", "forbidden_hits", "held_out"]);
+    assert.deepEqual(Object.keys(last), ["cases", "expected", "found", "forbidden_total", "forbidden_hits", "held_out", "late_held_out", "speech_held_out", "speech_categories"]);
     assert.deepEqual(Object.keys(last.held_out), ["cases", "expected", "found", "forbidden_total", "forbidden_hits"]);
     assert.ok(last.cases >= 400, `${last.cases} cases`);
     assert.ok(last.held_out.cases >= 100, "the held-out part is reported apart");
-    const cats = lines.filter((l) => l.category);
+    const cats = lines.filter((l) => l.category && !l.part);
     assert.ok(cats.length >= 15);
     assert.equal(cats.reduce((n, l) => n + l.cases, 0), last.cases, "the categories add up");
     const late = lines.find((l) => l.part === "held_out_late");
     assert.ok(late && late.cases >= 80, "the late held-out part has its own line");
+    // issue 24's held-out part: its own lines per category, its targets (found ≥ 0.92, forbidden hits ≤ 1%)
+    const speech = lines.find((l) => l.part === "held_out_speech" && !l.category);
+    assert.ok(speech && speech.cases >= 300, "the issue 24 part has its own line");
+    assert.deepEqual({ ...speech, part: undefined }, { ...last.speech_held_out, part: undefined });
+    assert.equal(lines.filter((l) => l.part === "held_out_speech" && l.category).reduce((n, l) => n + l.cases, 0), speech.cases);
+    assert.ok(Object.keys(last.speech_categories).length >= 13, "per-category figures");
+    assert.ok(speech.found / speech.expected >= 0.92, `found ${speech.found}/${speech.expected}`);
+    assert.ok(speech.forbidden_hits / speech.forbidden_total <= 0.01, `forbidden ${speech.forbidden_hits}/${speech.forbidden_total}`);
+    assert.deepEqual(late && { ...late, part: undefined }, { ...last.late_held_out, part: undefined });
     const bench = lines.find((l) => l.bench === "listener");
     assert.ok(bench && bench.engine === "node" && bench.utterances > last.cases && bench.worst_ms >= bench.mean_ms);
   });

@@ -103,6 +103,34 @@ describe("npm start -- --xiaozhi, driven by a double of the xiaozhi server", fun
     assert.equal(await b.exited, 0);
   });
 
+  it("issue 24: the model's write and the heard line in one conversation give one fact; its schedule and the heard reminder one schedule", async () => {
+    const a = device(dir);
+    const server = new XiaozhiServerDouble(a.wire);
+    await server.connect();
+    await server.turn({
+      user: "我叫林小雨，我在读小学三年级。",
+      calls: [
+        { tool: "memory", args: { action: "write", type: "name", content: "林小雨" } },
+        { tool: "memory", args: { action: "write", type: "fact", content: "林小雨在读小学三年级" } },
+      ],
+      reply: ["三年级啦，真厉害！"],
+    });
+    await server.turn({ user: "提醒我练琴", calls: [{ tool: "memory", args: { action: "write", type: "schedule", content: "练琴", datetime: "2026-02-05 19:00", repeat: "daily" } }], reply: ["好的，每天晚上七点提醒你练琴。"] });
+    server.goodbye();
+    a.child.stdin.end();
+    assert.equal(await a.exited, 0, a.stderr.join("\n"));
+    const b = device(dir);
+    const again = new XiaozhiServerDouble(b.wire);
+    await again.connect();
+    const [r] = await again.turn({ user: "你还记得我吗", calls: [{ tool: "memory", args: { action: "read" } }], reply: ["记得"] });
+    const doc = JSON.parse(r.modelSaw!);
+    assert.deepEqual(doc.facts, ["林小雨在读小学三年级"], "one fact");
+    assert.deepEqual(doc.events ?? [], [], "no todo beside the schedule");
+    assert.deepEqual(doc.schedules.map((x: { content: string }) => x.content), ["练琴"]);
+    b.child.stdin.end();
+    assert.equal(await b.exited, 0);
+  });
+
   it("a recorded session replays: every request answered in the envelope with its id, in order", () => {
     const input = fs.readFileSync(SESSION, "utf8");
     const r = spawnSync(process.execPath, ["--import", "tsx", "desktop/main.ts", "--xiaozhi", "--data", dir, "--now", NOW, "--tz", "+08:00"], { input, encoding: "utf8" });

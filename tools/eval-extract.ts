@@ -3,8 +3,11 @@
 // stdout, JSON lines:
 //   {"category", "cases", "expected", "found", "forbidden_total", "forbidden_hits", "held_out": {…}}  one per category
 //   {"part": "held_out_late", "cases", …}  the second held-out part, written after the rules (test/extract/heldout-late.ts)
+//   {"part": "held_out_speech", "category", …}  the third held-out part (issue 24, test/extract/heldout-speech.ts), per category
+//   {"part": "held_out_speech", "cases", …}  the same part, all categories
 //   {"bench": "listener", "engine": "node"|"xs", "utterances", "mean_ms", "worst_ms"}  time per user utterance in Service.hear, the lesser of two passes
-//   {"cases", "expected", "found", "forbidden_total", "forbidden_hits", "held_out": {…}}  last
+//   {"cases", "expected", "found", "forbidden_total", "forbidden_hits", "held_out": {…}, "late_held_out": {…},
+//    "speech_held_out": {…}, "speech_categories": {category: {found, expected, forbidden_hits, forbidden_total}}}  last
 // --show prints the development cases that miss or hit a forbidden item on
 // stderr; held-out cases are never printed, so that nobody tunes on them.
 // --no-xs skips the XS run (the listener bundled by the XS lane's bundler and
@@ -18,6 +21,7 @@ import { setTraceSink } from "../host-sim/trace-sink";
 import { DEV } from "../test/extract/speech";
 import { HELD_OUT } from "../test/extract/heldout";
 import { HELD_OUT_LATE } from "../test/extract/heldout-late";
+import { HELD_OUT_SPEECH } from "../test/extract/heldout-speech";
 import { parseCase, runCase, tally, add, timings, lesser, type Tally } from "../test/extract/cases";
 
 setTraceSink(() => {});
@@ -25,7 +29,9 @@ const show = process.argv.includes("--show");
 // the late held-out part is measured apart and stays out of every other count
 const cases = [...DEV.map((l) => parseCase(l)), ...HELD_OUT.map((l) => parseCase(l, true))];
 const late = HELD_OUT_LATE.map((l) => parseCase(l, true));
-const total = tally(), held = tally(), lateTally = tally();
+const speech = HELD_OUT_SPEECH.map((l) => parseCase(l, true));
+const total = tally(), held = tally(), lateTally = tally(), speechTally = tally();
+const speechCats = new Map<string, Tally>();
 const byCat = new Map<string, { all: Tally; held: Tally }>();
 const times: number[] = [];
 const outcomes: string[] = [];
@@ -52,7 +58,18 @@ for (const c of late) {
   add(lateTally, c, o);
 }
 line({ part: "held_out_late", ...lateTally });
-lesser(times, timings(cases.concat(late), () => performance.now()));
+for (const c of speech) {
+  const o = runCase(c, () => performance.now());
+  times.push(...o.hearMs);
+  outcomes.push(`${o.found}/${o.hits.length}`);
+  add(speechTally, c, o);
+  let t = speechCats.get(c.category);
+  if (!t) speechCats.set(c.category, (t = tally()));
+  add(t, c, o);
+}
+for (const [category, t] of speechCats) line({ part: "held_out_speech", category, ...t });
+line({ part: "held_out_speech", ...speechTally });
+lesser(times, timings(cases.concat(late, speech), () => performance.now()));
 line({ bench: "listener", engine: "node", ...stats(times) });
 if (!process.argv.includes("--no-xs")) {
   const xs = await runXs();
@@ -61,13 +78,15 @@ if (!process.argv.includes("--no-xs")) {
   if (found !== total.found || forbidden_hits !== total.forbidden_hits) {
     process.stderr.write(`XS disagrees with Node: found ${found} vs ${total.found}, forbidden hits ${forbidden_hits} vs ${total.forbidden_hits}\n`);
     // held-out cases are named only by their index
-    cases.concat(late).forEach((c, i) => {
+    cases.concat(late, speech).forEach((c, i) => {
       if (inXs[i] !== outcomes[i]) process.stderr.write(`  ${c.heldOut ? "held-out case " + i : c.source}: node ${outcomes[i]}, xs ${inXs[i]}\n`);
     });
     process.exitCode = 1;
   }
 }
-line({ ...total, held_out: held });
+const speechCategories: Record<string, object> = {};
+for (const [category, t] of speechCats) speechCategories[category] = { found: t.found, expected: t.expected, forbidden_hits: t.forbidden_hits, forbidden_total: t.forbidden_total };
+line({ ...total, held_out: held, late_held_out: lateTally, speech_held_out: speechTally, speech_categories: speechCategories });
 
 async function runXs(): Promise<object> {
   const { ensureWorker } = await import("../test/xs/build-worker");

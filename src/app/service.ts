@@ -18,7 +18,7 @@ import { McpServer } from "../mcp/server";
 import { MemoryTool, type ArchiveAccess } from "../mcp/memory-tool";
 import { Listener, type ListenerOptions } from "../listen/listener";
 import type { Role } from "../memory/types";
-import { formEpisode } from "../episode/former";
+import { formEpisode, type FormedItem } from "../episode/former";
 
 export const VERSION = "0.1.0";
 export const QUIET_MS = 30000;
@@ -59,7 +59,7 @@ export class Service {
     this.server.addTool(this.tool);
     this.server.onActivity = () => this.touch();
     this.listener = new Listener(this.memory, this.schedules, { ...opts.listen, flush: () => this.flush(true) });
-    this.listener.onConversation = (lines, rounds) => this.conversationEpisode(lines, rounds);
+    this.listener.onConversation = (lines, rounds, _reason, formed) => this.conversationEpisode(lines, rounds, formed);
     this.reminders = new ReminderService(this.memory, opts.sink ?? { remind: (r) => trace(JSON.stringify({ reminder: r }) + "\n") });
   }
 
@@ -136,10 +136,10 @@ export class Service {
   // more), formed without a model (src/episode/former.ts), when this device
   // keeps episodes. Called by the listener after its NVS batch; an error is
   // traced there and changes nothing else.
-  private conversationEpisode(lines: string[], rounds: number): void {
+  private conversationEpisode(lines: string[], rounds: number, formed: readonly FormedItem[]): void {
     const eps = this.tool.episodes;
     if (!eps) return;
-    const input = formEpisode(lines, rounds);
+    const input = formEpisode(lines, rounds, formed);
     if (!input) return;
     const r = eps.add(input, "listener");
     trace(`episode: ${r.episode.id} ${r.action === "ADDED" ? "formed" : r.action === "UPDATED" ? "updated" : "already kept"} from a conversation of ${rounds} rounds\n`);

@@ -127,7 +127,7 @@ export function emotionCounts(text: string): Record<Emotion, number> {
 }
 
 // Characters that do not start or end a keyword
-const STOP = "我你他她它们的了是在吗呢吧啊呀哦嗯很也都就还不没有和跟要会想说个这那一上下去来到给让被把着过得地么什怎为可以啦哈好";
+const STOP = "我你他她它们的了是在吗呢吧啊呀哦嗯很也都就还不没有和跟要会想说个这那一上下去来到给让被把着过得地么什怎为可以啦哈好叫喜欢爱讨厌岁今";
 
 // Up to `max` keywords of what the user said: the character bigrams (and Latin
 // words) said most often, stop characters excluded; ties go to the first said.

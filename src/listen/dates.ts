@@ -17,7 +17,7 @@
 // - 过两天 / 三天后 / 一个星期后 count days from today; 过几天 is too vague:
 //   no date. 周末 / 这周末 is this week's Saturday (today on a Sunday), 下周末
 //   next week's. 半小时后 / 两个小时后 / 二十分钟后 are times from now.
-// - Repeats (scanRepeat): 每天/天天/每晚, 每周三 (and 每周二和周四), 每个月十五号.
+// - Repeats (scanRepeat): 每天/天天/每晚, 每周三 (and 每周二和周四, 每周二周四), 每个月十五号.
 // Only code points of the Basic Multilingual Plane are matched, so indexes
 // are the same on the device (code points) and on Node (UTF-16 units).
 
@@ -51,7 +51,7 @@ class D {
   static RE_IN_TIME = new RegExp(`(半个?|${NUM}个半|${NUM}个?)(?:小时|钟头)(?:以后|之后|后)|(${NUM})分钟(?:以后|之后|后)`);
   static RE_DAILY = /每天|每日|天天|每晚|每早/;
   static RE_WEEKLY = /每个?(?:星期|礼拜|周)([一二三四五六日天1-7])/;
-  static RE_MORE_DAYS = /^(?:[和、跟及]|还有)(?:周|星期|礼拜)?([一二三四五六日天1-7])/;
+  static RE_MORE_DAYS = /^(?:(?:[和、跟及,]|还有)(?:周|星期|礼拜)?|周|星期|礼拜)([一二三四五六日天1-7])/; // 每周二和周四, 每周二周四
   static RE_MONTHLY = new RegExp(`每个?月的?(${NUM})[日号]`);
 }
 

@@ -48,6 +48,7 @@ export interface Extracted {
   when?: number; // ms: a schedule's start, an event's local midnight (a yearly one: its next day)
   repeat?: RepeatRule; // a repeating schedule
   tag?: EventTag; // events: yearly, a dated reminder without a time, a todo (no date)
+  passing?: boolean; // a member only mentioned in passing (not kept in the queue's record)
 }
 
 // "I no longer …", "我不叫…": cancels a pending item of this kind (and value);
@@ -62,6 +63,14 @@ export interface Extraction {
   items: Extracted[];
   retractions: Retraction[];
   cancelPrevious: boolean; // "开玩笑的" alone: what the previous utterance said is withdrawn
+  // "这个别记", "忘掉吧", "名字别记": the kinds to forget of what this
+  // conversation said before this utterance (its own items are dropped here)
+  // ("all": everything this conversation said; "last": what the last
+  // utterance that said anything said)
+  forget?: PendingKind[] | "all" | "last";
+  // another person speaks ("我是她奶奶"): true from here on; false when the
+  // device is handed back ("宝宝你跟它说"); undefined: unchanged
+  other?: boolean;
 }
 
 export const VALUE_BYTES = 48; // the pending record's value field
@@ -89,6 +98,7 @@ class X {
     女朋友: "女朋友", 男朋友: "男朋友", friend: "朋友", "best friend": "朋友",
     狗: "狗", 小狗: "狗", 狗狗: "狗", 猫: "猫", 小猫: "猫", 猫咪: "猫", 兔子: "兔子", 小兔子: "兔子", 小白兔: "兔子", dog: "狗", cat: "猫",
     仓鼠: "仓鼠", 乌龟: "乌龟", 小乌龟: "乌龟", 鹦鹉: "鹦鹉", 金鱼: "金鱼", 小鸟: "鸟",
+    孩子: "孩子", 娃: "孩子", 外孙: "外孙", 外孙女: "外孙女", 儿媳: "儿媳", 儿媳妇: "儿媳", 女婿: "女婿", 闺女: "女儿",
   });
   static REL_ALT = Object.keys(X.RELATIONS).sort((a, b) => b.length - a.length).join("|");
   static SURNAMES = "王李张刘陈杨赵黄周吴徐孙胡朱高林何郭马罗梁宋郑谢韩唐冯于董萧程曹袁邓许傅沈曾彭吕苏卢蒋蔡贾丁魏薛叶阎余潘杜戴夏钟汪田任姜范方石姚谭廖邹熊金陆郝孔白崔康毛邱秦江史顾侯邵孟龙万段钱汤尹黎易常武乔贺赖龚文欧严";
@@ -137,7 +147,7 @@ class X {
   static OPENERS: readonly Opener[] = Object.freeze(
     [
       ["然后", ""], ["还有", "没都也"], ["而且", ""], ["但是", ""], ["可是", ""], ["不过", ""], ["所以", ""], ["因为", ""], ["对了", ""], ["另外", ""],
-      ["其实", ""], ["后来", ""], ["以前", "我们的"], ["之前", "我们的天"], ["小时候", "我们的"], ["平时", "我们的"], ["现在", "我们家到"], ["最近", "我们"],
+      ["也不喜欢", "我都"], ["也喜欢", "我都"], ["也讨厌", "我都"], ["还喜欢", "我都"], ["其实", ""], ["后来", ""], ["以前", "我们的"], ["之前", "我们的天"], ["小时候", "我们的"], ["平时", "我们的"], ["现在", "我们家到"], ["最近", "我们"],
       ["开玩笑", "是在"], ["开个玩笑", ""], ["骗你的", ""], ["骗你呢", ""], ["逗你", ""], ["说着玩", ""], ["才怪", ""], ["反话", ""], ["永远", "我们也还都就"],
       ["哈哈", "哈"], ["呵呵", "呵"], ["嘿嘿", "嘿"], ["不对", "对是"], ["说错了", "我"], ["口误", ""], ["哦不是", ""],
       ["不是", "是还可也都就并又倒真要而我们他她它你这那"], ["记住", "你要请帮我一定得"], ["你记得", ""], ["记得提醒", "你要还我不"], ["别忘了", "你可千万"],
@@ -242,12 +252,90 @@ class X {
   static RE_MD_WORD = new RegExp(`${NUM}月${NUM}[日号]?|${NUM}[日号]`);
   static ASKS_NAME = /你叫什么|你的名字|叫你什么|怎么称呼你|你是谁/;
   static ASKS_AGE = /你(?:今年)?几岁|你(?:今年)?多大|你的年龄/;
-  static ASKS_LIKE = /你(?:最)?喜欢(?:吃|喝|玩|看|听|做|干)?(?:什么|哪)|你(?:有)?什么爱好|你的爱好|你最喜欢的.{0,4}是什么/;
+  static ASKS_LIKE = /你(?:平时|一般|最|都|还)*喜欢(?:吃|喝|玩|看|听|做|干)?(?:什么|哪)|你(?:有)?什么爱好|你的爱好|你最喜欢的.{0,4}是什么/;
   static ASKS_DISLIKE = /你(?:最)?(?:讨厌|害怕|怕|不喜欢)(?:吃|喝|做)?(?:什么|哪)/;
   static ASKS_PLACE = /你(?:家)?住(?:在)?哪|你是哪里人|你来自哪|你老家在哪|你家在哪/;
   static ASKS_BIRTHDAY = /你的生日|你生日|哪天出生|什么时候出生/;
   static ASKS_JOB = /你做什么工作|你是做什么的|你的工作|你干什么工作|你在哪上班/;
   static ASKS_HAS = /你(?:家)?有(?:没有)?(?:兄弟姐妹|宠物|哥哥|姐姐|弟弟|妹妹|小狗|小猫|孩子|朋友)/;
+  // Recognition slips and dialect words read as the Mandarin the rules know
+  // (issue 24): pairs [said, read], the longer first where one holds another.
+  static RESPELL: readonly (readonly [string, string])[] = Object.freeze([
+    ["喜换", "喜欢"], ["洗欢", "喜欢"], ["希欢", "喜欢"], ["西欢", "喜欢"], ["喜环", "喜欢"], ["吸欢", "喜欢"], ["讨燕", "讨厌"],
+    ["唔钟意", "不喜欢"], ["唔中意", "不喜欢"], ["唔喜欢", "不喜欢"], ["钟意", "喜欢"], ["中意", "喜欢"], ["稀罕", "喜欢"], ["欢喜", "喜欢"],
+    ["我哋", "我们"], ["屋企", "家"], ["屋头", "家"], ["咱家", "我家"], ["咱们", "我们"], ["俺", "我"],
+    ["喺", "在"], ["冇", "没有"], ["阿妈", "妈妈"], ["阿爸", "爸爸"], ["细佬", "弟弟"], ["弟娃", "弟弟"], ["老头子", "老伴"],
+    ["老太婆", "老伴"], ["狗子", "狗"], ["住载", "住在"], ["住再", "住在"], ["耍", "玩"], ["噻", ""], ["嘞", ""], ["喽", ""],
+    ["喜欢喜欢", "喜欢"], ["喜欢欢", "喜欢"], ["讨厌讨厌", "讨厌"], ["讨厌厌", "讨厌"], ["了了", "了"], ["吃吃", "吃"], ["是是", "是"], ["叫叫", "叫"],
+  ]);
+  // a clause left open by a restart: what follows is its object (我叫 王梓轩)
+  static OPEN_END = /(?:叫|是|在|住|喜欢|讨厌|爱|今年|生日是|有|姓)$/;
+  static PAUSE_FILLER = /^(?:嗯+|啊+|呃+|额+|那个|就是|这个|哦+)$/;
+  // "这个别记", "刚才说错了忘掉吧", "当我没说", "你把我名字忘了吧", "取消吧"
+  static FORGET = /别记|不要记|不用记|不许记|别给我记|别记住|忘掉|忘了它|忘了吧|忘记吧|忘记它|你把.{0,6}忘了|当我没说|就当没说|不算数?$|不是我$|说的是(?:我)?(?:同学|朋友|别人|他|她)|^(?:你)?(?:帮我|给我)?(?:把)?(?:这个|那个|它|刚才那个|刚才的|这条|那条)?(?:删掉|删了|删除|取消|不用了|算了不.{0,3})(?:吧|掉|了)*$/;
+  // secrets said aloud: the clause yields nothing and is masked in the chat log
+  static SECRET = /密码|口令|验证码|身份证号|卡号|手机号|电话号|电话是|号码是|学号|车牌|门牌|单元|号院|号楼|门锁|账号|微信号|qq号|QQ号/;
+  static SECRET_WORD = /秘密|悄悄话|别告诉别人|不能告诉别人|不许告诉/;
+  static LONG_DIGITS = /[0-9]{5,}|[零〇一二三四五六七八九幺]{5,}/;
+  // stories read aloud, role-play, songs, quoted characters: nothing about the speaker
+  static FICTION = /^(?:从前|很久很久以前|有一天|我给你讲|给你讲|我念给你听|念给你听|我给你念|我给你唱|给你唱|我们来玩|我们玩|来玩|假装|你当(?!然)|我当(?!然|时|初|年)|我演|我扮演|老师让我们背|背课文|故事里|书里|电视里|动画片里)|过家家|角色扮演|扮演|唱首歌|唱个歌|主人公/;
+  static CHARACTERS = /^(?:一只|一个|个)?(?:孙悟空|猪八戒|唐僧|沙僧|哪吒|奥特曼|迪迦|喜羊羊|美羊羊|懒羊羊|灰太狼|熊大|熊二|光头强|佩奇|小猪佩奇|乔治|艾莎|安娜|白雪公主|小红帽|大灰狼|超人|蜘蛛侠|钢铁侠|蝙蝠侠|哈利波特|葫芦娃|米老鼠|唐老鸭|海绵宝宝|派大星|皮卡丘|小猪|粉刷匠|小小鸟|小小小小鸟|公主|王子|国王|怪兽|大王)/;
+  static LYRICS = /小小鸟|飞呀飞|粉刷匠|两只老虎|跑得快|白又白|世上只有妈妈好|有妈的孩子|我爱北京天安门|我的好妈妈|一闪一闪|找呀找呀|拔萝卜|小燕子穿花衣|荡起双桨|门前大桥下|数鸭子|俺老孙|老孙来也|魔镜魔镜|我一定会回来的/;
+  // a quoted character: "灰太狼说", "熊大说…"
+  static QUOTED = /^(?:(?![我你他她时不对是])[\u4e00-\u9fa5]){1,5}(?:说|唱)(?:过|着|道)?(?=$|我)/;
+  // another person takes over: "我是她奶奶", "我是乐乐的爸爸", "我是孩子的妈妈"
+  static SPEAKER_IS = /^我是(?:他|她|孩子|宝宝|[\u4e00-\u9fa5]{1,3}?)的?(妈妈|妈|爸爸|爸|奶奶|爷爷|外婆|外公|姥姥|姥爷|哥哥|姐姐|阿姨|叔叔|舅舅|姑姑|小姨)$/;
+  // the device handed to someone: "奶奶你跟它说两句", "宝宝快跟小狗狗说…"
+  static HAND_TO = /^([\u4e00-\u9fa5]{1,3}?)(?:你|您)?(?:快|快点|来|自己|也)*(?:跟|和|对|给)(?:它|他|她|小狗狗|狗狗|小狗|宠物|小家伙)(?:说|讲|聊|打个招呼|打招呼)/;
+  static INTRO = new RegExp(`^这(?:个|位)?(?:就)?是我(?:的|家的?|们家的?)?(${X.REL_ALT})(.*)$`);
+  static RE_TOPIC_IS = /^(.{1,10}?)(?:就)?是我(?:最最|最|特别|超级)?(喜欢|爱|喜爱|讨厌|怕)的(?:[\u4e00-\u9fa5]{0,4})$/;
+  static RE_TOPIC_FIRST = /^(.{1,12}?)我(?:都|也|最|可|特别|非常|很|超|真|还是|就|最最)*(不喜欢|不爱|喜欢|爱|讨厌|怕)(?:吃|喝|玩|看|听)?(?:了|啊|呀|得很|得不得了)*$/;
+  static RE_NEVER_TIRED = /^(.{2,12}?)我(?:.{0,8}?)(?:百听不厌|百看不厌|百玩不厌|百吃不厌|看不腻|听不腻|玩不腻|吃不腻|都不腻|不腻|看不够|听不够|玩不够)$/;
+  static RE_INTO = /^我(?:最近|现在|已经|这阵子|这段时间)*(?:迷上了|迷上|爱上了|爱上|喜欢上了|喜欢上|沉迷于|沉迷|痴迷于|痴迷|入坑了|入坑)(.{1,12})$/;
+  static RE_FAN = /^我是(.{1,8}?)的(?:铁杆|忠实|死忠|小)?(?:粉丝|粉|歌迷|影迷|球迷)$/;
+  static RE_WATCHING = /^我(?:最近|现在)*(?:在)?追(?:一个|一部|一档)?(?:动画片|动画|电视剧|剧|综艺|番|节目)?(?:叫|叫做)(.{1,10})$/;
+  static RE_MOST_DONE = /^我(?:[\u4e00-\u9fa5])得最多的(?:就)?是(.{1,10})$/;
+  static RE_LIKED_ARE = /^我(?:最|最最)?(喜欢|爱|讨厌|怕)([吃喝玩看听]?)的(?:东西|水果|动物|运动|颜色|食物|菜|歌|人|游戏|零食)?(?:有|可多了|多了|很多|多着呢|太多了|有很多|有好多)(.*)$/;
+  // "X我都喜欢", "X我百听不厌", "吃我妈做的X": the 我 does not start a clause
+  static TOPIC_TAIL = /^我(?:都|也|最|可|特别|非常|很|超|真|还是|就|最最)*(?:不喜欢|不爱|喜欢|爱|讨厌|怕)(?:吃|喝|玩|看|听)?(?:了|啊|呀|得很)*(?:$|,)|^我.{0,8}?(?:百听不厌|百看不厌|百玩不厌|百吃不厌|看不腻|听不腻|玩不腻|吃不腻|都不腻|不腻|看不够|听不够|玩不够)(?:$|,)|^我(?:妈|妈妈|奶奶|外婆|爸|爸爸|姥姥|爷爷|老婆|老公)(?:做|煮|烧|包|炖|烤|买|炒)的/;
+  static RE_TOPIC_ALSO = /^(.{1,8}?)(?:也|都|还)(?:很|挺|特别|蛮|一样)?(不喜欢|喜欢|爱|讨厌)(?:了|啊|呀)*$/;
+  static RE_WE_BOTH = /^我(?:和|跟|同)我?[\u4e00-\u9fa5]{1,3}?(都|也|一起)(?=喜欢|爱|讨厌|不喜欢)/;
+  static RE_MENTION = new RegExp(`我(?:的|家的?|们家的?|家那|家里的?)?(?:两个|三个|一个|俩|几个)?(${X.REL_ALT})(?!们?[和跟]我)`);
+  static RE_CARE = new RegExp(`(?:给|接|送|带|哄|陪|遛|喂|照顾|等|把)(?:完|好|一下)?(?:我|我家)?(孩子|娃|儿子|女儿|闺女|狗|狗狗|猫|孙子|孙女|外孙|老伴|老公|老婆)`);
+  static RE_REL_LIST = new RegExp(`^((?:${X.REL_ALT}){2,6})(?:和我|还有我|跟我)?$`);
+  // [pattern, fact]: $1… are the pattern's groups
+  static LIFE: readonly (readonly [RegExp, string])[] = Object.freeze([
+    [/加班/, "主人常加班"],
+    [/(夜班|夜校|白班|倒班|三班倒)/, "主人上$1"],
+    [/戒(糖|烟|酒|奶茶|咖啡|可乐|零食|游戏|手机)/, "主人在戒$1"],
+    [/减肥|节食/, "主人在减肥"],
+    [/(?:去|在)?健身/, "主人在健身"],
+    [/(?:最近|正在|在|开始)(?:自学|学)(.{2,6}?)(?:呢|了)?(?:,|$)/, "主人在学$1"],
+    [/(?:备考|考)(研究生|研|公务员|驾照|教师资格证|雅思|托福|四级|六级|会计证)/, "主人在备考$1"],
+    [/(送外卖|跑外卖|开网约车|跑滴滴|开出租|开货车|跑快递|送快递)/, "主人$1"],
+    [/(开车|坐地铁|坐公交|骑车|骑电动车|走路|坐班车)(上班|上学)/, "主人$1$2"],
+    [/^我(?:已经|都)?退休(?:好|好几|几|有|了)/, "主人退休了"],
+    [/怀孕(?:了|五个月|[一二三四五六七八九几]个月)?/, "主人怀孕了"],
+    [/^我近视/, "主人近视"],
+    [/^我(腿脚|腿|心脏|胃|腰|眼睛|肝|肾|牙|牙齿|膝盖|颈椎|身体|血压|血糖|睡眠)(?:一直)?(?:不太|不大|不怎么|不)好/, "主人$1不好"],
+    [/^我(?:最近|现在|一直|每天)*(?:在)?吃(.{1,6}?药)/, "主人在吃$1"],
+    [/睡前(?:要|得)?吃(.{1,6})/, "主人睡前吃$1"],
+    [/^我一(吃|喝|碰|闻)(.{1,6}?)就/, "主人一$1$2就不舒服"],
+    [/^我(乳糖不耐受|麸质过敏|低血压|高血压|糖尿病|哮喘|痛风|贫血)/, "主人有$1"],
+    [/^我(?:吃|喝|碰|闻)(.{1,6})过敏/, "主人对$1过敏"],
+    [/^我在(老年大学|夜校|社区大学|培训班)学(.{1,6})/, "主人在$1学$2"],
+    [/^我(?:是)?(?:做|搞|干)(.{1,6}?)的/, "主人做$1"],
+  ]);
+  static LUNAR = /农历|阴历|腊月|正月|冬月|初[一二三四五六七八九十]|除夕|中秋|端午|元宵|重阳|七夕|大年/;
+  static ROLE = /^我(?:是|当|演|扮)/;
+  static ASKS_END = /[吗么][了啊呀哦]*$/;
+  static KEEP_IT = /可以记|要记|记住了|记着/;
+  static PLANNED = /要|得|准备|打算|会/;
+  static NOT_LISTED = /[我你他她它了着过是有在要想会能得很好太真都也就才又没不别吗呢么今明昨天点号岁]/;
+  static ASKS_GENDER = /男孩还是女孩|男生还是女生|男孩子还是女孩子|是男的还是女的|男宝还是女宝/;
+  static ASKS_GRADE = /几年级|上几年|读几年|哪个年级/;
+  static ASKS_SCHOOL = /哪个学校|什么学校|哪所学校|在哪上学|在哪里上学|在哪儿上学/;
+  static ASKS_YES_NO = /你(?:也)?(?:喜欢|爱|讨厌)(?:吃|喝|玩|看|听)?(.{1,8}?)吗/;
   static NOT_ANSWERS = /^(?:你猜|不告诉你|不知道|没有|没|不是|是的|是|对|对的|好|好的|嗯|随便|都行|都可以|都喜欢|都不喜欢|喜欢|不喜欢|秘密|保密|忘了|不记得了|还行|一般|有|有的)$/;
 }
 
@@ -261,6 +349,7 @@ export const MEMBER_TYPE: Readonly<Record<string, "family" | "relative" | "frien
   伯伯: "relative", 表哥: "relative", 表姐: "relative", 表弟: "relative", 表妹: "relative", 堂哥: "relative", 堂姐: "relative", 堂弟: "relative", 堂妹: "relative",
   朋友: "friend", 闺蜜: "friend", 同桌: "friend", 同学: "friend", 室友: "friend", 同事: "friend", 女朋友: "friend", 男朋友: "friend",
   狗: "pet", 猫: "pet", 兔子: "pet", 仓鼠: "pet", 乌龟: "pet", 鹦鹉: "pet", 金鱼: "pet", 鸟: "pet",
+  孩子: "family", 外孙: "family", 外孙女: "family", 儿媳: "family", 女婿: "family",
 });
 
 
@@ -314,6 +403,70 @@ function isPlace(s: string): boolean {
   return true;
 }
 
+// Slips and dialect (X.RESPELL), a stammered 我 (我我我), a number after
+// which 随 is 岁, 七十有三.
+function respell(text: string): string {
+  let s = text;
+  for (const [a, b] of X.RESPELL) if (s.indexOf(a) >= 0) s = s.split(a).join(b);
+  return s.replace(/我(?:\s*我)+/g, "我").replace(/([^现正还都也])在在/g, "$1在").replace(/([一二三四五六七八九十两0-9])随/g, "$1岁").replace(/十有([一二三四五六七八九])/g, "十$1").replace(/(喜欢|爱)食(?!物|品|堂)/g, "$1吃");
+}
+
+// Restarts and stutters between the recogniser's pauses: "我叫王 王梓 王梓轩",
+// "我住在杭 杭州", "三月 三月八号", "我喜欢 喜欢 嗯 恐龙": a piece that starts
+// with the end of the one before replaces that end; a pause filler between
+// pieces goes; a piece left open (我叫, 我喜欢) takes the next without a pause.
+function restarts(s: string): string {
+  if (s.indexOf(" ") < 0) return s;
+  const pieces = s.split(" ");
+  const out: string[] = [];
+  for (let i = 0; i < pieces.length; i++) {
+    const b = pieces[i];
+    if (X.PAUSE_FILLER.test(b) && out.length && i < pieces.length - 1) continue;
+    const a = out.length ? out[out.length - 1] : "";
+    if (!a || !X.HAN.test(a.charAt(a.length - 1)) || !X.HAN.test(b.charAt(0))) {
+      out.push(b);
+      continue;
+    }
+    let k = Math.min(4, a.length, b.length);
+    while (k > 0 && a.slice(a.length - k) !== b.slice(0, k)) k--;
+    const head = a.slice(0, a.length - k);
+    if (k >= 2 || (k === 1 && (X.OPEN_END.test(head) || X.OPEN_END.test(a) || head === ""))) out[out.length - 1] = head + b;
+    else if (X.OPEN_END.test(a)) out[out.length - 1] = a + b;
+    else out.push(b);
+  }
+  return out.join(" ");
+}
+
+// A user line with its secrets masked, before it is kept anywhere (the
+// window, the chat log, an episode): what follows 密码/验证码/手机号…, runs of
+// five or more digits (said or written), a flat's number (三单元502).
+export function redact(text: string): string {
+  if (!X.SECRET.test(text) && !digitsSaid(text)) return text;
+  return text
+    .replace(/(密码|口令|验证码|卡号|号码|手机号|手机|电话|身份证号?|学号|车牌号?|账号|微信号|qq号|QQ号)(是|为|:|：)?\s*[A-Za-z0-9零〇一二三四五六七八九十幺两个@._-]+/g, "$1$2***")
+    .replace(/[0-9零〇一二三四五六七八九十百]+(?:号院|号楼|栋|单元|室)[0-9零〇一二三四五六七八九十百号室]*/g, "***")
+    .replace(/[0-9]{5,}|[零〇一二三四五六七八九幺]{5,}/g, (run) => (counting(run) ? run : "***"));
+}
+
+// Five or more digits in a row (written or said) that are not counting
+// (一二三四五…): a number someone could use, such as a phone or an ID.
+function digitsSaid(s: string): boolean {
+  if (!X.LONG_DIGITS.test(s)) return false;
+  const re = new RegExp(X.LONG_DIGITS.source, "g");
+  for (let m = re.exec(s); m; m = re.exec(s)) if (!counting(m[0])) return true;
+  return false;
+}
+
+function counting(run: string): boolean {
+  const d = "零一二三四五六七八九";
+  for (let i = 1; i < run.length; i++) {
+    const a = run.charCodeAt(i - 1) >= 48 && run.charCodeAt(i - 1) <= 57 ? run.charCodeAt(i - 1) - 48 : d.indexOf(run.charAt(i - 1));
+    const b = run.charCodeAt(i) >= 48 && run.charCodeAt(i) <= 57 ? run.charCodeAt(i) - 48 : d.indexOf(run.charAt(i));
+    if (a < 0 || b !== a + 1) return false;
+  }
+  return true;
+}
+
 // A clause that asks rather than tells.
 function isQuestion(c: string): boolean {
   if (/[吗么][了啊呀哦]*$/.test(c)) return true;
@@ -353,7 +506,7 @@ function normalize(text: string): string {
     } else s += text.slice(i, i + n);
     i += n;
   }
-  s = s.replace(/\s+/g, " ").trim().replace(/俺/g, "我"); // dialect: 俺 is 我
+  s = restarts(respell(s.replace(/\s+/g, " ").trim()));
   const tokens = s.split(" ");
   let han = 0, singles = 0;
   for (const t of tokens)
@@ -394,7 +547,7 @@ export function segment(s: string): string {
     const prev = s.charAt(i - 1);
     if (i > 0 && X.HAN.test(prev)) {
       let split = false;
-      if ("我你他她它".indexOf(ch) >= 0) split = X.PRONOUN_GLUE.indexOf(prev) < 0 && !(ch === "我" && prev === "你") && !/[我你他她它]/.test(prev) && !X.PRONOUN_WORDS.test(s.slice(i - 1));
+      if ("我你他她它".indexOf(ch) >= 0) split = X.PRONOUN_GLUE.indexOf(prev) < 0 && !(ch === "我" && prev === "你") && !/[我你他她它]/.test(prev) && !X.PRONOUN_WORDS.test(s.slice(i - 1)) && !(ch === "我" && X.TOPIC_TAIL.test(s.slice(i)));
       const openers = X.OPENERS_BY_CHAR[ch];
       if (!split && openers)
         for (const o of openers)
@@ -470,6 +623,13 @@ interface State {
   skipRest: boolean; // after 如果…: the rest of the sentence is hypothetical
   lastClause: string; // the last clause that yielded items, and those items
   lastItems: Extracted[];
+  listKind: "like" | "dislike" | undefined; // a list of likes under way: bare things after it join it
+  listVerb: string;
+  fiction: boolean; // a story, song or role: the utterance is done
+  forget: PendingKind[] | "all" | "last" | undefined;
+  other: boolean; // another person is speaking: nothing about the owner's self
+  otherSaid: boolean; // this utterance changed who speaks
+  clause: string; // the clause being read
 }
 
 type Rule = (c: string, st: State) => Extracted[] | undefined;
@@ -498,11 +658,21 @@ function dayOnly(said: string, at: number): LocalDate | undefined {
 }
 
 
+// A lunar date said (农历八月十五, 腊月二十三, 九月初一): kept as said, never
+// turned into a Gregorian day (issue 24).
+function lunar(said: string): string | undefined {
+  const t = stripEnd(said).replace(/^(?:是|在)/, "");
+  if (!X.LUNAR.test(t) || t.length > 12) return undefined;
+  return /^(?:农历|阴历)/.test(t) || /^(?:腊月|正月|除夕)/.test(t) ? t : "农历" + t;
+}
+
 const birthday: Rule = (c, st) => {
   let m = X.RE_BIRTHDAY_IS.exec(c) ?? X.RE_IS_BIRTHDAY.exec(c) ?? X.RE_DAY_BIRTHDAY.exec(c);
   const said = !!m; // 生日 was said: nothing else is read into it
   if (!m) m = X.RE_BORN_ON.exec(c);
   if (!m) return undefined;
+  const moon = lunar(m[1]);
+  if (moon) return item("fact", `主人的生日是${moon}`, 4);
   const d = dayOnly(stripEnd(m[1]), st.at);
   return d ? item("birthday", `${pad(d.month)}-${pad(d.day)}`, 5) : said ? [] : undefined;
 };
@@ -510,7 +680,9 @@ const birthday: Rule = (c, st) => {
 // ---- others' birthdays and anniversaries: yearly events ---------------------------------------
 
 
-function yearly(content: string, said: string, st: State): Extracted[] {
+function yearly(content: string, said: string, st: State, rel?: string, name?: string): Extracted[] {
+  const moon = lunar(said);
+  if (moon) return rel ? (familyItem(rel, name ?? "", `生日是${moon}`) ?? []) : [];
   const d = dayOnly(stripEnd(said), st.at);
   if (!d) return []; // 农历八月十五: not a date we can keep; nothing else either
   const next = nextMonthDay(d.month, d.day, st.at);
@@ -525,11 +697,11 @@ function whose(rel: string, name: string): string {
 
 const othersDays: Rule = (c, st) => {
   let m = X.RE_OTHER_BDAY.exec(c);
-  if (m) return yearly(`${whose(m[1], m[2])}的生日`, m[3], st);
+  if (m) return yearly(`${whose(m[1], m[2])}的生日`, m[3], st, m[1], m[2]);
   m = X.RE_DAY_IS_BDAY.exec(c);
-  if (m) return yearly(`${whose(m[2], m[3])}的生日`, m[1], st);
+  if (m) return yearly(`${whose(m[2], m[3])}的生日`, m[1], st, m[2], m[3]);
   m = X.RE_OTHER_BORN.exec(c);
-  if (m) return yearly(`${whose(m[1], m[2])}的生日`, m[3], st);
+  if (m) return yearly(`${whose(m[1], m[2])}的生日`, m[3], st, m[1], m[2]);
   m = X.RE_OTHER_DAY_BDAY.exec(c);
   if (m && dayOnly(m[3], st.at)) return yearly(`${whose(m[1], m[2])}的生日`, m[3], st);
   m = X.RE_DAY_IS_ANNIVERSARY.exec(c);
@@ -736,7 +908,11 @@ const fact: Rule = (c, st) => {
   m = X.RE_BLOOD.exec(c);
   if (m) return item("fact", `主人是${m[1]}型血`, 4);
   m = X.RE_GRADE.exec(c);
-  if (m && (m[2] || m[1] || /年级|[初高大研][一二三四]|班$/.test(m[3])) && !(m[2] === "是" && /^(?:大学|研究生|博士|幼儿园)$/.test(m[3]))) return item("fact", `主人${m[1] ? "在" + m[1] : ""}${m[2] === "是" || !m[2] ? "上" : m[2]}${m[3]}`, 4);
+  if (m && (m[2] || m[1] || /年级|[初高大研][一二三四]|班$/.test(m[3])) && !(m[2] === "是" && /^(?:大学|研究生|博士|幼儿园)$/.test(m[3]))) {
+    // 我在读小学三年级, 我在备考研究生: the verb is already said
+    if (m[1] && !m[2] && /^(?:读|上|念|备考|考)/.test(m[1])) return item("fact", `主人在${m[1]}${m[3]}`, 4);
+    return item("fact", `主人${m[1] ? "在" + m[1] : ""}${m[2] === "是" || !m[2] ? "上" : m[2]}${m[3]}`, 4);
+  }
   m = X.RE_STUDY.exec(c);
   if (m && !/[你他她它这那]/.test(m[1])) return item("fact", `主人在${m[1]}${m[2]}`, 4);
   m = X.RE_WORK_AS.exec(c);
@@ -822,11 +998,20 @@ function adverbs(s: string): { neg: string | undefined; past: boolean; adv: stri
 function objects(raw: string): string[] | undefined {
   let o = raw.replace(/[了啊呀哦喔噢啦呢嘛吧哈耶哟咯~的]+$/, "");
   o = o.replace(/^(?:上了|上)(?=.)/, (x) => (x === "上" ? x : "")); // 我喜欢上了画画
-  if (!o || /^[的得地了着过不没怕喜欢爱讨厌]/.test(o) || X.OBJECT_STOP.test(o) || o.indexOf("的是") >= 0) return undefined;
+  if (!o || /^(?:喜欢|讨厌|[的得地了着过不没怕欢爱])/.test(o) || X.OBJECT_STOP.test(o) || o.indexOf("的是") >= 0) return undefined;
   if (/^[一两几这那每][个只位种件条本部首]/.test(o)) return undefined; // 喜欢上了一个女孩: someone, not a liking
   if (o.length > 20) return undefined;
-  const parts = /^[和跟与同]/.test(o) ? [o] : o.split(/和|、|还有|跟/);
-  const verb = X.VERB_HEAD.exec(parts[0]);
+  o = o.replace(/^([吃喝])?.{1,6}?(?:做|煮|烧|包|炖|烤|买|炒)的(?=..)/, "$1"); // 吃我妈做的红烧肉 → 吃红烧肉
+  let parts = /^[和跟与同]/.test(o) ? [o] : o.split(/(?:啊|呀)?(?:和|、|还有|跟|以及|,)|啊|呀/).filter((p) => p.length > 0);
+  if (!parts.length) return undefined;
+  // 篮球足球乒乓球: nouns said in a row that end alike
+  if (parts.length === 1 && o.length >= 4 && X.HAN.test(o)) {
+    const end = o.charAt(o.length - 1);
+    const run = o.split(end);
+    if (run.length >= 3 && run[run.length - 1] === "" && run.slice(0, -1).every((r) => r.length >= 1 && r.length <= 2)) parts = run.slice(0, -1).map((r) => r + end);
+  }
+  // a verb in front is shared (吃苹果和香蕉), not a verb-object word's (画画和小兔子)
+  const verb = parts[0].length >= 3 ? X.VERB_HEAD.exec(parts[0]) : null;
   const out: string[] = [];
   for (let i = 0; i < parts.length; i++) {
     let p = parts[i].trim();
@@ -840,6 +1025,57 @@ function objects(raw: string): string[] | undefined {
 
 function prefItems(kind: "like" | "dislike", objs: string[], confidence: number): Extracted[] {
   return objs.map((value) => ({ kind, value, confidence }));
+}
+
+// Said with the thing first or with another verb (issue 24): 打羽毛球是我最喜欢的运动,
+// 篮球足球我都喜欢, 周杰伦的歌我百听不厌, 我最近迷上了乐高, 我是周杰伦的粉丝,
+// 我喜欢的水果有西瓜和草莓, 我爱吃的东西可多了 (a list follows).
+const topical = (c: string, st: State): Extracted[] | undefined => {
+  let m = X.RE_TOPIC_IS.exec(c);
+  if (m) {
+    const objs = objects(m[1]);
+    return objs ? prefItems(/讨厌|怕/.test(m[2]) ? "dislike" : "like", objs, 4) : undefined;
+  }
+  m = X.RE_TOPIC_FIRST.exec(c);
+  if (m && !/^我/.test(m[1])) {
+    const objs = objects(m[1]);
+    if (!objs) return undefined;
+    return prefItems(/不|讨厌|怕|烦/.test(m[2]) ? "dislike" : "like", objs, 4);
+  }
+  m = st.selfBefore ? X.RE_TOPIC_ALSO.exec(c) : null;
+  if (m && !/^[我你他她它]/.test(m[1])) {
+    const objs = objects(m[1]);
+    if (objs) return prefItems(/不|讨厌/.test(m[2]) ? "dislike" : "like", objs, 4);
+  }
+  m = X.RE_NEVER_TIRED.exec(c);
+  if (m && !/^我/.test(m[1])) {
+    const objs = objects(m[1].replace(/这(?:首|部|个|本|款|种)[\u4e00-\u9fa5]?$/, ""));
+    return objs ? prefItems("like", objs, 4) : undefined;
+  }
+  m = X.RE_INTO.exec(c) ?? X.RE_FAN.exec(c) ?? X.RE_WATCHING.exec(c) ?? X.RE_MOST_DONE.exec(c);
+  if (m) {
+    const objs = objects(stripEnd(m[1]));
+    return objs ? prefItems("like", objs, 4) : undefined;
+  }
+  m = X.RE_LIKED_ARE.exec(c);
+  if (m) {
+    const kind = /讨厌|怕/.test(m[1]) ? "dislike" : "like";
+    st.listKind = kind;
+    st.listVerb = m[2];
+    if (!m[3]) return [];
+    const objs = objects(m[2] + stripEnd(m[3]));
+    return objs ? prefItems(kind, objs, 4) : [];
+  }
+  return undefined;
+};
+
+// A bare thing after a list began (我喜欢乐高啊, 画画啊, 还有踢足球): one more of it.
+function listMore(c: string, st: State): Extracted[] | undefined {
+  const kind = st.listKind;
+  if (!kind || c.length > 8 || X.NOT_LISTED.test(c) || isQuestion(c)) return undefined;
+  const objs = objects(c);
+  if (!objs) return undefined;
+  return prefItems(kind, objs.map((o) => (st.listVerb && !X.VERB_HEAD.test(o) ? st.listVerb + o : o)), 4);
 }
 
 const preference = (c: string, st: State): Extracted[] | undefined => {
@@ -869,7 +1105,7 @@ const preference = (c: string, st: State): Extracted[] | undefined => {
     st.correcting = true; // a change: the new one is meant
     return prefItems("like", objs, 5);
   }
-  m = X.RE_PREF.exec(c);
+  m = X.RE_PREF.exec(c.replace(X.RE_WE_BOTH, "我$1"));
   if (!m) return undefined;
   const a = adverbs(m[1]);
   if (!a || a.past) return undefined;
@@ -904,7 +1140,7 @@ function planText(rest: string): string | undefined {
     while (k > 0 && r.length - k < 2) k--; // 要还书: 还 is the verb here
     r = r.slice(k);
   }
-  r = r.replace(/^(?:有个|有一个|一个|个)/, "");
+  r = r.replace(/^(?:有个|有一个|一个|个|有(?=..))/, "");
   r = stripEnd(r);
   if (r.length < 2 || r.length > 16) return undefined;
   if (/^[很真好太不没别的得地了你他她它]|^特别|^非常|^有点|^挺|^超/.test(r) || X.WEATHER.test(r)) return undefined;
@@ -923,6 +1159,7 @@ function cut(text: string, spans: [number, number][]): string {
 }
 
 const plan = (c: string, st: State): Extracted[] | undefined => {
+  if (X.LUNAR.test(c)) return undefined; // 正月十五, 中秋节: never a wrong Gregorian day
   let text = c;
   let confidence = 0;
   let reminder = false;
@@ -1137,7 +1374,58 @@ function substitute(last: string, items: Extracted[], x: string): string | undef
 
 // ---- the extractor ------------------------------------------------------------------------------
 
-export const RULES: readonly Rule[] = Object.freeze([othersDays, birthday, family, name, age, gender, fact, location, memberSays, nameByIAm, preference, plan]);
+// What people say of themselves in passing (issue 24): a routine, a job, a
+// goal, a condition, said as part of something else ("今天又加班到九点",
+// "最近在戒糖", "我腿脚不太好"): the fact it shows, in the words of X.LIFE.
+const life: Rule = (c, st) => {
+  if (X.PLANNED.test(c) && scanDateTime(c, st.at).match) return undefined; // 今天晚上我要加班: a plan
+  if (!/^我(?!们)/.test(c) && !/^(?:最近|今天|天天|每天|又|正在|在|刚|一直)/.test(c)) return undefined;
+  if (/[你他她它]|别人|同学|朋友/.test(c.replace(/吉他|其他|其它/g, ""))) return undefined;
+  for (const [re, out] of X.LIFE) {
+    const m = re.exec(c);
+    if (m) {
+      let v = out;
+      for (let k = 1; k < m.length; k++) v = v.split("$" + k).join(stripEnd(m[k] ?? ""));
+      return item("fact", v, 4);
+    }
+  }
+  return undefined;
+};
+
+// A member mentioned in passing: "我得回去给孩子做饭", "等我遛完狗", "我在医院陪我妈":
+// the owner has one (no name, nothing else about them).
+const mention: Rule = (c) => {
+  if (/^(?:他|她|它|你)/.test(c)) return undefined;
+  const list = X.RE_REL_LIST.exec(c);
+  const m = list ?? X.RE_MENTION.exec(c) ?? X.RE_CARE.exec(c);
+  if (!m) return undefined;
+  // the member as the subject of a passing state or of something done to the
+  // speaker ("我弟弟好烦", "我妈妈骂我了"): not worth a memory
+  if (!list && m.index === 0 && /^我/.test(c)) {
+    const rest = c.slice(m[0].length).replace(/^(?:今天|刚才|刚刚|又|还|老是|总是)+/, "");
+    if (X.PASSING.test(rest) || /[我你]/.test(rest) || rest.length < 2) return undefined;
+  }
+  if (list) {
+    const out: Extracted[] = [];
+    const re = new RegExp(`(${X.REL_ALT})`, "g");
+    for (let p = re.exec(list[1]); p; p = re.exec(list[1])) {
+      const f = familyItem(p[1], "");
+      if (f) out.push(f[0]);
+    }
+    for (const f of out) f.passing = true;
+    return out;
+  }
+  const f = familyItem(m[1], "");
+  if (f) f[0].passing = true;
+  return f;
+};
+
+// a member only mentioned: what follows is not said about them
+function mentioned(found: Extracted[]): boolean {
+  return found.length > 0 && found.every((f) => f.passing === true);
+}
+
+export const RULES: readonly Rule[] = Object.freeze([othersDays, birthday, family, name, age, gender, fact, location, memberSays, nameByIAm, topical, preference, life, plan, mention]);
 
 
 // Fillers in front, a particle after 我 (我呀叫贝贝) and at the end (but 了, which rules read).
@@ -1150,6 +1438,13 @@ function clean(c: string): string {
 // A bare answer to the assistant's question: 小明 to 你叫什么名字.
 function answer(text: string, context: string, at: number): Extracted[] | undefined {
   const bare = stripEnd(clean(text.replace(/[.!?,]+$/, "").split(",").join("")));
+  // 你喜欢小猫吗 → 喜欢 / 不喜欢
+  const yn = X.ASKS_YES_NO.exec(context);
+  if (yn && bare) {
+    const said = /^(?:嗯|对|是啊|当然|超级|特别|非常|很|好)*(不太喜欢|不喜欢|不爱|讨厌|喜欢|爱)(?:的|啊|呀|了)*$/.exec(bare);
+    const objs = said && !X.OBJECT_STOP.test(yn[1]) && !/[我你他她它]/.test(yn[1]) ? objects(yn[1]) : undefined;
+    if (said && objs) return prefItems(/不|讨厌/.test(said[1]) ? "dislike" : "like", objs, 4);
+  }
   if (!bare || X.NOT_ANSWERS.test(bare) || isQuestion(bare) || /[你]/.test(bare)) return undefined;
   if (/^我/.test(bare)) {
     if (X.ASKS_AGE.test(context)) {
@@ -1162,6 +1457,18 @@ function answer(text: string, context: string, at: number): Extracted[] | undefi
       if (m && isPlace(m[1])) return item("location", m[1], 4);
     }
     return undefined;
+  }
+  if (X.ASKS_GENDER.test(context)) {
+    const g = /^(?:是)?(?:个|一个)?(?:小)?(男|女)(?:孩子|孩儿|孩|生|的|娃)?$/.exec(bare);
+    if (g) return item("gender", g[1], 4);
+  }
+  if (X.ASKS_GRADE.test(context)) {
+    const g = new RegExp(`^(?:上|读|在读|念|是)?(${X.GRADE})(?:了)?$`).exec(bare);
+    if (g) return item("fact", `主人上${g[1]}`, 4);
+  }
+  if (X.ASKS_SCHOOL.test(context)) {
+    const g = /^(?:在)?([\u4e00-\u9fa5]{2,10}?(?:小学|中学|学校|幼儿园|大学|一中|二中|三中|实验|附小|附中))$/.exec(bare);
+    if (g) return item("fact", `主人在${g[1]}上学`, 4);
   }
   if (X.ASKS_NAME.test(context)) {
     const m = /^(?:叫我|我叫|叫)?(.+)$/.exec(bare);
@@ -1177,15 +1484,17 @@ function answer(text: string, context: string, at: number): Extracted[] | undefi
     return d ? item("birthday", `${pad(d.month)}-${pad(d.day)}`, 4) : undefined;
   }
   if (X.ASKS_PLACE.test(context)) {
-    const p = bare.replace(/^(?:住在|在|住)/, "").replace(/人$/, "");
+    const p = bare.replace(/^(?:住在|在|住)/, "").replace(/的$/, "").replace(/人$/, "");
     return isPlace(p) ? item("location", p, 4) : undefined;
   }
   if (X.ASKS_JOB.test(context)) {
     const o = bare.replace(/^(?:是|当|做)/, "").replace(/的$/, "");
-    return X.OCCUPATIONS.indexOf(o) >= 0 ? item("fact", `主人是${o}`, 4) : undefined;
+    if (X.OCCUPATIONS.indexOf(o) >= 0) return item("fact", `主人是${o}`, 4);
+    const d = /^(?:我是)?(开|做|搞|干|跑|送|卖|教)(.{1,6})的$/.exec(bare);
+    return d ? item("fact", `主人${d[1]}${d[2]}`, 4) : undefined;
   }
   if (X.ASKS_DISLIKE.test(context) || X.ASKS_LIKE.test(context)) {
-    if (/^(?:有|是|在|去|没|不|也|都)/.test(bare) || bare.length > 10) return undefined;
+    if (/^(?:有|是|在|去|没|不|也|都)/.test(bare) || bare.length > 16) return undefined;
     const objs = objects(bare);
     return objs ? prefItems(X.ASKS_DISLIKE.test(context) ? "dislike" : "like", objs, 4) : undefined;
   }
@@ -1194,6 +1503,8 @@ function answer(text: string, context: string, at: number): Extracted[] | undefi
 
 function emit(st: State, found: Extracted[]): void {
   for (const f of found) {
+    // another person's name, age, likes…: never the owner's ("我们家住在…" is the household's)
+    if (st.other && X.SELF_KINDS.indexOf(f.kind) >= 0 && !(f.kind === "location" && /^我(?:们|家)/.test(st.clause))) continue;
     if (st.emphatic || st.correcting) f.confidence = 5;
     if (st.hedged) f.confidence = Math.min(f.confidence, 2);
     // within one utterance the last word on an identity field wins
@@ -1225,8 +1536,8 @@ function runRules(c: string, st: State): Extracted[] | undefined {
 // What one user utterance says. `context` is the assistant's line just
 // before (for bare answers: 小明 to 你叫什么名字); `prior` the user's previous
 // utterance in this conversation (for 不对是三点 said on its own).
-export function extract(utterance: string, at: number, context?: string, prior?: string): Extraction {
-  const st: State = { at, items: [], retractions: [], cancelPrevious: false, emphatic: false, correcting: false, hedged: false, selfBefore: false, member: undefined, skipRest: false, lastClause: "", lastItems: [] };
+export function extract(utterance: string, at: number, context?: string, prior?: string, other = false): Extraction {
+  const st: State = { at, items: [], retractions: [], cancelPrevious: false, emphatic: false, correcting: false, hedged: false, selfBefore: false, member: undefined, skipRest: false, lastClause: "", lastItems: [], listKind: undefined, listVerb: "", fiction: false, forget: undefined, other, otherSaid: false, clause: "" };
   const text = normalize(utterance.length > MAX_UTTERANCE ? utterance.slice(0, MAX_UTTERANCE) : utterance);
   if (!text) return { items: [], retractions: [], cancelPrevious: false };
   if (context) {
@@ -1234,12 +1545,17 @@ export function extract(utterance: string, at: number, context?: string, prior?:
     if (a) return { items: a, retractions: [], cancelPrevious: false };
     if (X.ASKS_HAS.test(context) && /^(?:嗯|对)?有/.test(text)) return extract("我" + text.replace(/^(?:嗯|对)/, ""), at);
   }
+  // a short utterance that takes back what was said ("就当我没说", "忘了它吧"), read whole
+  const whole = text.replace(/[,.!?、 ]/g, "");
+  if (whole.length <= 14 && X.FORGET.test(whole) && !X.ASKS_END.test(whole) && !X.KEEP_IT.test(whole)) return { items: [], retractions: [], cancelPrevious: false, forget: forgetKinds(whole) };
   let first = true;
   for (const sentence of clauses(text)) {
+    if (st.fiction) break;
     let carry = "";
     st.skipRest = false;
     for (const cl of sentence) {
       let c = cl.text;
+      st.clause = c;
       st.hedged = false;
       if (st.skipRest) continue;
       if (!X.HAN.test(c)) {
@@ -1252,6 +1568,62 @@ export function extract(utterance: string, at: number, context?: string, prior?:
       }
       c = clean(c);
       if (!c) continue;
+      // a story, a song, a role, a quoted character: nothing of the utterance is the speaker's (issue 24)
+      if (X.FICTION.test(c) || X.LYRICS.test(c) || X.QUOTED.test(c) || (X.ROLE.test(c) && X.CHARACTERS.test(c.slice(2)))) {
+        st.items.length = 0;
+        st.retractions.length = 0;
+        st.fiction = true;
+        break;
+      }
+      // a secret: "这个是秘密" withdraws what was said, "跟你说个秘密…" what follows
+      if (X.SECRET_WORD.test(c)) {
+        if (!st.items.length) st.forget = "last";
+        st.items.length = 0;
+        st.fiction = true;
+        break;
+      }
+      if (X.SECRET.test(c) || digitsSaid(c)) {
+        st.selfBefore = false;
+        st.member = undefined;
+        first = false;
+        continue;
+      }
+      // "这个别记", "名字别记", "你把我住哪忘掉吧": what was said is taken back
+      if (X.FORGET.test(c) && !X.ASKS_END.test(c)) {
+        const kinds = forgetKinds(c);
+        const before = st.items.length;
+        st.items = typeof kinds === "string" ? [] : st.items.filter((x) => kinds.indexOf(x.kind) < 0);
+        if (before === st.items.length) st.forget = kinds; // nothing of it in this utterance: what the conversation said
+        st.member = undefined;
+        continue;
+      }
+      // another person speaks from here on ("我是她奶奶"), or is handed the device ("奶奶你跟它说两句")
+      const hand = X.HAND_TO.exec(c);
+      if (hand) {
+        const who = hand[1].replace(/^(?:快|来)/, "");
+        st.other = X.RELATIONS[who] !== undefined;
+        st.otherSaid = true;
+        continue;
+      }
+      const speaker = X.SPEAKER_IS.exec(c);
+      if (speaker) {
+        st.other = true;
+        st.otherSaid = true;
+        st.selfBefore = false;
+        continue;
+      }
+      // "这是我爸爸，他叫王刚": a member introduced
+      const intro = X.INTRO.exec(c);
+      if (intro) {
+        const rest = stripEnd(intro[2].replace(/^,/, "").replace(/^(?:他|她|它)?(?:叫做|名叫|叫)/, ""));
+        const f = familyItem(intro[1], rest && isName(rest) ? rest : "");
+        if (f) {
+          emit(st, f);
+          st.member = f[0];
+          st.selfBefore = false;
+        }
+        continue;
+      }
       // jokes and sarcasm withdraw what came before; laughter makes it unsure
       if (X.JOKE.test(c) && c.length <= 8) {
         if (st.items.length) st.items.length = 0;
@@ -1291,6 +1663,9 @@ export function extract(utterance: string, at: number, context?: string, prior?:
         continue;
       }
       if (X.HYPOTHETICAL.test(c)) {
+        // "等我老公回来再说", "等我遛完狗": the member is there all the same
+        const said = /^(?:我)?等我/.test(c) ? mention(c, st) : undefined;
+        if (said && said.length) emit(st, said);
         st.skipRest = true;
         continue;
       }
@@ -1378,19 +1753,44 @@ export function extract(utterance: string, at: number, context?: string, prior?:
         st.member = undefined;
         continue;
       }
+      const more = st.listKind && !/^我/.test(c) ? listMore(c, st) : undefined;
+      if (more) {
+        emit(st, more);
+        continue;
+      }
       const found = runRules(c, st);
+      // a like said with a verb: bare things after it join it (我喜欢乐高啊, 画画啊, 还有踢足球)
+      if (found && found.length && found.every((f) => f.kind === "like" || f.kind === "dislike")) {
+        if (!st.listKind) st.listVerb = "";
+        st.listKind = found[0].kind as "like" | "dislike";
+      } else if (found && found.length) st.listKind = undefined;
       if (found && found.length) {
         emit(st, found);
         st.lastClause = c;
         st.lastItems = found;
       }
-      const fam = found && found.length && found[found.length - 1].kind === "family" ? found[found.length - 1] : undefined;
+      const fam = found && found.length && found[found.length - 1].kind === "family" && !mentioned(found) ? found[found.length - 1] : undefined;
       if (fam) st.member = fam;
       else if (/^我/.test(c)) st.member = undefined;
       st.selfBefore = /^我(?!们|家)/.test(c) && !fam && (!found || found.length === 0 || found.some((f) => X.SELF_KINDS.indexOf(f.kind) >= 0));
     }
   }
-  return { items: st.items, retractions: st.retractions, cancelPrevious: st.cancelPrevious };
+  const out: Extraction = { items: st.items, retractions: st.retractions, cancelPrevious: st.cancelPrevious };
+  if (st.forget) out.forget = st.forget;
+  if (st.otherSaid) out.other = st.other;
+  return out;
+}
+
+// What "别记" takes back: the kinds the clause names; everything said in the
+// conversation (刚才说的都别记); else what was just said (这个别记).
+function forgetKinds(c: string): PendingKind[] | "all" | "last" {
+  const k: PendingKind[] = [];
+  if (/名字|叫什么|姓名/.test(c)) k.push(/[他她]/.test(c) ? "family" : "name");
+  if (/年龄|几岁|岁数/.test(c)) k.push("age");
+  if (/住哪|住在哪|住址|地址|住的地方|家在哪/.test(c)) k.push("location");
+  if (/生日/.test(c)) k.push("birthday");
+  if (/学校|年级|工作|单位/.test(c)) k.push("fact");
+  return k.length ? k : /都|全部|所有|一切|今天说的/.test(c) ? "all" : "last";
 }
 
 // An item as the labelled set writes it: the value, with the date (and time)

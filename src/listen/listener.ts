@@ -17,9 +17,9 @@
 import Timer from "timer";
 import { Memory, MemoryError } from "../memory/memory";
 import { Schedules } from "../schedule/schedules";
-import type { Role } from "../memory/types";
+import type { PendingKind, Role } from "../memory/types";
 import { now } from "../time/clock";
-import { extract, type Extracted } from "./extract";
+import { extract, redact, type Extracted } from "./extract";
 import { PendingQueue, view, type Formed, type Outcome, type PendingView } from "./pending";
 import { ConversationWindow, isFarewell, IDLE_END_MS } from "./window";
 import { Evolver } from "../relation/evolver";
@@ -40,7 +40,8 @@ export interface ListenerOptions {
   // the conversation that ended: the user's lines still in the window (the
   // last rounds) and how many the user said in all; called after the NVS
   // batch, so what it writes (an episode, on the storage partition) is apart
-  onConversation?: (userLines: string[], rounds: number, reason: EndReason) => void;
+  // and what it stored (the episode tells it as deeds, src/episode/former.ts)
+  onConversation?: (userLines: string[], rounds: number, reason: EndReason, formed: Formed[]) => void;
 }
 
 export type EndReason = "explicit" | "farewell" | "idle" | "boot" | "stop";
@@ -59,6 +60,8 @@ function clean(text: string): string {
   return s.trim();
 }
 
+const SAID_MAX = 20;
+
 export class Listener {
   readonly window: ConversationWindow;
   readonly pending: PendingQueue;
@@ -68,12 +71,17 @@ export class Listener {
   // the user's previous utterance in this conversation and what it put in the
   // queue: "不对是三点" corrects it, "开玩笑的" withdraws it
   private prior: { text: string; items: Extracted[] } | undefined;
+  // what this conversation's user lines put in the queue ("这个别记" takes it
+  // back) and whether someone other than the owner speaks now (issue 24)
+  private said: Extracted[] = [];
+  private last: Extracted[] = []; // what the last utterance that said anything said
+  private other = false;
   private readonly idleMs: number;
   private readonly flushFn: () => number;
   onMemory: ((f: Formed) => void) | undefined;
   onHeard: ((h: Heard) => void) | undefined;
   onEnd: ((reason: EndReason, formed: Formed[]) => void) | undefined;
-  onConversation: ((userLines: string[], rounds: number, reason: EndReason) => void) | undefined;
+  onConversation: ((userLines: string[], rounds: number, reason: EndReason, formed: Formed[]) => void) | undefined;
 
   constructor(readonly memory: Memory, readonly schedules: Schedules, readonly opts: ListenerOptions = {}) {
     this.window = new ConversationWindow(opts.rounds ?? presetOf(memory).rounds);
@@ -94,8 +102,11 @@ export class Listener {
   // One message of the conversation. Returns what the user's words put into
   // the queue (nothing for the assistant's).
   hear(role: Role, text: string, at = now()): Heard[] {
-    const t = clean(text);
-    if (!t) return [];
+    const raw = clean(text);
+    if (!raw) return [];
+    // a secret said aloud (a password, a phone or ID number) is masked before
+    // the line is kept anywhere: the window, the chat log, an episode
+    const t = role === "user" ? redact(raw) : raw;
     const context = role === "user" ? this.window.lastAssistant : undefined;
     // the preset's window (action=config) applies from the next conversation
     if (!this.window.active && this.opts.rounds === undefined) this.window.rounds = presetOf(this.memory).rounds;
@@ -109,13 +120,18 @@ export class Listener {
     const heard: Heard[] = [];
     if (role === "user") {
       const secs = Math.floor(at / 1000);
-      const ex = extract(t, at, context, this.prior?.text);
+      const ex = extract(raw, at, context, this.prior?.text, this.other);
+      if (ex.other !== undefined) this.other = ex.other;
       if (ex.cancelPrevious && this.prior) for (const e of this.prior.items) this.pending.retract({ kind: e.kind, value: e.value }, secs);
+      if (ex.forget) this.forget(ex.forget, secs);
       for (const r of ex.retractions) {
         const gone = this.pending.retract(r, secs);
         if (gone) this.onMemory?.(gone);
       }
       for (const e of ex.items) heard.push(this.offer(e, secs));
+      for (const e of ex.items) this.said.push(e);
+      if (ex.items.length) this.last = ex.items;
+      if (this.said.length > SAID_MAX) this.said.splice(0, this.said.length - SAID_MAX); // bounded RAM: the queue holds 20 at most anyway
       this.prior = { text: t, items: ex.items };
       if (isFarewell(t)) this.window.closing = true;
     } else if (this.window.closing) {
@@ -124,6 +140,29 @@ export class Listener {
     }
     this.armIdle();
     return heard;
+  }
+
+  // "这个别记", "名字别记", "当我没说": what this conversation said of those
+  // kinds leaves the queue; said of a profile field in a later conversation
+  // ("你把我住哪忘掉吧"), the field leaves memory too.
+  private forget(kinds: PendingKind[] | "all" | "last", secs: number): void {
+    let hit = 0;
+    const gone = (e: Extracted) => kinds === "all" || (kinds === "last" ? this.last.indexOf(e) >= 0 : kinds.indexOf(e.kind) >= 0);
+    for (const e of this.said)
+      if (gone(e)) {
+        this.pending.retract({ kind: e.kind, value: e.value }, secs);
+        hit++;
+      }
+    this.said = this.said.filter((e) => !gone(e));
+    if (kinds === "last") this.last = [];
+    if (hit || typeof kinds === "string") return;
+    for (const k of kinds)
+      if (k === "name" || k === "age" || k === "gender" || k === "location" || k === "birthday") {
+        const was = this.memory.profile()[k];
+        if (was === undefined || was === "" || was === 0) continue;
+        const r = this.memory.clearProfile(k);
+        if (r.action === "DELETED") this.onMemory?.({ type: k, content: String(was), result: "deleted", confidence: 5, heard: 1 });
+      }
   }
 
   private offer(e: Extracted, secs: number): Heard {
@@ -155,6 +194,9 @@ export class Listener {
     if (rounds && this.onConversation) for (const m of this.window.recent()) if (m.role === "user") lines.push(m.text);
     this.window.clear();
     this.prior = undefined;
+    this.said = [];
+    this.last = [];
+    this.other = false;
     // The batch is committed as a tool call is: if a store cannot be written,
     // it and every later one (the pending queue is last) go back to the mark,
     // so nothing heard is shown as memory that flash does not hold, and the
@@ -174,7 +216,7 @@ export class Listener {
     this.onEnd?.(reason, formed);
     if (rounds && this.onConversation)
       try {
-        this.onConversation(lines, rounds, reason);
+        this.onConversation(lines, rounds, reason, formed);
       } catch (e) {
         if (e instanceof Error && e.name === "PowerCut") throw e;
         trace(`petmem: conversation episode not formed (${e instanceof Error ? e.message : String(e)})\n`);

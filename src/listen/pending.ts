@@ -134,6 +134,31 @@ function eventType(tag: EventTag | undefined, text: string): string {
   return tag ?? "event";
 }
 
+// The same thing said in other words (issue 24: one memory, not two): the
+// model's "林小雨在读小学三年级" and the heard "主人在读小学三年级", a heard todo
+// 练琴 and the model's schedule 练琴. Compared without 主人, the owner's name,
+// 我 and particles: equal, or one holds the other with at most four characters
+// more (a name, a verb: 西瓜 / 吃西瓜).
+export function normalContent(s: string, owner = ""): string {
+  let t = s;
+  if (owner) t = t.split(owner).join("");
+  t = t.split("主人").join("").split("自己").join("");
+  let out = "";
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charAt(i);
+    if ("我的了着呢吧啊呀哦嘛,，。.!！?？、 ：:;；“”\"'".indexOf(c) < 0) out += c;
+  }
+  return out.toLowerCase();
+}
+
+export function sameThing(a: string, b: string, owner = ""): boolean {
+  const x = normalContent(a, owner), y = normalContent(b, owner);
+  if (!x || !y) return false;
+  if (x === y) return true;
+  const [short, long] = x.length <= y.length ? [x, y] : [y, x];
+  return short.length >= 2 && long.length - short.length <= 4 && long.indexOf(short) >= 0;
+}
+
 // Where an item sits in time, as memory will show it.
 function where(p: PendingItem): { date?: string; datetime?: string; repeat?: Repeat; event_type?: string } {
   const d = decode(p);
@@ -200,7 +225,7 @@ export class PendingQueue {
       case "like":
       case "dislike": {
         const prefs = m.preferences();
-        return (p.kind === "like" ? prefs.likes : prefs.dislikes).indexOf(p.value) >= 0;
+        return (p.kind === "like" ? prefs.likes : prefs.dislikes).some((x) => x === p.value || sameThing(x, p.value));
       }
       case "family": {
         const f = familyParts(p.value);
@@ -208,17 +233,22 @@ export class PendingQueue {
         const hit = same.find((x) => (f.name ? x.name === f.name : !x.name || same.length === 1));
         return !!hit && (!f.note || hit.sharedMemory.indexOf(f.note) >= 0);
       }
-      case "fact":
-        return m.facts().some((x) => x.content === p.value);
+      case "fact": {
+        const owner = String(m.profile().name ?? "");
+        return m.facts().some((x) => x.content === p.value || sameThing(x.content, p.value, owner));
+      }
       case "event": {
         const d = decode(p);
         const w = where(p);
-        return m.events().some((x) => !x.schedule && x.time === "" && x.content === d.text && (d.tag === "todo" ? x.eventType === "todo" : x.date === w.date));
+        if (m.events().some((x) => !x.schedule && x.time === "" && x.content === d.text && (d.tag === "todo" ? x.eventType === "todo" : x.date === w.date))) return true;
+        // a heard reminder the model already scheduled (提醒我练琴 / schedule 练琴): one thing
+        if (d.tag === "yearly") return false;
+        return m.events().some((x) => sameThing(x.content, d.text) && (d.tag === "todo" || x.date === w.date || (!!x.schedule && x.repeat !== "none")));
       }
       default: {
         const dt = formatDateTime(p.when * 1000);
         const text = decode(p).text;
-        return m.events().some((x) => x.schedule && `${x.date} ${x.time}` === dt && x.content === text);
+        return m.events().some((x) => x.schedule && ((`${x.date} ${x.time}` === dt && (x.content === text || sameThing(x.content, text))) || (x.date === dt.slice(0, 10) && sameThing(x.content, text))));
       }
     }
   }
@@ -289,7 +319,9 @@ export class PendingQueue {
   settle(kind: PendingKind, value: string, at = seconds()): number {
     const key = keyOf(kind, value, 0);
     const list = this.items(at);
-    const keep = list.filter((p) => (p.kind === "event" || p.kind === "schedule" ? true : keyOf(p.kind, p.value, p.when) !== key));
+    const near = (kind === "fact" || kind === "like" || kind === "dislike") && value !== "";
+    const owner = near ? String(this.memory.profile().name ?? "") : "";
+    const keep = list.filter((p) => (p.kind === "event" || p.kind === "schedule" ? true : keyOf(p.kind, p.value, p.when) !== key && !(near && p.kind === kind && sameThing(p.value, value, owner))));
     if (keep.length !== list.length) this.store.set(keep);
     return list.length - keep.length;
   }
@@ -336,7 +368,8 @@ export class PendingQueue {
     const out: Formed[] = [];
     const keep: PendingItem[] = [];
     for (const p of list) {
-      if (isConfirmed(p)) out.push(this.write(p, false));
+      // what the model wrote meanwhile (the same thing in its words) is not written again
+      if (isConfirmed(p)) out.push(this.known(p) ? { type: p.kind, content: decode(p).text, ...where(p), result: "no_change", confidence: p.confidence, heard: p.count } : this.write(p, false));
       else keep.push(p);
     }
     if (out.length || this.store.count !== list.length) this.store.set(keep);

@@ -443,7 +443,8 @@ dialog | A:你叫什么名字 / 我叫小红 / A:小红你好 / 不对我叫小�
 dialog | 我喜欢恐龙 / A:恐龙好酷 / 我最喜欢霸王龙 | like=恐龙; like=霸王龙
 dialog | A:你的生日是哪天 / 三月三号 | birthday=03-03
 dialog | 我叫小宝 / A:你好小宝 / 我今年五岁 / A:五岁啦 / 我喜欢吃冰淇淋 | name=小宝; age=5; like=冰淇淋
-dialog | A:你喜欢小狗吗 / 喜欢 | !*
+# issue 24: a yes to the pet's own question gives the field it asks about (was !*)
+dialog | A:你喜欢小狗吗 / 喜欢 | like=小狗
 dialog | A:你是哪里人 / 我是四川人 | location=四川
 dialog | A:你有宠物吗 / 有一只猫叫花花 | family=猫:花花
 dialog | 我住在北京 / A:北京好大 / 开玩笑的我住在天津 | location=天津; !location=北京
@@ -627,6 +628,80 @@ question | 今天星期几啊 | !*
 chat | 哎人老了记性不好 | !*
 chat | 我今天去公园散步了 | !event; !schedule
 chat | 我刚吃了药 | !*
+# ---- issue 24 development: one or two cases per mechanism, written with the rules (not held out)
+dev24 | 我最爱吃的是糖葫芦和棉花糖 | like=糖葫芦; like=棉花糖
+dev24 | 跳绳是我最拿手也最喜欢的运动 | !dislike
+dev24 | 西瓜芒果榴莲我都爱吃 | like=西瓜; like=芒果; like=榴莲
+dev24 | 稻香这首歌我听不腻 | like=稻香
+dev24 | 我最近爱上了钓鱼 | like=钓鱼
+dev24 | 我喜欢唱歌啊跳舞啊 | like=唱歌; like=跳舞
+dev24 | A:你平时都喜欢玩什么呀 / 滑板 还有魔方 | like=滑板; like=魔方
+dev24 | A:你喜欢冬天吗 / 不太喜欢 | dislike=冬天
+dev24 | A:你是男生还是女生呀 / 女生 | gender=女
+dev24 | A:你读几年级了 / 二年级 | fact=二年级
+dev24 | 我洗欢吃面条 | like=面条
+dev24 | 我叫赵 赵一 赵一凡 | name=赵一凡; !name=赵一
+dev24 | 我住在广 广州 | location=广州
+dev24 | 我贼稀罕吃饺子 | like=饺子
+dev24 | 我唔钟意食苦瓜 | dislike=苦瓜
+dev24 | 我今年五十有八了 | age=58
+dev24 | 我又得加班了 烦死了 | fact=加班
+dev24 | 我最近在戒烟 | fact=戒烟
+dev24 | 我每天骑电动车上班 | fact=骑电动车上班
+dev24 | 先不聊了我要去接孙女放学 | family=孙女:
+dev24 | 我眼睛不太好 看不清字 | fact=眼睛不好
+dev24 | 我喝牛奶过敏 | fact=牛奶过敏
+dev24 | 我弟弟好烦 | !*
+dev24 | 每周一周三下午有游泳课 | schedule=2026-02-09 15:00 游泳课 @weekly; schedule=2026-02-11 15:00 游泳课 @weekly
+dev24 | 我的生日是农历五月初五 | fact=农历五月初五; !birthday
+dev24 | 我爸的生日是腊月初八 | family=爸爸::腊月初八; !yearly
+dev24 | 端午节我们去外婆家 | !event; !schedule
+dev24 | 我叫周小川 / 哎呀这个你别记了 | !name=周小川
+dev24 | 我今年十一岁 / 刚才那句不算 | !age=11
+dev24 | 我喜欢吃薯片 不许记哦 | !like=薯片
+dev24 | 我住在合肥 我叫孟飞 / 名字别记 | location=合肥; !name=孟飞
+dev24 | 我叫许多多 // 你把我的名字忘掉吧 | !name=许多多
+dev24 | 我有个秘密 我昨天把花瓶打碎了 | !*=花瓶
+dev24 | 我妈手机号是一五九八八七七六六五五 | !*=一五九; !*=15988776655
+dev24 | 我们家门禁密码是三六九二 | !*=三六九二; !*=3692
+dev24 | 很久很久以前有个小姑娘叫小红帽 | !*
+dev24 | 我当警察你当小偷 | !*
+dev24 | 我是葫芦娃 | !*
+dev24 | 一闪一闪亮晶晶 满天都是小星星 | !*
+dev24 | 光头强说我要砍树 | !*
+dev24 | 以后你的名字叫可可 | !name=可可
+dev24 | 我是果果的奶奶 我今年六十五 | !age=65
+dev24 | 爷爷你来跟它说 / 我是他爷爷 我喜欢下棋 | !like=下棋
+dev24 | 姐姐你跟它说 / 我叫小雪 // 我叫小冬 | name=小冬
+dev24 | 这是我妹妹 她叫安安 | family=妹妹:安安; !name=安安
+dev24 | 我住在东莞 算了这个你别记了 | !location
+dev24 | 我今年十二岁 / 不对不对 忘掉吧 | !age=12
+dev24 | 我喜欢我们班的小丽 你别记下来啊 | !like=小丽
+dev24 | 我喜欢吃榴莲 / 就当我没说 | !like=榴莲
+dev24 | 我爸爸在工厂上班 / 这个就不要记了 | !*=工厂
+dev24 | 我的生日是六月一号 / 删掉吧 别记 | !birthday
+dev24 | 我有点怕打雷 这是秘密 别记住 | !dislike=打雷
+dev24 | 我叫刘洋 / 不对 你把我名字忘了吧 | !name=刘洋
+dev24 | 明天上午十点我要去游泳 / 算了不去了 | !schedule
+dev24 | 提醒我明天早上六点起床 / 哦不用了 取消吧 | !schedule
+dev24 | 我在三小上五年级 / 你别记我学校 | !fact=三小
+dev24 | 我妈叫王芳 你别记她名字 | !family=妈妈:王芳
+dev24 | 我住在西安 / 嗯刚才那个不算 | !location=西安
+dev24 | 我讨厌我同学 不许记 | !*=同学
+dev24 | 我今年四十了 / 忘了它吧 | !age=40
+dev24 | 我喜欢玩手机 / 这个别告诉我爸也别记 | !like=玩手机
+dev24 | 我叫小武 今年八岁 / 名字别记 年龄可以记 | age=8; !name=小武
+dev24 | 我喜欢跳舞 / 我刚才说的是我姐姐 不是我 | !like=跳舞
+dev24 | 我住在厦门 // 你把我住哪忘掉吧 | !location=厦门
+dev24 | 我叫何平 / 我住在南京 / 这个别记 | name=何平; !location=南京
+dev24 | 我叫何平 / 我住在南京 / 刚才说的都别记 | !name=何平; !location=南京
+dev24 | 我家姐姐叫小美 | family=姐姐:小美
+dev24 | 我喜欢食物里面的甜点 | !like=吃物
+dev24 | 你当然可以 我叫小明 | name=小明
+dev24 | 我喜欢看电视里的动画片 | like=动画片
+dev24 | 我叫小红 / 明天的比赛取消了 | name=小红
+dev24 | 我喜欢画画 / 我把照片删了 | like=画画
+dev24 | 我今年十岁 / 妈妈说我长高了 | age=10
 `;
 
 export const DEV: readonly string[] = Object.freeze(

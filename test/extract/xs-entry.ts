@@ -7,6 +7,7 @@ import { setTraceSink } from "../../host-sim/trace-sink.js";
 import { DEV } from "./speech";
 import { HELD_OUT } from "./heldout";
 import { HELD_OUT_LATE } from "./heldout-late";
+import { HELD_OUT_SPEECH } from "./heldout-speech";
 import { parseCase, runCase, tally, add, timings, lesser } from "./cases";
 
 declare function issueCommand(bytes: ArrayBuffer): ArrayBuffer;
@@ -30,13 +31,13 @@ function main(): void {
     add(t, c, o);
     outcomes.push(`${o.found}/${o.hits.length}`);
   }
-  for (const line of HELD_OUT_LATE) {
+  for (const line of HELD_OUT_LATE.concat(HELD_OUT_SPEECH)) {
     const c = parseCase(line, true);
     const o = runCase(c, () => Date.now());
     for (const ms of o.hearMs) times.push(ms);
     outcomes.push(`${o.found}/${o.hits.length}`);
   }
-  lesser(times, timings(DEV.concat(HELD_OUT).map((l) => parseCase(l)).concat(HELD_OUT_LATE.map((l) => parseCase(l, true))), () => Date.now()));
+  lesser(times, timings(DEV.concat(HELD_OUT).map((l) => parseCase(l)).concat(HELD_OUT_LATE.concat(HELD_OUT_SPEECH).map((l) => parseCase(l, true))), () => Date.now()));
   let sum = 0, worst = 0;
   for (const ms of times) {
     sum += ms;

@@ -8,6 +8,8 @@ import { Service } from "../../src/app/service";
 import { ReminderService, type Reminder } from "../../src/schedule/reminder";
 import { nextYearly } from "../../src/schedule/allday";
 import { fromLocal } from "../../src/time/local";
+import { Episodes } from "../../src/episode/episodes";
+import { FakeEpisodeStore } from "./episode-fake";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
 
@@ -123,6 +125,114 @@ export const scenarios: Scenario[] = [
       deepEqual(r.pending.map((p: { type: string; content: string; confirmed: boolean }) => `${p.type} ${p.content} ${p.confirmed}`), ["fact 主人对海鲜过敏 false"]);
       deepEqual(r.profile, {});
       deepEqual(r.events, []);
+    },
+  },
+  // ---- issue 24: one memory, not two; episodes that read like a sentence; retractions, secrets, speakers
+  {
+    name: "one memory, not two: the model's own write settles the item heard in the same conversation, in either order, and a later conversation never adds a near-duplicate",
+    run() {
+      const { svc } = boot();
+      const tool = (a: Record<string, unknown>) => JSON.parse(svc.tool.call(a));
+      // heard first, then written by the model in its own words
+      svc.hear("user", "我叫林小雨 我在读小学三年级");
+      svc.hear("assistant", "三年级呀，真棒！");
+      equal(tool({ action: "write", type: "fact", content: "林小雨在读小学三年级" }).result, "added");
+      svc.endConversation();
+      let r = read(svc);
+      deepEqual(r.facts, ["林小雨在读小学三年级"], "one fact: the model's");
+      equal(r.profile.name, "林小雨");
+      // written by the model first, heard after
+      equal(tool({ action: "write", type: "like", content: "西瓜" }).result, "added");
+      svc.hear("user", "我喜换吃西瓜");
+      svc.endConversation();
+      r = read(svc);
+      deepEqual(r.preferences.likes, ["西瓜"], "吃西瓜 is 西瓜: no second like");
+      // a later conversation says it again in other words
+      say(svc, "我在读小学三年级呢");
+      deepEqual(read(svc).facts, ["林小雨在读小学三年级"], "never a near-duplicate");
+      deepEqual(read(svc).pending, []);
+    },
+  },
+  {
+    name: "one memory, not two: a heard reminder and the model's schedule for the same thing are one",
+    run() {
+      const { svc } = boot();
+      const tool = (a: Record<string, unknown>) => JSON.parse(svc.tool.call(a));
+      svc.hear("user", "提醒我练琴");
+      svc.hear("assistant", "好的，每天晚上七点提醒你练琴");
+      equal(tool({ action: "write", type: "schedule", content: "练琴", datetime: "2026-02-05 19:00", repeat: "daily" }).result, "added");
+      svc.endConversation();
+      const r = read(svc);
+      deepEqual(r.events, [], "no todo beside the schedule");
+      deepEqual(r.schedules.map((x: { content: string }) => x.content), ["练琴"]);
+      // and a dated plan heard after the model scheduled it on that day
+      equal(tool({ action: "write", type: "schedule", content: "看牙医", datetime: "2026-02-06 15:00" }).result, "added");
+      say(svc, "明天下午我要去看牙医");
+      const again = read(svc);
+      deepEqual(again.events, [], "the heard plan is the model's schedule");
+      equal(again.schedules.length, 2);
+    },
+  },
+  {
+    name: "the listener's episode reads like a sentence (who did what, how it felt), with whole words as keywords, or is not formed",
+    run() {
+      const { svc } = boot();
+      const eps = (svc.tool.episodes = new Episodes(new FakeEpisodeStore()));
+      for (const l of ["嗯我叫陈晨", "我今年九岁", "我喜欢画画和小兔子", "嗯嗯", "好的拜拜"]) {
+        svc.hear("user", l);
+        svc.hear("assistant", "好呀");
+      }
+      svc.endConversation();
+      const all: { content: string; keywords: string[] }[] = [];
+      eps.forEach((ep) => void all.push({ content: ep.content, keywords: ep.keywords }), { text: true });
+      equal(all.length, 1);
+      equal(all[0].content, "主人说自己叫陈晨，说自己9岁了，说喜欢画画和小兔子，听起来很开心。");
+      deepEqual(all[0].keywords, ["陈晨", "画画", "小兔子"]);
+      ok(all.every((e) => e.content.indexOf("聊了") < 0 && e.keywords.indexOf("叫陈") < 0), "never fragments");
+      // only acknowledgements: no episode
+      for (const l of ["嗯", "好的", "哈哈", "对", "拜拜"]) svc.hear("user", l);
+      svc.endConversation();
+      equal(eps.counts().active, 1);
+    },
+  },
+  {
+    name: "taken back: 这个别记 and 名字别记 remove what the conversation said, a later 忘掉 clears the field; a secret is neither stored nor kept verbatim in the chat log",
+    run() {
+      const { svc, formed } = boot();
+      svc.hear("user", "我叫张小凡 今年九岁");
+      svc.hear("user", "名字别记 年龄可以记");
+      svc.endConversation();
+      let r = read(svc);
+      deepEqual(r.profile, { age: 9 });
+      say(svc, "我住在成都");
+      equal(read(svc).profile.location, "成都");
+      say(svc, "你把我住哪忘掉吧");
+      r = read(svc);
+      equal(r.profile.location, undefined, "cleared");
+      ok(formed.indexOf("location=成都:deleted") >= 0, formed.join(" "));
+      // 这个别记 takes back what was just said, not the whole conversation; 都别记 all of it
+      say(svc, "我喜欢画画", "我喜欢吃榴莲", "这个别记");
+      deepEqual(read(svc).preferences.likes, ["画画"]);
+      say(svc, "我喜欢跳舞", "我喜欢唱歌", "刚才说的都别记");
+      deepEqual(read(svc).preferences.likes, ["画画"]);
+      say(svc, "我的银行卡密码是六个八", "我电话是13812345678");
+      r = read(svc);
+      deepEqual(r.facts, []);
+      const log = svc.memory.chat().map((m) => m.content).join("|");
+      ok(log.indexOf("六个八") < 0 && log.indexOf("13812345678") < 0 && log.indexOf("***") >= 0, log);
+    },
+  },
+  {
+    name: "several speakers: what grandma says of herself is not the owner's; handed back, the owner's words are; a story read aloud stores nothing",
+    run() {
+      const { svc } = boot();
+      say(svc, "奶奶你跟它说两句", "你好呀小家伙 我是他奶奶 我今年七十了 我喜欢看戏", "宝宝你自己跟它说", "我叫豆豆 我八岁了");
+      const r = read(svc);
+      deepEqual(r.profile, { name: "豆豆", age: 8 });
+      deepEqual(r.preferences.likes, []);
+      say(svc, "从前有一只小兔子它最喜欢吃胡萝卜", "我是孙悟空 俺老孙来也");
+      deepEqual(read(svc).preferences.likes, []);
+      deepEqual(read(svc).profile, { name: "豆豆", age: 8 });
     },
   },
 ];

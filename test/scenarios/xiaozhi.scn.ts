@@ -329,4 +329,33 @@ export const scenarios: Scenario[] = [
       equal(again.memory.affection().totalConversations, 1);
     },
   },
+  {
+    name: "xiaozhi session: the model's write and the heard line in one conversation give one fact; its schedule and the heard reminder give one schedule (issue 24)",
+    async run() {
+      const { svc, link } = boot();
+      const server = new XiaozhiServerDouble(linkWire(link));
+      await server.connect();
+      const [w] = await server.turn({
+        user: "我叫林小雨，我在读小学三年级。",
+        calls: [
+          { tool: "memory", args: { action: "write", type: "name", content: "林小雨" } },
+          { tool: "memory", args: { action: "write", type: "fact", content: "林小雨在读小学三年级" } },
+        ],
+        reply: ["三年级啦，真厉害！"],
+      });
+      equal(w.action, "REQLLM");
+      const [s] = await server.turn({
+        user: "每天晚上七点提醒我练琴",
+        calls: [{ tool: "memory", args: { action: "write", type: "schedule", content: "练琴", datetime: "2026-02-05 19:00", repeat: "daily" } }],
+        reply: ["好的，每天晚上七点提醒你练琴。"],
+      });
+      equal(JSON.parse(s.modelSaw!).result, "added");
+      await server.turn({ user: "好了，我去睡觉了，晚安", reply: ["晚安小雨。"] });
+      server.goodbye();
+      deepEqual(server.crashes, []);
+      deepEqual(svc.memory.facts().map((f) => f.content), ["林小雨在读小学三年级"], "one fact, the model's");
+      deepEqual(svc.memory.events().map((e) => `${e.content}:${e.repeat}`), ["练琴:daily"], "one schedule, no todo beside it");
+      equal(svc.listener.pending.list().length, 0);
+    },
+  },
 ];
