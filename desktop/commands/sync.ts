@@ -44,7 +44,7 @@ const REMOTE = { name: "--remote", value: "URL", help: "the owner's database: ht
 const TRASH = { name: "--trash", help: "also the memory.trash scope: upload the trash to DATABASE_trash, then clear it here" };
 
 function line(r: SyncReport): string {
-  return JSON.stringify({ pushed: r.pushed, pulled: r.pulled, conflicts: r.conflicts, checkpoint: r.checkpoint }) + "\n";
+  return JSON.stringify({ pushed: r.pushed, pulled: r.pulled, conflicts: r.conflicts, rejected: r.rejected, checkpoint: r.checkpoint }) + "\n";
 }
 
 async function run(ctx: Context, data: string, restore: boolean): Promise<void> {
@@ -81,7 +81,7 @@ export const syncCmd: Command = {
   details: [
     "One replication both ways (docs/SYNC.md): the server's changes since the last checkpoint are",
     "applied through the pet's own rules, then the pet's changes are pushed. Prints one JSON line:",
-    '{"pushed":N,"pulled":N,"conflicts":N,"checkpoint":"SEQ"}; a second run with nothing new gives 0 and 0.',
+    '{"pushed":N,"pulled":N,"conflicts":N,"rejected":N,"checkpoint":"SEQ"} (rejected: documents of the server refused, each with its reason on stderr); a second run with nothing new gives 0 and 0.',
     "A cut connection exits 1; running it again goes on from the last checkpoint, losing nothing.",
     "Credentials are used for this run only; nothing but a hash of the server's address is kept.",
   ].join("\n"),
