@@ -7,6 +7,7 @@
 // "lost" | "timeout" | "too big".
 
 import * as sdk from "http";
+import SecureSocket from "securesocket";
 import Timer from "timer";
 
 // The SDK's client as this module uses it (Node's own "http" types would
@@ -17,7 +18,7 @@ interface SdkRequest {
   close(): void;
 }
 interface SdkRequestClass {
-  new (d: { host: string; port: number; method: string; path: string; headers: string[]; body?: true }): SdkRequest;
+  new (d: { host: string; port: number; method: string; path: string; headers: string[]; body?: true; Socket?: unknown; secure?: Record<string, unknown> }): SdkRequest;
   requestFragment: number;
   status: number;
   responseFragment: number;
@@ -31,6 +32,9 @@ export interface Endpoint {
   port: number;
   auth?: string; // "user:password", sent as HTTP Basic
   prefix?: string; // a path in front of every request's, e.g. "/couch"
+  // TLS (the SDK's SecureSocket): the server's certificate must lead to `ca`
+  // (DER; without it, the SDK's own certificate store) and name `host`
+  tls?: { ca?: ArrayBuffer };
 }
 
 export interface Reply {
@@ -106,7 +110,8 @@ export function request(ep: Endpoint, method: string, path: string, body?: strin
     };
     const timer = Timer.set(() => finish(new HttpError("timeout", `http: no complete reply in ${timeout} ms`)), timeout);
     try {
-      req = new Request({ host: ep.host, port: ep.port, method, path: (ep.prefix ?? "") + path, headers, body: bytes ? true : undefined });
+      const tls = ep.tls ? { Socket: SecureSocket, secure: ep.tls.ca ? { protocolVersion: 0x303, certificate: ep.tls.ca } : { protocolVersion: 0x303 } } : {};
+      req = new Request({ host: ep.host, port: ep.port, method, path: (ep.prefix ?? "") + path, headers, body: bytes ? true : undefined, ...tls });
     } catch (e) {
       finish(new HttpError("refused", `http: ${e instanceof Error ? e.message : String(e)}`));
       return;
@@ -139,7 +144,11 @@ export function request(ep: Endpoint, method: string, path: string, body?: strin
           }
           parts.length = 0;
           finish(undefined, { status, body: decode(all) });
-        } else if (message < 0) finish(new HttpError(status ? "lost" : "refused", status ? "http: the connection was lost before the reply was whole" : "http: no connection to the server"));
+        } else if (message < 0) {
+          // the reason when the socket gives one (a TLS refusal: the certificate, the host name)
+          const why = typeof value === "string" && value ? `: ${value}` : "";
+          finish(new HttpError(status ? "lost" : "refused", status ? `http: the connection was lost before the reply was whole${why}` : `http: no connection to the server${why}`));
+        }
       } catch (e) {
         finish(new HttpError("lost", `http: ${e instanceof Error ? e.message : String(e)}`));
       }
