@@ -12,7 +12,7 @@ import path from "node:path";
 import "../host-sim/trace";
 import { SimDevice } from "../host-sim/device";
 import type { Booted } from "../src/app/boot";
-import { request, type Endpoint } from "../src/net/http";
+import { request, fromBase64, type Endpoint } from "../src/net/http";
 import { sync, SyncError, type SyncOptions, type SyncReport } from "../src/sync/replicate";
 import { bodyOf, hashOf } from "../src/sync/docs";
 import { bootOn } from "./scenarios/backup.scn";
@@ -58,6 +58,13 @@ describe("sync over TLS (pouchdb-server behind a TLS terminator, a test CA)", fu
     await couch?.stop();
     if (couch) removeCouch(couch);
     if (pki) fs.rmSync(pki.dir, { recursive: true, force: true });
+  });
+
+  it("the build's configuration gives the CA in base64 (its PEM's lines): the device reads the same DER", () => {
+    const text = fs.readFileSync(pki.caPem, "latin1");
+    assert.deepEqual(Buffer.from(fromBase64(text)), Buffer.from(pki.caDer));
+    const body = text.replace(/-----[^-]*-----/g, "").replace(/\s+/g, "");
+    assert.deepEqual(Buffer.from(fromBase64(body)), Buffer.from(pki.caDer));
   });
 
   it("a pet's memory goes up and a new pet restores it, every request over TLS", async () => {

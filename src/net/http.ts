@@ -73,6 +73,22 @@ export function base64(s: string): string {
   return out;
 }
 
+// Base64 text (whitespace ignored) as bytes: a CA certificate in the build's configuration.
+export function fromBase64(s: string): ArrayBuffer {
+  const clean = s.replace(/-----[^-]*-----/g, "").replace(/[^A-Za-z0-9+/]/g, "");
+  const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
+  let bits = 0, acc = 0, n = 0;
+  for (let i = 0; i < clean.length; i++) {
+    acc = (acc << 6) | B64.indexOf(clean.charAt(i));
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[n++] = (acc >> bits) & 0xff;
+    }
+  }
+  return out.buffer.slice(0, n) as ArrayBuffer;
+}
+
 export function request(ep: Endpoint, method: string, path: string, body?: string, limits: Partial<Limits> = {}): Promise<Reply> {
   const timeout = limits.timeout ?? DEFAULT_LIMITS.timeout;
   const maxBody = limits.maxBody ?? DEFAULT_LIMITS.maxBody;
