@@ -72,29 +72,45 @@ export function makePki(): TestPki {
 
 export interface Terminator {
   port: number;
-  connections: number;
+  connections: number; // TLS connections accepted (one handshake each)
+  bytesIn: number; // TLS bytes from the clients (closed connections)
+  bytesOut: number; // TLS bytes to them
   close(): Promise<void>;
 }
 
-// TLS on 127.0.0.1 in front of the plain server at `target()`.
+// TLS on 127.0.0.1 in front of the plain server at `target()`; the bytes are
+// counted on the TCP socket under the TLS one (records, handshakes included).
 export async function startTerminator(cert: { key: string; cert: string }, target: () => number): Promise<Terminator> {
   const live = new Set<net.Socket>();
-  const t: Terminator = { port: 0, connections: 0, close: async () => undefined };
-  const server = tls.createServer({ key: cert.key, cert: cert.cert, minVersion: "TLSv1.2" }, (c) => {
-    t.connections++;
-    const up = net.connect({ host: "127.0.0.1", port: target() });
-    live.add(c).add(up);
-    c.pipe(up).pipe(c);
+  const t: Terminator = { port: 0, connections: 0, bytesIn: 0, bytesOut: 0, close: async () => undefined };
+  const context = tls.createSecureContext({ key: cert.key, cert: cert.cert, minVersion: "TLSv1.2" });
+  const server = net.createServer((raw) => {
+    const c = new tls.TLSSocket(raw, { isServer: true, secureContext: context });
+    let up: net.Socket | undefined;
+    let counted = false;
     const end = () => {
+      if (!counted) {
+        counted = true;
+        t.bytesIn += raw.bytesRead;
+        t.bytesOut += raw.bytesWritten;
+      }
       c.destroy();
-      up.destroy();
-      live.delete(c);
-      live.delete(up);
+      raw.destroy();
+      up?.destroy();
+      live.delete(raw);
+      if (up) live.delete(up);
     };
+    live.add(raw);
+    raw.on("error", end).on("close", end);
     c.on("error", end).on("close", end);
-    up.on("error", end).on("close", end);
+    c.on("secure", () => {
+      t.connections++;
+      up = net.connect({ host: "127.0.0.1", port: target() });
+      live.add(up);
+      up.on("error", end).on("close", end);
+      c.pipe(up).pipe(c);
+    });
   });
-  server.on("tlsClientError", () => undefined);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   t.port = (server.address() as net.AddressInfo).port;
   t.close = () =>
