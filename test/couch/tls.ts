@@ -62,7 +62,10 @@ export function makePki(): TestPki {
   const leaf = (name: string, san: string, dates: string[]) => {
     openssl(dir, ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", `/CN=${name}`, "-addext", `subjectAltName=${san}`]);
     openssl(dir, ["ca", "-batch", "-config", "ca.cnf", "-in", `${name}.csr`, "-out", `${name}.pem`, "-notext", ...dates]);
-    return { key: fs.readFileSync(path.join(dir, `${name}.key`), "utf8"), cert: fs.readFileSync(path.join(dir, `${name}.pem`), "utf8") };
+    // the chain: the leaf, then the CA (the SDK's TLS matches the host name
+    // only while walking a chain of two or more: modules/crypt/ssl/ssl_cert.js)
+    const chain = fs.readFileSync(path.join(dir, `${name}.pem`), "utf8") + fs.readFileSync(path.join(dir, "ca.pem"), "utf8");
+    return { key: fs.readFileSync(path.join(dir, `${name}.key`), "utf8"), cert: chain };
   };
   const good = leaf("good", "IP:127.0.0.1,DNS:localhost", ["-days", "2"]);
   const expired = leaf("expired", "IP:127.0.0.1,DNS:localhost", ["-startdate", "20200101000000Z", "-enddate", "20200201000000Z"]);
