@@ -225,7 +225,9 @@ function check(type: string, b: Body, id: string): void {
 // another client: the id need not be the one its fields give; the item is
 // then known under the server's id, src/sync/state.ts aliases). The caller
 // puts the memory back when this throws (src/sync/replicate.ts).
-export function applyBody(booted: Booted, state: SyncState, id: string, key: Key, b: Body, restore: boolean, batch: ArchiveBatch): Applied {
+// `known`: the local item under this id as the caller found it (null: none;
+// undefined: not looked up).
+export function applyBody(booted: Booted, state: SyncState, id: string, key: Key, b: Body, restore: boolean, batch: ArchiveBatch, known?: { hash: number; body: Body } | null): Applied {
   const m = booted.service.memory;
   const type = TYPES[key.code];
   const want = hex8(key.k1);
@@ -240,7 +242,7 @@ export function applyBody(booted: Booted, state: SyncState, id: string, key: Key
   const nat = naturalOf(type, b, id);
   check(type, b, id);
   const f = fieldsOf(type, b);
-  const cur = localNvs(booted, id, state);
+  const cur = known === undefined ? localNvs(booted, id, state) : known;
   if (cur) {
     if (hashOf(cur.body) === hashOf(f) && naturalOf(type, cur.body, id) === nat) {
       renamed(state, key, nat);

@@ -241,14 +241,14 @@ class Run {
 
   // ---- pull -----------------------------------------------------------------------------------
 
-  private localHash(key: Key, id: string): number | undefined {
+  // The local document of a key: its hash, and for an NVS item its body (one lookup per pulled document).
+  private local(key: Key, id: string): { hash: number; body?: Body; at?: number } | undefined {
     if (TYPES[key.code] === "episode") {
       const e = localEpisode(this.booted, episodeLocal(this.st, key));
-      return e ? e.hash : undefined;
+      return e ? { hash: e.hash } : undefined;
     }
     if (TYPES[key.code] === "digest") return undefined;
-    const d = localNvs(this.booted, id, this.st);
-    return d ? d.hash : undefined;
+    return localNvs(this.booted, id, this.st);
   }
 
   private async pull(): Promise<void> {
@@ -369,7 +369,8 @@ class Run {
       return;
     }
     const i = st.ledger.find(key.code, key.k1, key.k2);
-    const lh = this.localHash(key, id);
+    const mine = this.local(key, id);
+    const lh = mine ? mine.hash : undefined;
     const dirty = lh !== undefined && (i < 0 || st.ledger.word(i, 3) !== lh);
     const at = winner && typeof winner.at === "number" ? winner.at : seconds();
     const mem = this.booted.service.memory;
@@ -402,20 +403,19 @@ class Run {
         // item that keeps no edit time here: this pet's change, the later
         // one it knows of); a core memory keeps the other value as a dated note
         this.r.conflicts++;
-        const mine = TYPES[key.code] !== "episode" ? localNvs(this.booted, id, st) : undefined;
         const core = CORE_TYPES.indexOf(TYPES[key.code]) >= 0;
-        if (!(mine && mine.at !== undefined && typeof winner.at === "number" && winner.at > mine.at)) {
+        if (!(mine && mine.body && mine.at !== undefined && typeof winner.at === "number" && winner.at > mine.at)) {
           if (core) this.note(key, body, at);
           return;
         }
-        if (core) this.note(key, mine.body, mine.at as number);
+        if (core) this.note(key, mine.body, mine.at);
       }
       // what the memory's own rules push out to make room (a full list of
       // likes keeps its newest) is not deleted on the server: the pet could
       // not keep it, other pets may
       const prefKind = type === "like" || type === "dislike" ? type : undefined;
       const before = prefKind ? this.ids(prefKind) : undefined;
-      const a = applyBody(this.booted, st, id, key, body, this.o.restore === true, this.batch);
+      const a = applyBody(this.booted, st, id, key, body, this.o.restore === true, this.batch, mine && mine.body ? { hash: mine.hash, body: mine.body } : null);
       if (before && prefKind) {
         const after = this.ids(prefKind);
         for (const x of before)
