@@ -73,7 +73,7 @@ function revision(id: string, hash: number, parent: string, fields: Json): Json 
 // (one would let about one foreign change in 4 million pass for ours), to know
 // them in the changes feed. When MINE are written, the feed is passed over.
 class Mine {
-  words = new Uint32Array(128);
+  words = new Uint32Array(0); // made at the first write (a pull writes none)
   count = 0;
   full = false;
   add(id: string, rev: string): void {
@@ -82,7 +82,7 @@ class Mine {
       return;
     }
     if (this.count * 2 === this.words.length) {
-      const g = new Uint32Array(Math.min(MINE * 2, this.words.length * 2));
+      const g = new Uint32Array(Math.min(MINE * 2, Math.max(128, this.words.length * 2)));
       g.set(this.words);
       this.words = g;
     }

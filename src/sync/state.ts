@@ -117,18 +117,19 @@ export class SyncState {
     }
   }
 
-  // Writes the state into the file not holding the newest one.
+  // Writes the state into the file not holding the newest one: the head,
+  // then the ledger, the episode map and the renamed items through one
+  // 1 KB buffer (never a copy of the whole state in RAM), the CRC last.
   save(): void {
     const seq = encode(this.pullSeq);
     if (seq.length > SEQ_BYTES) throw new Error("sync: the remote's checkpoint is longer than 448 bytes");
     const n = this.ledger.count, m = this.maps, a = this.aliases;
     if (a > 0xffff) throw new Error("sync: more than 65535 renamed items");
-    const size = HEAD + n * ENTRY_WORDS * 4 + m * 12 + a * 12 + 4;
-    const b = new Uint8Array(size);
-    const v = view(b);
+    const head = new Uint8Array(HEAD);
+    const v = view(head);
     this.gen = (this.gen + 1) >>> 0;
     v.setUint32(0, MAGIC, true);
-    b[4] = VERSION;
+    head[4] = VERSION;
     v.setUint16(6, a, true);
     v.setUint32(8, this.gen, true);
     v.setUint32(12, this.pet, true);
@@ -142,18 +143,39 @@ export class SyncState {
     v.setUint16(60, seq.length, true);
     v.setUint16(62, n, true);
     v.setUint32(64, m, true);
-    b.set(seq, 68);
-    for (let i = 0; i < n * ENTRY_WORDS; i++) v.setUint32(HEAD + i * 4, this.ledger.words[i], true);
-    const mo = HEAD + n * ENTRY_WORDS * 4;
-    for (let i = 0; i < m * 3; i++) v.setUint32(mo + i * 4, this.map[i], true);
-    for (let i = 0; i < a * 3; i++) v.setUint32(mo + m * 12 + i * 4, this.alias[i], true);
-    v.setUint32(size - 4, crc32(b, 0, size - 4), true);
+    head.set(seq, 68);
     // the target is the file whose generation is not the newest: parity of gen
     const path = this.path(this.gen & 1);
     if (File.exists(path)) File.delete(path);
     const f = openWrite(path);
     try {
-      for (let o = 0; o < size; o += 4096) writeAt(f, b.subarray(o, Math.min(size, o + 4096)), o);
+      let crc = 0, pos = 0;
+      const put = (b: Uint8Array) => {
+        crc = crc32(b, 0, b.length, crc);
+        writeAt(f, b, pos);
+        pos += b.length;
+      };
+      put(head);
+      const piece = new Uint8Array(1024);
+      const pv = view(piece);
+      let k = 0;
+      const words = (w: Uint32Array, count: number) => {
+        for (let i = 0; i < count; i++) {
+          pv.setUint32(k, w[i], true);
+          k += 4;
+          if (k === piece.length) {
+            put(piece);
+            k = 0;
+          }
+        }
+      };
+      words(this.ledger.words, n * ENTRY_WORDS);
+      words(this.map, m * 3);
+      words(this.alias, a * 3);
+      if (k) put(piece.subarray(0, k));
+      const tail = new Uint8Array(4);
+      view(tail).setUint32(0, crc, true);
+      writeAt(f, tail, pos);
     } finally {
       f.close();
     }
