@@ -256,24 +256,21 @@ class Run {
     let pages = 0;
     for (;;) {
       this.check();
-      const page = await this.couch.changes(st.pullSeq, PULL_PAGE);
+      // the page is kept only as the ids to read (its rows are garbage before
+      // any document is applied: the heap's peak is the memory's write path)
+      const page = await this.page();
       const before = this.r.pulled + this.r.conflicts + this.r.rejected;
-      const fetch: string[] = [];
-      for (const c of page.results) {
-        const key = keyOf(c.id);
-        if (!key) continue; // not a petmem document (or a design document): not ours to read
-        if (c.revs.length === 1) {
-          const i = st.ledger.find(key.code, key.k1, key.k2);
-          if (!c.deleted && i >= 0 && revHash(c.revs[0]) === st.ledger.word(i, 3)) continue; // what this pet holds already
-          if (c.deleted && i < 0 && !archiveCode(key.code)) continue; // nothing here to delete
-        }
-        fetch.push(c.id);
-      }
+      const fetch = page.fetch;
       for (let k = 0; k < fetch.length; k += FETCH) {
         this.check();
         const ids = fetch.slice(k, k + FETCH);
         const rows = await this.fetchDocs(ids);
-        if (rows) for (const row of rows) await this.pullOne(row);
+        if (rows)
+          for (let i = 0; i < rows.length; i++) {
+            const row = rows[i];
+            rows[i] = { id: "", deleted: false }; // an applied document is garbage before the next one is applied
+            await this.pullOne(row);
+          }
         else
           for (const id of ids) {
             // together longer than a reply may be: one at a time; one alone
@@ -290,8 +287,26 @@ class Run {
       // the state is written when the page changed something here, and every
       // 8 pages otherwise (a cut re-reads at most those: reading is idempotent)
       if (this.r.pulled + this.r.conflicts + this.r.rejected !== before || ++pages % 8 === 0) st.save();
-      if (page.results.length < PULL_PAGE) return;
+      if (page.count < PULL_PAGE) return;
     }
+  }
+
+  // One page of the changes feed: the ids whose documents must be read.
+  private async page(): Promise<{ fetch: string[]; last: string; count: number }> {
+    const st = this.st;
+    const page = await this.couch.changes(st.pullSeq, PULL_PAGE);
+    const fetch: string[] = [];
+    for (const c of page.results) {
+      const key = keyOf(c.id);
+      if (!key) continue; // not a petmem document (or a design document): not ours to read
+      if (c.revs.length === 1) {
+        const i = st.ledger.find(key.code, key.k1, key.k2);
+        if (!c.deleted && i >= 0 && revHash(c.revs[0]) === st.ledger.word(i, 3)) continue; // what this pet holds already
+        if (c.deleted && i < 0 && !archiveCode(key.code)) continue; // nothing here to delete
+      }
+      fetch.push(c.id);
+    }
+    return { fetch, last: page.last, count: page.results.length };
   }
 
   // Documents with their conflicts, or undefined when the reply would be too long.
