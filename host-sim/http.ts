@@ -182,7 +182,8 @@ export class Request {
     let reason: string | undefined;
     socket.on("error", (e: Error & { code?: string }) => {
       // a refusal of the handshake (not a refused or dropped TCP connection)
-      if (secure && !/^E[A-Z]+$/.test(e.code ?? "") || /certificate|SSL|TLS/i.test(e.message)) reason = tlsReason(e);
+      // (a dropped or refused TCP link gives none, as on the device)
+      if (secure && e.code && !/^E[A-Z]+$/.test(e.code)) reason = tlsReason(e);
     });
     socket.on("close", () => {
       httpControl.live--;

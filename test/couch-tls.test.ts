@@ -112,6 +112,23 @@ describe("sync over TLS (pouchdb-server behind a TLS terminator, a test CA)", fu
       assert.equal(await dbExists(db), false, "the server is unchanged");
     });
 
+  it("a TLS link the socket drops without a reason (as the SDK's SecureSocket reports every refusal) still says TLS in its one line", async () => {
+    const net = await import("node:net");
+    const server = net.createServer((c) => c.destroy());
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as { port: number }).port;
+    const P = smallPet();
+    let err: unknown;
+    try {
+      await run(P.dev, P.booted, { host: "127.0.0.1", port, tls: { ca: pki.caDer } }, { db: "tls-dropped" });
+    } catch (e) {
+      err = e;
+    }
+    server.close();
+    assert.ok(err instanceof SyncError && err.code === "net", String(err));
+    assert.match((err as Error).message, /TLS: no secure connection .* does not name 127\.0\.0\.1\)$/);
+  });
+
   it("petmem sync --remote https://… --ca FILE prints the JSON line; a wrong CA is one line on stderr, exit 1", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "petmem-cli-tls-"));
     try {

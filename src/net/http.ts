@@ -162,7 +162,8 @@ export function request(ep: Endpoint, method: string, path: string, body?: strin
           finish(undefined, { status, body: decode(all) });
         } else if (message < 0) {
           // the reason when the socket gives one (a TLS refusal: the certificate, the host name)
-          const why = typeof value === "string" && value ? `: ${value}` : "";
+          // (the SDK's SecureSocket gives none: it traces the cause and closes)
+          const why = typeof value === "string" && value ? `: ${value}` : ep.tls && !status ? `: TLS: no secure connection (refused, or a certificate that does not lead to the CA, has expired or does not name ${ep.host})` : "";
           finish(new HttpError(status ? "lost" : "refused", status ? `http: the connection was lost before the reply was whole${why}` : `http: no connection to the server${why}`));
         }
       } catch (e) {
