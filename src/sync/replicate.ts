@@ -15,7 +15,7 @@ import { digestSource, keyId } from "../backup/schema";
 import { now } from "../time/clock";
 import { formatDateTime } from "../time/local";
 import { Couch, SyncError, type Json, type Transport, type Endpoint, type Limits } from "./couch";
-import { SyncState, STREAM_ORDER, localAlias, dropAlias, type MarkStream } from "./state";
+import { SyncState, STREAM_ORDER, aliasOf, localAlias, dropAlias, type MarkStream } from "./state";
 import { ABSORBED } from "./ledger";
 import { keyOf, idOf, TYPES, CORE_TYPES, type Key } from "./ids";
 import { forEachLocal, archivedDoc, digestDoc, episodeBody, episodeIdFor, episodeHash, hashOf, bodyOf, type LocalDoc, type Body } from "./docs";
@@ -752,9 +752,12 @@ class Run {
       if (t.when < this.st.tombAt) continue;
       const type = ARCHIVE_TYPES[t.code - 1];
       if (!type) continue;
+      const code = TYPES.indexOf(type);
       // the old record of an edit in place: the server's id names the new one
-      if (localAlias(this.st, TYPES.indexOf(type), t.id >>> 0) >= 0) continue;
-      dels.push({ key: { code: TYPES.indexOf(type), k1: t.id >>> 0, k2: 0 }, reason: "user_delete" });
+      if (localAlias(this.st, code, t.id >>> 0) >= 0) continue;
+      // a record another client named: its deletion goes to the server's id
+      const named = aliasOf(this.st, code, t.id >>> 0);
+      dels.push({ key: { code, k1: named >= 0 ? named : t.id >>> 0, k2: 0 }, reason: "user_delete" });
       if (t.when > last) last = t.when;
     }
     await this.pushDeletions(dels, true);

@@ -628,4 +628,26 @@ export const scenarios: Scenario[] = [
       ok(A.booted.service.memory.preferences().likes.indexOf("火箭") < 0, "not taken as a like");
     },
   },
+  {
+    name: "sync: an archived record another client named under its own id keeps that id here: forgotten on the pet, it is deleted under it",
+    async run() {
+      const couch = new MiniCouch();
+      const A = smallPet();
+      await on(A.dev, A.booted, options(couch));
+      const at = Math.floor(T0 / 1000);
+      const f = { timestamp: at - 50 * 86400, content: "五十天前：主人第一次去动物园" };
+      couch.write("owner-1", { _id: "fact:0000abcd", type: "fact", ...f, at, by: "owner-app" });
+      const r = await on(A.dev, A.booted, options(couch));
+      equal(`${r.pulled}/${r.rejected}`, "1/0", "taken into the archive");
+      const q = await on(A.dev, A.booted, options(couch));
+      equal(`${q.pushed}/${q.pulled}`, "0/0", "nothing pushed under another id");
+      sameDocs(held(A.booted), served(couch), "the pet and the server");
+      A.dev.install();
+      A.booted.archive!.forget("fact", [recordId("fact", f)]);
+      await on(A.dev, A.booted, options(couch));
+      ok(!couch.live("owner-1").has("fact:0000abcd"), "deleted under the server's id");
+      ok(!couch.live("owner-1").has(`fact:${recordId("fact", f)}`), "nothing under the pet's own id");
+      sameDocs(held(A.booted), served(couch), "after the deletion");
+    },
+  },
 ];
