@@ -9,6 +9,8 @@
 // connection, a drop after N response bytes, a stall (no byte ever comes).
 
 import net from "node:net";
+import tls from "node:tls";
+import SecureSocket from "./securesocket";
 
 export type HttpFault = { kind: "refuse" } | { kind: "drop"; after: number } | { kind: "stall" };
 
@@ -42,6 +44,35 @@ interface Dictionary {
   headers?: (string | number)[];
   body?: string | ArrayBuffer | true;
   response?: typeof String | typeof ArrayBuffer;
+  Socket?: unknown; // SecureSocket (host-sim/securesocket.ts): TLS
+  secure?: { certificate?: ArrayBuffer | Uint8Array; protocolVersion?: number; verify?: boolean };
+}
+
+// A DER certificate as PEM (node:tls takes PEM).
+function pem(der: ArrayBuffer | Uint8Array): string {
+  const b64 = Buffer.from(der instanceof Uint8Array ? der : new Uint8Array(der)).toString("base64");
+  return `-----BEGIN CERTIFICATE-----\n${b64.replace(/(.{64})/g, "$1\n")}\n-----END CERTIFICATE-----\n`;
+}
+
+// One line for a TLS refusal, as the device reports it.
+function tlsReason(e: Error & { code?: string }): string {
+  switch (e.code) {
+    case "CERT_HAS_EXPIRED":
+      return "TLS: the server's certificate has expired";
+    case "CERT_NOT_YET_VALID":
+      return "TLS: the server's certificate is not valid yet";
+    case "ERR_TLS_CERT_ALTNAME_INVALID":
+      return "TLS: the server's certificate is not for this host name";
+    case "UNABLE_TO_VERIFY_LEAF_SIGNATURE":
+    case "SELF_SIGNED_CERT_IN_CHAIN":
+    case "DEPTH_ZERO_SELF_SIGNED_CERT":
+    case "UNABLE_TO_GET_ISSUER_CERT":
+    case "UNABLE_TO_GET_ISSUER_CERT_LOCALLY":
+    case "CERT_SIGNATURE_FAILURE":
+      return "TLS: the server's certificate is not signed by the configured CA";
+    default:
+      return `TLS: ${e.message.split("\n")[0]}`;
+  }
 }
 
 export class Request {
@@ -90,13 +121,24 @@ export class Request {
       setImmediate(() => this.#fail());
       return;
     }
-    const socket = net.connect({ host, port: d.port });
+    const secure = d.Socket === SecureSocket;
+    const s = d.secure ?? {};
+    const socket: net.Socket = secure
+      ? tls.connect({
+          host,
+          port: d.port,
+          servername: net.isIP(host) ? undefined : host,
+          ca: s.certificate ? [pem(s.certificate)] : undefined,
+          minVersion: (s.protocolVersion ?? 0x302) >= 0x303 ? "TLSv1.2" : "TLSv1",
+          rejectUnauthorized: s.verify !== false,
+        })
+      : net.connect({ host, port: d.port });
     this.#socket = socket;
     httpControl.live++;
     httpControl.maxLive = Math.max(httpControl.maxLive, httpControl.live);
     const parser = new Parser((m, v, e) => this.#deliver(m, v, e));
     let got = 0;
-    socket.on("connect", () => {
+    socket.on(secure ? "secureConnect" : "connect", () => {
       socket.write(head);
       httpControl.sent += head.length;
       if (body) {
@@ -137,12 +179,17 @@ export class Request {
         this.#fail(); // not HTTP: the SDK throws inside its socket callback; the request fails
       }
     });
-    socket.on("error", () => undefined);
+    let reason: string | undefined;
+    socket.on("error", (e: Error & { code?: string }) => {
+      // a refusal of the handshake (not a refused or dropped TCP connection)
+      // (a dropped or refused TCP link gives none, as on the device)
+      if (secure && e.code && !/^E[A-Z]+$/.test(e.code)) reason = tlsReason(e);
+    });
     socket.on("close", () => {
       httpControl.live--;
       if (this.#closed || fault?.kind === "stall") return; // a stalled link: nothing ever comes, not even the close
       if (parser.end()) return;
-      this.#fail();
+      this.#fail(reason);
     });
   }
 
@@ -172,10 +219,11 @@ export class Request {
     this.callback(message, value, etc);
   }
 
-  #fail(): void {
+  // The request's error; `reason`: what the socket said (a TLS refusal).
+  #fail(reason?: string): void {
     if (this.#closed) return;
     this.#finish();
-    this.callback?.(Request.error, undefined);
+    this.callback?.(Request.error, reason);
   }
 
   #finish(): void {

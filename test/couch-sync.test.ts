@@ -193,7 +193,8 @@ describe("sync with a real CouchDB-compatible server (pouchdb-server)", function
       const s1 = cli(["sync", "--remote", url, "--data", `${dir}/pet`]);
       assert.equal(s1.status, 0, s1.stderr);
       const j1 = JSON.parse(s1.stdout);
-      assert.deepEqual(Object.keys(j1), ["pushed", "pulled", "conflicts", "checkpoint"]);
+      assert.deepEqual(Object.keys(j1), ["pushed", "pulled", "conflicts", "rejected", "checkpoint"]);
+      assert.equal(j1.rejected, 0);
       assert.equal(j1.pushed, 2);
       const s2 = JSON.parse(cli(["sync", "--remote", url, "--data", `${dir}/pet`]).stdout);
       assert.equal(`${s2.pushed}/${s2.pulled}`, "0/0");

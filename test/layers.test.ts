@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const MODDABLE = new Set(["preference", "file", "timer", "mc/config", "text/encoder", "text/decoder", "http"]);
+const MODDABLE = new Set(["preference", "file", "timer", "mc/config", "text/encoder", "text/decoder", "http", "securesocket"]);
 
 function files(dir: string): string[] {
   const out: string[] = [];

@@ -12,8 +12,14 @@
 // first's day); the first pet then pulls the second's day.
 // Prints one JSON line per phase with per-pet means and the 95th percentile:
 //   {"phase","pets","owners","requests","bytes_up","bytes_down","ms","ms_p95","docs_pushed","docs_pulled","conflicts"}
-// and a last line with the server's totals (documents, disk bytes) and the
-// wall time. ms is this machine's; bytes are HTTP bytes on the wire.
+// and a line with the server's totals (documents, disk bytes) and the wall
+// time. ms is this machine's; bytes are HTTP bytes on the wire.
+// Then the same phases over TLS for --tls-pets N (default 40) more pets,
+// through a TLS terminator on 127.0.0.1 in front of the same server with a CA
+// made for the run (test/couch/tls.ts; host-sim's `http` over node:tls, as
+// the device's SecureSocket): the same lines with "tls":true, plus
+// "tls_handshakes" (connections: one per request) and "tls_bytes_up"/"down"
+// (TLS records on the wire, per pet).
 import fs from "node:fs";
 import path from "node:path";
 import { SimDevice } from "../host-sim/device";
@@ -26,6 +32,8 @@ import { sync, type SyncReport } from "../src/sync/replicate";
 import { fromLocal } from "../src/time/local";
 import { toolCaller } from "../test/scenarios/tool-call";
 import { startCouch, removeCouch } from "../test/couch/server";
+import { makePki, startTerminator, type Terminator } from "../test/couch/tls";
+import type { Endpoint } from "../src/net/http";
 
 const args = process.argv.slice(2);
 const arg = (name: string, d: number) => {
@@ -33,6 +41,7 @@ const arg = (name: string, d: number) => {
   return i >= 0 ? Number(args[i + 1]) : d;
 };
 const PETS = arg("--pets", 200);
+const TLS_PETS = arg("--tls-pets", 40);
 if (!Number.isInteger(PETS) || PETS < 2) throw new Error("--pets: a whole number, at least 2");
 
 setTraceSink(() => {});
@@ -98,6 +107,9 @@ function day(p: Pet, owner: number, k: number, d: number): void {
 }
 
 interface Row {
+  tlsConns?: number;
+  tlsUp?: number;
+  tlsDown?: number;
   requests: number;
   up: number;
   down: number;
@@ -108,17 +120,26 @@ interface Row {
 }
 
 const couch = await startCouch();
-const port = couch.port;
 const wall = Date.now();
+let remote: Endpoint = { host: "127.0.0.1", port: couch.port };
+let terminator: Terminator | undefined;
 
 async function run(p: Pet, db: string, rows: Row[]): Promise<SyncReport> {
   p.dev.install();
   httpControl.reset();
+  const tc = terminator ? [terminator.connections, terminator.bytesIn, terminator.bytesOut] : [0, 0, 0];
   const start = Date.now(), virt = p.dev.clock.now;
   const t = setInterval(() => p.dev.clock.advanceTo(virt + (Date.now() - start)), 5);
   try {
-    const r = await sync(p.booted, { transport: request, remote: { host: "127.0.0.1", port }, db });
-    rows.push({ requests: httpControl.requests, up: httpControl.sent, down: httpControl.received, ms: Date.now() - start, pushed: r.pushed, pulled: r.pulled, conflicts: r.conflicts });
+    const r = await sync(p.booted, { transport: request, remote, db });
+    const row: Row = { requests: httpControl.requests, up: httpControl.sent, down: httpControl.received, ms: Date.now() - start, pushed: r.pushed, pulled: r.pulled, conflicts: r.conflicts };
+    if (terminator) {
+      await new Promise((res) => setTimeout(res, 20)); // the last connection's close is counted
+      row.tlsConns = terminator.connections - tc[0];
+      row.tlsUp = terminator.bytesIn - tc[1];
+      row.tlsDown = terminator.bytesOut - tc[2];
+    }
+    rows.push(row);
     return r;
   } finally {
     clearInterval(t);
@@ -140,34 +161,41 @@ function line(phase: string, rows: Row[], owners: number): string {
     docs_pushed: mean((r) => r.pushed),
     docs_pulled: mean((r) => r.pulled),
     conflicts: rows.reduce((s, r) => s + r.conflicts, 0),
+    ...(terminator ? { tls: true, tls_handshakes: mean((r) => r.tlsConns ?? 0), tls_bytes_up: mean((r) => r.tlsUp ?? 0), tls_bytes_down: mean((r) => r.tlsDown ?? 0) } : {}),
   });
 }
 
-const initial: Row[] = [], catchup: Row[] = [], daily: Row[] = [], follow: Row[] = [];
-const owners = Math.ceil(PETS / 2);
-try {
-  for (let o = 0; o < owners; o++) {
+// Every phase for `pets` pets, two per owner, owners numbered from `first`.
+async function phases(pets: number, first: number): Promise<void> {
+  const initial: Row[] = [], catchup: Row[] = [], daily: Row[] = [], follow: Row[] = [];
+  const owners = Math.ceil(pets / 2);
+  for (let o = first; o < first + owners; o++) {
     const db = `owner-${o}`;
-    const pets: Pet[] = [];
-    for (let k = 0; k < 2 && o * 2 + k < PETS; k++) {
+    const ps: Pet[] = [];
+    for (let k = 0; k < 2 && (o - first) * 2 + k < pets; k++) {
       const p = newPet(o, k);
       await run(p, db, initial);
-      pets.push(p);
+      ps.push(p);
     }
     // the first pet takes the second's backfill, then a day on each
-    if (pets[1]) await run(pets[0], db, catchup);
-    day(pets[0], o, 0, 1);
-    await run(pets[0], db, daily);
-    if (pets[1]) {
-      day(pets[1], o, 1, 1);
-      await run(pets[1], db, daily);
-      await run(pets[0], db, follow);
+    if (ps[1]) await run(ps[0], db, catchup);
+    day(ps[0], o, 0, 1);
+    await run(ps[0], db, daily);
+    if (ps[1]) {
+      day(ps[1], o, 1, 1);
+      await run(ps[1], db, daily);
+      await run(ps[0], db, follow);
     }
   }
   console.log(line("first sync (backfill)", initial, owners));
   console.log(line("first pet takes the second's backfill", catchup, owners));
   console.log(line("a day's sync", daily, owners));
   console.log(line("the other pet's day pulled", follow, owners));
+}
+
+const owners = Math.ceil(PETS / 2);
+try {
+  await phases(PETS, 0);
   const info = (await (await fetch(`${couch.url}/_all_dbs`)).json()) as string[];
   let docs = 0;
   for (const db of info) docs += ((await (await fetch(`${couch.url}/${db}`)).json()) as { doc_count: number }).doc_count;
@@ -181,6 +209,16 @@ try {
   };
   walk(couch.dir);
   console.log(JSON.stringify({ server: "pouchdb-server 4.2.0 (LevelDB)", databases: info.length, documents: docs, disk_bytes: disk, docs_per_owner: Math.round(docs / owners), wall_ms: Date.now() - wall }));
+  if (TLS_PETS >= 2) {
+    const pki = makePki();
+    terminator = await startTerminator(pki.good, () => couch.port);
+    remote = { host: "127.0.0.1", port: terminator.port, tls: { ca: pki.caDer } };
+    const t0 = Date.now();
+    await phases(TLS_PETS, owners);
+    console.log(JSON.stringify({ tls: "TLS 1.2+ through a terminator on 127.0.0.1 (node:tls), a CA made for the run", pets: TLS_PETS, wall_ms: Date.now() - t0 }));
+    await terminator.close();
+    fs.rmSync(pki.dir, { recursive: true, force: true });
+  }
 } finally {
   await couch.stop();
   removeCouch(couch);

@@ -7,6 +7,7 @@
 // "lost" | "timeout" | "too big".
 
 import * as sdk from "http";
+import SecureSocket from "securesocket";
 import Timer from "timer";
 
 // The SDK's client as this module uses it (Node's own "http" types would
@@ -17,7 +18,7 @@ interface SdkRequest {
   close(): void;
 }
 interface SdkRequestClass {
-  new (d: { host: string; port: number; method: string; path: string; headers: string[]; body?: true }): SdkRequest;
+  new (d: { host: string; port: number; method: string; path: string; headers: string[]; body?: true; Socket?: unknown; secure?: Record<string, unknown> }): SdkRequest;
   requestFragment: number;
   status: number;
   responseFragment: number;
@@ -31,6 +32,9 @@ export interface Endpoint {
   port: number;
   auth?: string; // "user:password", sent as HTTP Basic
   prefix?: string; // a path in front of every request's, e.g. "/couch"
+  // TLS (the SDK's SecureSocket): the server's certificate must lead to `ca`
+  // (DER; without it, the SDK's own certificate store) and name `host`
+  tls?: { ca?: ArrayBuffer };
 }
 
 export interface Reply {
@@ -67,6 +71,22 @@ export function base64(s: string): string {
     out += B64.charAt((n >> 18) & 63) + B64.charAt((n >> 12) & 63) + (i + 1 < b.length ? B64.charAt((n >> 6) & 63) : "=") + (i + 2 < b.length ? B64.charAt(n & 63) : "=");
   }
   return out;
+}
+
+// Base64 text (whitespace ignored) as bytes: a CA certificate in the build's configuration.
+export function fromBase64(s: string): ArrayBuffer {
+  const clean = s.replace(/-----[^-]*-----/g, "").replace(/[^A-Za-z0-9+/]/g, "");
+  const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
+  let bits = 0, acc = 0, n = 0;
+  for (let i = 0; i < clean.length; i++) {
+    acc = (acc << 6) | B64.indexOf(clean.charAt(i));
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[n++] = (acc >> bits) & 0xff;
+    }
+  }
+  return out.buffer.slice(0, n) as ArrayBuffer;
 }
 
 export function request(ep: Endpoint, method: string, path: string, body?: string, limits: Partial<Limits> = {}): Promise<Reply> {
@@ -106,7 +126,8 @@ export function request(ep: Endpoint, method: string, path: string, body?: strin
     };
     const timer = Timer.set(() => finish(new HttpError("timeout", `http: no complete reply in ${timeout} ms`)), timeout);
     try {
-      req = new Request({ host: ep.host, port: ep.port, method, path: (ep.prefix ?? "") + path, headers, body: bytes ? true : undefined });
+      const tls = ep.tls ? { Socket: SecureSocket, secure: ep.tls.ca ? { protocolVersion: 0x303, certificate: ep.tls.ca } : { protocolVersion: 0x303 } } : {};
+      req = new Request({ host: ep.host, port: ep.port, method, path: (ep.prefix ?? "") + path, headers, body: bytes ? true : undefined, ...tls });
     } catch (e) {
       finish(new HttpError("refused", `http: ${e instanceof Error ? e.message : String(e)}`));
       return;
@@ -139,7 +160,12 @@ export function request(ep: Endpoint, method: string, path: string, body?: strin
           }
           parts.length = 0;
           finish(undefined, { status, body: decode(all) });
-        } else if (message < 0) finish(new HttpError(status ? "lost" : "refused", status ? "http: the connection was lost before the reply was whole" : "http: no connection to the server"));
+        } else if (message < 0) {
+          // the reason when the socket gives one (a TLS refusal: the certificate, the host name)
+          // (the SDK's SecureSocket gives none: it traces the cause and closes)
+          const why = typeof value === "string" && value ? `: ${value}` : ep.tls && !status ? `: TLS: no secure connection (refused, or a certificate that does not lead to the CA, has expired or does not name ${ep.host})` : "";
+          finish(new HttpError(status ? "lost" : "refused", status ? `http: the connection was lost before the reply was whole${why}` : `http: no connection to the server${why}`));
+        }
       } catch (e) {
         finish(new HttpError("lost", `http: ${e instanceof Error ? e.message : String(e)}`));
       }

@@ -15,7 +15,7 @@ export type Transport = (ep: Endpoint, method: string, path: string, body?: stri
 
 export class SyncError extends Error {
   constructor(
-    readonly code: "busy" | "server" | "bad" | "auth" | "net",
+    readonly code: "busy" | "server" | "bad" | "auth" | "net" | "big",
     message: string,
   ) {
     super(message);
@@ -56,6 +56,8 @@ export class Couch {
     try {
       r = await this.transport(this.ep, method, `/${encodeURIComponent(this.db)}${path}`, text, maxBody ? { ...this.limits, maxBody } : this.limits);
     } catch (e) {
+      // a reply longer than the device takes: the caller asks for less (one document) or refuses it
+      if (e && (e as { code?: unknown }).code === "too big") throw new SyncError("big", `sync: ${method} ${path.split("?")[0] || "/"}: ${e instanceof Error ? e.message : String(e)}`);
       throw new SyncError("net", `sync: ${method} ${path.split("?")[0] || "/"}: ${e instanceof Error ? e.message : String(e)}`);
     }
     this.received += r.body.length;

@@ -22,6 +22,7 @@ export interface LocalDoc {
   body: Body | undefined; // undefined: an episode whose text is read only when it is pushed
   hash: number;
   slot?: number; // an episode's slot
+  at?: number; // when the item was last changed here (unix s), where the item keeps it
 }
 
 export const MOMENT_KEYS = ["timestamp", "topic", "content", "emotion", "intensity", "importance"];
@@ -79,12 +80,18 @@ export function episodeBody(ep: Episode): Body {
 // in a fixed order; `origin` names a pulled episode's document.
 // `only`: one type's documents; `want`: one document (no other body is built
 // or hashed: a lookup during a pull makes no garbage for the others).
-export function forEachLocal(booted: Booted, pet: number, origin: Origin, fn: (d: LocalDoc) => void, part: "all" | "nvs" | "episodes" | "trash" = "all", only?: string, want?: string): void {
+// `rename`: the server's id of an item another client named (src/sync/state.ts aliases).
+export function forEachLocal(booted: Booted, pet: number, origin: Origin, fn: (d: LocalDoc) => void, part: "all" | "nvs" | "episodes" | "trash" = "all", only?: string, want?: string, rename?: (id: string) => string): void {
   const m = booted.service.memory;
   const trash = part === "trash";
   const on = (t: string) => only === undefined || only === t;
-  const emit = (id: string, type: string, body: () => Body) => {
-    if (want === undefined || want === id) fn(doc(id, type, body()));
+  const emit = (id: string, type: string, body: () => Body, at?: number) => {
+    const name = rename ? rename(id) : id;
+    if (want === undefined || want === name) {
+      const d = doc(name, type, body());
+      if (at) d.at = at;
+      fn(d);
+    }
   };
   if (part === "all" || part === "nvs") {
     if (on("profile")) {
@@ -96,12 +103,12 @@ export function forEachLocal(booted: Booted, pet: number, origin: Origin, fn: (d
       if (on("like")) for (const c of prefs.likes) emit(`like:${keyId("like", c)}`, "like", () => ({ content: c }));
       if (on("dislike")) for (const c of prefs.dislikes) emit(`dislike:${keyId("dislike", c)}`, "dislike", () => ({ content: c }));
     }
-    if (on("family")) for (const r of m.family()) emit(`family:${keyId("family", r.name || r.relation)}`, "family", () => pick(r, FAMILY_KEYS));
+    if (on("family")) for (const r of m.family()) emit(`family:${keyId("family", r.name || r.relation)}`, "family", () => pick(r, FAMILY_KEYS), r.updated);
     if (on("fact")) for (const r of m.facts()) emit(`fact:${recordId("fact", r)}`, "fact", () => ({ timestamp: r.timestamp, content: r.content }));
     if (on("trait")) for (const r of m.traits()) emit(`trait:${keyId("trait", r.content)}`, "trait", () => ({ category: r.category, content: r.content }));
     if (on("habit")) for (const r of m.habits()) emit(`habit:${keyId("habit", r.content)}`, "habit", () => ({ content: r.content, frequency: r.frequency }));
     if (on("moment")) for (const r of m.moments()) emit(`moment:${recordId("moment", r)}`, "moment", () => pick(r, MOMENT_KEYS));
-    if (on("goal")) for (const r of m.goals()) emit(`goal:${keyId("goal", r.content)}`, "goal", () => pick(r, GOAL_KEYS));
+    if (on("goal")) for (const r of m.goals()) emit(`goal:${keyId("goal", r.content)}`, "goal", () => pick(r, GOAL_KEYS), r.updated);
     if (on("event")) for (const r of m.events()) emit(`event:${recordId("event", r)}`, "event", () => pick(r, EVENT_KEYS));
   }
   const eps = booted.episodes;

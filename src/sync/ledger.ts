@@ -40,7 +40,9 @@ export class Ledger {
     if (i < 0) {
       i = -i - 1;
       if ((this.count + 1) * ENTRY_WORDS > this.words.length) {
-        const grown = new Uint32Array(this.words.length * 2);
+        // by half (at least 64 entries): a pull adding a page at a time
+        // does not hold twice the ledger while it grows
+        const grown = new Uint32Array(this.words.length + Math.max(64 * ENTRY_WORDS, (this.words.length >> 1) - ((this.words.length >> 1) % ENTRY_WORDS)));
         grown.set(this.words);
         this.words = grown;
       }

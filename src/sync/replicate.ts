@@ -13,13 +13,13 @@ import { encode } from "../text/utf8";
 import { hex8, ARCHIVE_TYPES, TYPE_CODE, type ArchiveType, type ArchivedItem } from "../archive/line";
 import { digestSource, keyId } from "../backup/schema";
 import { now } from "../time/clock";
-import { formatDate } from "../time/local";
+import { formatDateTime } from "../time/local";
 import { Couch, SyncError, type Json, type Transport, type Endpoint, type Limits } from "./couch";
-import { SyncState, STREAM_ORDER, type MarkStream } from "./state";
+import { SyncState, STREAM_ORDER, aliasOf, localAlias, dropAlias, type MarkStream } from "./state";
 import { ABSORBED } from "./ledger";
 import { keyOf, idOf, TYPES, CORE_TYPES, type Key } from "./ids";
 import { forEachLocal, archivedDoc, digestDoc, episodeBody, episodeIdFor, episodeHash, hashOf, bodyOf, type LocalDoc, type Body } from "./docs";
-import { applyBody, applyDelete, localNvs, localEpisode, episodeLocal, type ArchiveBatch } from "./apply";
+import { applyBody, applyDelete, localNvs, localEpisode, episodeLocal, renamer, type ArchiveBatch } from "./apply";
 import { PREFERENCE_CAPACITY, type Fact, type Moment, type Event } from "../memory/types";
 
 export { SyncError, type Transport };
@@ -73,7 +73,7 @@ function revision(id: string, hash: number, parent: string, fields: Json): Json 
 // (one would let about one foreign change in 4 million pass for ours), to know
 // them in the changes feed. When MINE are written, the feed is passed over.
 class Mine {
-  words = new Uint32Array(128);
+  words = new Uint32Array(0); // made at the first write (a pull writes none)
   count = 0;
   full = false;
   add(id: string, rev: string): void {
@@ -82,7 +82,7 @@ class Mine {
       return;
     }
     if (this.count * 2 === this.words.length) {
-      const g = new Uint32Array(Math.min(MINE * 2, this.words.length * 2));
+      const g = new Uint32Array(Math.min(MINE * 2, Math.max(128, this.words.length * 2)));
       g.set(this.words);
       this.words = g;
     }
@@ -241,14 +241,14 @@ class Run {
 
   // ---- pull -----------------------------------------------------------------------------------
 
-  private localHash(key: Key, id: string): number | undefined {
+  // The local document of a key: its hash, and for an NVS item its body (one lookup per pulled document).
+  private local(key: Key, id: string): { hash: number; body?: Body; at?: number } | undefined {
     if (TYPES[key.code] === "episode") {
       const e = localEpisode(this.booted, episodeLocal(this.st, key));
-      return e ? e.hash : undefined;
+      return e ? { hash: e.hash } : undefined;
     }
     if (TYPES[key.code] === "digest") return undefined;
-    const d = localNvs(this.booted, id);
-    return d ? d.hash : undefined;
+    return localNvs(this.booted, id, this.st);
   }
 
   private async pull(): Promise<void> {
@@ -256,27 +256,30 @@ class Run {
     let pages = 0;
     for (;;) {
       this.check();
-      const page = await this.couch.changes(st.pullSeq, PULL_PAGE);
+      // the page is kept only as the ids to read (its rows are garbage before
+      // any document is applied: the heap's peak is the memory's write path)
+      const page = await this.page();
       const before = this.r.pulled + this.r.conflicts + this.r.rejected;
-      const fetch: string[] = [];
-      for (const c of page.results) {
-        const key = keyOf(c.id);
-        if (!key) continue; // not a petmem document (or a design document): not ours to read
-        if (c.revs.length === 1) {
-          const i = st.ledger.find(key.code, key.k1, key.k2);
-          if (!c.deleted && i >= 0 && revHash(c.revs[0]) === st.ledger.word(i, 3)) continue; // what this pet holds already
-          if (c.deleted && i < 0 && !archiveCode(key.code)) continue; // nothing here to delete
-        }
-        fetch.push(c.id);
-      }
+      const fetch = page.fetch;
       for (let k = 0; k < fetch.length; k += FETCH) {
         this.check();
-        const rows = await this.couch.allDocs(fetch.slice(k, k + FETCH), true);
-        for (const row of rows) {
-          const conflicted = row.doc !== undefined && Array.isArray(row.doc._conflicts) && (row.doc._conflicts as unknown[]).length > 0;
-          if (row.doc && row.doc.by === hex8(st.pet) && !conflicted) continue; // this pet's own write
-          await this.pullOne(row);
-        }
+        const ids = fetch.slice(k, k + FETCH);
+        const rows = await this.fetchDocs(ids);
+        if (rows)
+          for (let i = 0; i < rows.length; i++) {
+            const row = rows[i];
+            rows[i] = { id: "", deleted: false }; // an applied document is garbage before the next one is applied
+            await this.pullOne(row);
+          }
+        else
+          for (const id of ids) {
+            // together longer than a reply may be: one at a time; one alone
+            // too long is refused (the checkpoint passes it like any other)
+            this.check();
+            const one = await this.fetchDocs([id]);
+            if (one) await this.pullOne(one[0]);
+            else this.refuse(id, `longer than a reply may be (${this.couch.limits.maxBody ?? MAX_REPLY} bytes)`);
+          }
       }
       this.toArchive();
       this.booted.service.memory.flush();
@@ -284,8 +287,41 @@ class Run {
       // the state is written when the page changed something here, and every
       // 8 pages otherwise (a cut re-reads at most those: reading is idempotent)
       if (this.r.pulled + this.r.conflicts + this.r.rejected !== before || ++pages % 8 === 0) st.save();
-      if (page.results.length < PULL_PAGE) return;
+      if (page.count < PULL_PAGE) return;
     }
+  }
+
+  // One page of the changes feed: the ids whose documents must be read.
+  private async page(): Promise<{ fetch: string[]; last: string; count: number }> {
+    const st = this.st;
+    const page = await this.couch.changes(st.pullSeq, PULL_PAGE);
+    const fetch: string[] = [];
+    for (const c of page.results) {
+      const key = keyOf(c.id);
+      if (!key) continue; // not a petmem document (or a design document): not ours to read
+      if (c.revs.length === 1) {
+        const i = st.ledger.find(key.code, key.k1, key.k2);
+        if (!c.deleted && i >= 0 && revHash(c.revs[0]) === st.ledger.word(i, 3)) continue; // what this pet holds already
+        if (c.deleted && i < 0 && !archiveCode(key.code)) continue; // nothing here to delete
+      }
+      fetch.push(c.id);
+    }
+    return { fetch, last: page.last, count: page.results.length };
+  }
+
+  // Documents with their conflicts, or undefined when the reply would be too long.
+  private async fetchDocs(ids: string[]): Promise<{ id: string; rev?: string; deleted: boolean; doc?: Json }[] | undefined> {
+    try {
+      return await this.couch.allDocs(ids, true);
+    } catch (e) {
+      if (e instanceof SyncError && e.code === "big") return undefined;
+      throw e;
+    }
+  }
+
+  private refuse(id: string, why: string): void {
+    this.r.rejected++;
+    trace(`sync: ${id} not applied: ${why}\n`);
   }
 
   // After the push: the server's changes feed now lists this run's own writes;
@@ -315,27 +351,45 @@ class Run {
     const key = keyOf(row.id);
     if (!key || !row.rev) return;
     const id = row.id;
+    const type = TYPES[key.code];
     let winner: Json | undefined = row.deleted ? undefined : row.doc;
     const conflicts = row.doc && Array.isArray(row.doc._conflicts) ? (row.doc._conflicts as unknown[]).filter((x) => typeof x === "string") as string[] : [];
     if (conflicts.length) {
-      // concurrent writes from two devices: the newest write wins, everywhere
+      // concurrent writes from two devices: the newest edit wins, everywhere
       // the same (then the higher revision); the others are closed on the server
-      const leaves = await this.couch.openRevs(id, [row.rev].concat(conflicts), MAX_REPLY);
+      let leaves: Json[];
+      try {
+        leaves = await this.couch.openRevs(id, [row.rev].concat(conflicts), MAX_REPLY);
+      } catch (e) {
+        if (!(e instanceof SyncError && e.code === "big")) throw e;
+        this.refuse(id, `its conflicting revisions are longer than a reply may be (${MAX_REPLY} bytes)`);
+        return;
+      }
       leaves.sort((a, b) => (Number(b.at) || 0) - (Number(a.at) || 0) || revGen(String(b._rev)) - revGen(String(a._rev)) || (String(b._rev) > String(a._rev) ? 1 : -1));
       const win = leaves[0];
       const close: Json[] = [];
+      const core = CORE_TYPES.indexOf(type) >= 0;
       for (const l of leaves.slice(1)) {
         if (l._deleted) continue;
         close.push(revision(id, DELETED, String(l._rev), { _deleted: true, reason: "conflict_patch", at: seconds(), by: hex8(this.st.pet) }));
+        // a core memory's losing value stays as a dated note (the same text on every pet)
+        if (core && win && !win._deleted && hashOf(bodyOf(l)) !== hashOf(bodyOf(win))) this.note(key, bodyOf(l), typeof l.at === "number" ? l.at : seconds());
       }
       await this.bulk(close);
       this.r.conflicts++;
       winner = win && !win._deleted ? win : undefined;
     }
+    if (winner && winner.type !== type) {
+      this.refuse(id, `its type ${JSON.stringify(winner.type)} is not the id's (${type})`);
+      return;
+    }
     const i = st.ledger.find(key.code, key.k1, key.k2);
-    const lh = this.localHash(key, id);
+    const mine = this.local(key, id);
+    const lh = mine ? mine.hash : undefined;
     const dirty = lh !== undefined && (i < 0 || st.ledger.word(i, 3) !== lh);
     const at = winner && typeof winner.at === "number" ? winner.at : seconds();
+    const mem = this.booted.service.memory;
+    const mark = mem.mark();
     try {
       if (!winner) {
         if (dirty) {
@@ -360,38 +414,50 @@ class Run {
         return;
       }
       if (dirty) {
-        // changed on both sides since the last sync: this device's change is
-        // the later one and stands; a core memory keeps the other as a dated note
+        // changed on both sides since the last sync: the newer edit wins (an
+        // item that keeps no edit time here: this pet's change, the later
+        // one it knows of); a core memory keeps the other value as a dated note
         this.r.conflicts++;
-        if (CORE_TYPES.indexOf(TYPES[key.code]) >= 0) this.note(key, body, at);
-        return;
+        const core = CORE_TYPES.indexOf(TYPES[key.code]) >= 0;
+        if (!(mine && mine.body && mine.at !== undefined && typeof winner.at === "number" && winner.at > mine.at)) {
+          if (core) this.note(key, body, at);
+          return;
+        }
+        if (core) this.note(key, mine.body, mine.at);
       }
       // what the memory's own rules push out to make room (a full list of
       // likes keeps its newest) is not deleted on the server: the pet could
       // not keep it, other pets may
-      const type = TYPES[key.code];
       const prefKind = type === "like" || type === "dislike" ? type : undefined;
       const before = prefKind ? this.ids(prefKind) : undefined;
-      const a = applyBody(this.booted, st, id, key, body, this.o.restore === true, this.batch);
+      const a = applyBody(this.booted, st, id, key, body, this.o.restore === true, this.batch, mine && mine.body ? { hash: mine.hash, body: mine.body } : null);
       if (before && prefKind) {
         const after = this.ids(prefKind);
         for (const x of before)
-          if (after.indexOf(x) < 0) {
+          if (after.indexOf(x) < 0 && x !== id) {
             const k = keyOf(x) as Key;
             const j = st.ledger.find(k.code, k.k1, k.k2);
             if (j >= 0) st.ledger.removeAt(j);
           }
       }
+      if (a.same) return; // held here already (this pet's own record read back)
       this.r.pulled++;
       if (a.hash !== undefined) st.ledger.set(key.code, key.k1, key.k2, a.hash, at);
+      else if (a.archived) this.toLedger.push({ type: type as ArchiveType, key, hash: rh, at });
       else if (a.absorbed) st.ledger.set(key.code, key.k1, key.k2, rh, (at | ABSORBED) >>> 0);
     } catch (e) {
-      // a refused document is counted; a cut, or a failing link or server, ends the sync
+      // a refused document is counted and changes nothing; a cut, or a
+      // failing link or server, ends the sync
+      mem.rollback(mark);
       if (e instanceof Error && (e.name === "PowerCut" || (e instanceof SyncError && e.code !== "bad"))) throw e;
-      this.r.rejected++;
-      trace(`sync: ${id} not applied: ${e instanceof Error ? e.message : String(e)}\n`);
+      this.refuse(id, e instanceof Error ? e.message : String(e));
     }
   }
+
+  // Pulled records bound for the archive: the server's revision stands for
+  // each once it is appended (the archive's push passes them, never sending
+  // them back as a revision of this pet's).
+  readonly toLedger: { type: ArchiveType; key: Key; hash: number; at: number }[] = [];
 
   readonly batch: ArchiveBatch = { fact: [], moment: [], event: [] };
 
@@ -407,6 +473,7 @@ class Run {
       const have = this.o.restore ? undefined : a.contains(t, recs);
       const add = have ? recs.filter((_r, i) => !have[i]) : recs.slice();
       recs.length = 0;
+      let kept = true;
       try {
         if (add.length) {
           a.append(t, add);
@@ -416,23 +483,35 @@ class Run {
         }
       } catch (e) {
         if (e instanceof Error && e.name === "PowerCut") throw e;
+        kept = false;
         this.r.rejected += add.length;
         trace(`sync: ${add.length} archived ${t}s not kept: ${e instanceof Error ? e.message : String(e)}\n`);
       }
+      for (const x of this.toLedger) if (x.type === t && kept) this.st.ledger.set(x.key.code, x.key.k1, x.key.k2, x.hash, (x.at | ABSORBED) >>> 0);
     }
+    this.toLedger.length = 0;
   }
 
   // The ids of the likes or dislikes held now (no bodies built).
   private ids(type: "like" | "dislike"): string[] {
     const p = this.booted.service.memory.preferences();
-    return (type === "like" ? p.likes : p.dislikes).map((c) => `${type}:${keyId(type, c)}`);
+    const rename = renamer(this.st);
+    return (type === "like" ? p.likes : p.dislikes).map((c) => {
+      const id = `${type}:${keyId(type, c)}`;
+      return rename ? rename(id) : id;
+    });
   }
 
-  // The value another device gave a core memory, kept as a dated fact.
+  // The value another device (or this one) gave a core memory and lost, kept
+  // as a fact dated when that edit was made: what it was and when, the same
+  // text and time on every pet (so the same fact document).
   private note(key: Key, body: Body, at: number): void {
-    const what = TYPES[key.code] === "profile" ? `${String(body.field)} ${String(body.value)}` : `${String(body.relation)} ${String(body.name)}`;
+    const what =
+      TYPES[key.code] === "profile"
+        ? `${String(body.field)} ${String(body.value)}`
+        : `family ${String(body.relation ?? "")} ${String(body.name ?? "")}${typeof body.closeness === "number" ? `, closeness ${body.closeness}` : ""}${body.sharedMemory ? `, ${String(body.sharedMemory)}` : ""}`;
     try {
-      this.booted.service.memory.addFact(`${formatDate(at * 1000)} another device had: ${what}`.slice(0, 120));
+      this.booted.service.memory.addFact(`${formatDateTime(at * 1000)} another device had: ${what}`.slice(0, 120), at);
     } catch (e) {
       trace(`sync: note not kept: ${e instanceof Error ? e.message : String(e)}\n`);
     }
@@ -448,6 +527,7 @@ class Run {
     const dirtyNvs: number[] = [];
     const dirtyEps: number[] = [];
     let ord = 0;
+    const rename = renamer(st);
     forEachLocal(this.booted, st.pet, this.origin, (d) => {
       const key = keyOf(d.id);
       if (key) {
@@ -459,7 +539,7 @@ class Run {
         }
       }
       ord++;
-    });
+    }, "all", undefined, undefined, rename);
     const gone: Key[] = [];
     for (let i = 0; i < seen.length; i++) {
       const c = st.ledger.word(i, 0);
@@ -487,7 +567,7 @@ class Run {
       let n = 0;
       forEachLocal(this.booted, st.pet, this.origin, (d) => {
         if (want.indexOf(n++) >= 0) docs.push(d);
-      }, "nvs");
+      }, "nvs", undefined, undefined, rename);
       await this.pushDocs(docs);
     }
     const eps = this.booted.episodes;
@@ -528,7 +608,8 @@ class Run {
         continue;
       }
       bytes += sizeOf(d.body as Body);
-      out.push(revision(d.id, d.hash, row && row.rev ? row.rev : "", { type: d.type, ...(d.body as Body), at: t, by: hex8(st.pet) }));
+      // `at`: when the item was changed, where it keeps that (else when this sync noticed)
+      out.push(revision(d.id, d.hash, row && row.rev ? row.rev : "", { type: d.type, ...(d.body as Body), at: d.at && d.at <= t ? d.at : t, by: hex8(st.pet) }));
       done.push(d);
       if (bytes >= PUSH_BYTES) {
         await this.send(out, done, t);
@@ -582,6 +663,7 @@ class Run {
             changed = true;
           }
           if (TYPES[d.key.code] === "episode") st.dropMap(episodeLocal(st, d.key));
+          else if (dropAlias(st, d.key.code, d.key.k1)) changed = true;
         }
       if (changed) st.save();
     }
@@ -600,6 +682,7 @@ class Run {
       hint = seqs.length ? seqs[seqs.length - 1] : 0;
     }
     const end = a.end(s);
+    const rename = renamer(st);
     if (end.seq === st.marks[s].seq && end.pos === st.marks[s].pos) return; // nothing appended since: nothing read
     for (;;) {
       this.check();
@@ -613,7 +696,10 @@ class Run {
           hint = q;
           if (this.restored(parseInt(it.id, 16))) return; // another device's digest, restored here
           d = digestDoc(st.pet, it, q);
-        } else d = archivedDoc(it);
+        } else {
+          d = archivedDoc(it);
+          if (rename) d.id = rename(d.id); // another client's name for it
+        }
         const key = keyOf(d.id) as Key;
         for (const g of gone) if (g.code === key.code && g.k1 === key.k1 && g.k2 === key.k2) g.code = 0; // moved, not deleted
         const j = st.ledger.find(key.code, key.k1, key.k2);
@@ -666,7 +752,12 @@ class Run {
       if (t.when < this.st.tombAt) continue;
       const type = ARCHIVE_TYPES[t.code - 1];
       if (!type) continue;
-      dels.push({ key: { code: TYPES.indexOf(type), k1: t.id >>> 0, k2: 0 }, reason: "user_delete" });
+      const code = TYPES.indexOf(type);
+      // the old record of an edit in place: the server's id names the new one
+      if (localAlias(this.st, code, t.id >>> 0) >= 0) continue;
+      // a record another client named: its deletion goes to the server's id
+      const named = aliasOf(this.st, code, t.id >>> 0);
+      dels.push({ key: { code, k1: named >= 0 ? named : t.id >>> 0, k2: 0 }, reason: "user_delete" });
       if (t.when > last) last = t.when;
     }
     await this.pushDeletions(dels, true);

@@ -35,6 +35,10 @@ export class SyncState {
   ledger = new Ledger();
   map = new Uint32Array(0); // pulled episodes: local id, pet, origin id (3 words each)
   maps = 0;
+  // items another client named (or edited in place) under an id their fields
+  // do not give: type code, the id the fields give here, the server's id (3 words each)
+  alias = new Uint32Array(0);
+  aliases = 0;
   writes = 0;
 
   constructor(readonly root: string) {}
@@ -51,6 +55,7 @@ export class SyncState {
     this.pullSeq = "0";
     this.ledger.clear();
     this.maps = 0;
+    this.aliases = 0;
   }
 
   load(): boolean {
@@ -86,6 +91,11 @@ export class SyncState {
     this.map = new Uint32Array(Math.max(3, m * 3));
     for (let i = 0; i < m * 3; i++) this.map[i] = v.getUint32(mo + i * 4, true);
     this.maps = m;
+    const a = v.getUint16(6, true);
+    const ao = mo + m * 12;
+    this.alias = new Uint32Array(Math.max(3, a * 3));
+    for (let i = 0; i < a * 3; i++) this.alias[i] = v.getUint32(ao + i * 4, true);
+    this.aliases = a;
     return true;
   }
 
@@ -107,17 +117,20 @@ export class SyncState {
     }
   }
 
-  // Writes the state into the file not holding the newest one.
+  // Writes the state into the file not holding the newest one: the head,
+  // then the ledger, the episode map and the renamed items through one
+  // 1 KB buffer (never a copy of the whole state in RAM), the CRC last.
   save(): void {
     const seq = encode(this.pullSeq);
     if (seq.length > SEQ_BYTES) throw new Error("sync: the remote's checkpoint is longer than 448 bytes");
-    const n = this.ledger.count, m = this.maps;
-    const size = HEAD + n * ENTRY_WORDS * 4 + m * 12 + 4;
-    const b = new Uint8Array(size);
-    const v = view(b);
+    const n = this.ledger.count, m = this.maps, a = this.aliases;
+    if (a > 0xffff) throw new Error("sync: more than 65535 renamed items");
+    const head = new Uint8Array(HEAD);
+    const v = view(head);
     this.gen = (this.gen + 1) >>> 0;
     v.setUint32(0, MAGIC, true);
-    b[4] = VERSION;
+    head[4] = VERSION;
+    v.setUint16(6, a, true);
     v.setUint32(8, this.gen, true);
     v.setUint32(12, this.pet, true);
     v.setUint32(16, this.session, true);
@@ -130,17 +143,39 @@ export class SyncState {
     v.setUint16(60, seq.length, true);
     v.setUint16(62, n, true);
     v.setUint32(64, m, true);
-    b.set(seq, 68);
-    for (let i = 0; i < n * ENTRY_WORDS; i++) v.setUint32(HEAD + i * 4, this.ledger.words[i], true);
-    const mo = HEAD + n * ENTRY_WORDS * 4;
-    for (let i = 0; i < m * 3; i++) v.setUint32(mo + i * 4, this.map[i], true);
-    v.setUint32(size - 4, crc32(b, 0, size - 4), true);
+    head.set(seq, 68);
     // the target is the file whose generation is not the newest: parity of gen
     const path = this.path(this.gen & 1);
     if (File.exists(path)) File.delete(path);
     const f = openWrite(path);
     try {
-      for (let o = 0; o < size; o += 4096) writeAt(f, b.subarray(o, Math.min(size, o + 4096)), o);
+      let crc = 0, pos = 0;
+      const put = (b: Uint8Array) => {
+        crc = crc32(b, 0, b.length, crc);
+        writeAt(f, b, pos);
+        pos += b.length;
+      };
+      put(head);
+      const piece = new Uint8Array(1024);
+      const pv = view(piece);
+      let k = 0;
+      const words = (w: Uint32Array, count: number) => {
+        for (let i = 0; i < count; i++) {
+          pv.setUint32(k, w[i], true);
+          k += 4;
+          if (k === piece.length) {
+            put(piece);
+            k = 0;
+          }
+        }
+      };
+      words(this.ledger.words, n * ENTRY_WORDS);
+      words(this.map, m * 3);
+      words(this.alias, a * 3);
+      if (k) put(piece.subarray(0, k));
+      const tail = new Uint8Array(4);
+      view(tail).setUint32(0, crc, true);
+      writeAt(f, tail, pos);
     } finally {
       f.close();
     }
@@ -179,6 +214,45 @@ export class SyncState {
   }
 }
 
+// ---- renamed items ---------------------------------------------------------------------
+
+export function aliasOf(st: SyncState, code: number, local: number): number {
+  for (let i = 0; i < st.aliases; i++) if (st.alias[i * 3] === code && st.alias[i * 3 + 1] === local >>> 0) return st.alias[i * 3 + 2];
+  return -1;
+}
+
+// The local k1 an id of the server stands for here, or -1 (none renamed).
+export function localAlias(st: SyncState, code: number, remote: number): number {
+  for (let i = 0; i < st.aliases; i++) if (st.alias[i * 3] === code && st.alias[i * 3 + 2] === remote >>> 0) return st.alias[i * 3 + 1];
+  return -1;
+}
+
+export function dropAlias(st: SyncState, code: number, remote: number): boolean {
+  for (let i = 0; i < st.aliases; i++)
+    if (st.alias[i * 3] === code && st.alias[i * 3 + 2] === remote >>> 0) {
+      st.alias.copyWithin(i * 3, (i + 1) * 3, st.aliases * 3);
+      st.aliases--;
+      return true;
+    }
+  return false;
+}
+
+export function addAlias(st: SyncState, code: number, local: number, remote: number): void {
+  dropAlias(st, code, remote);
+  for (let i = 0; i < st.aliases; i++)
+    if (st.alias[i * 3] === code && st.alias[i * 3 + 1] === local >>> 0) {
+      st.alias[i * 3 + 2] = remote >>> 0;
+      return;
+    }
+  if ((st.aliases + 1) * 3 > st.alias.length) {
+    const g = new Uint32Array(Math.max(24, st.alias.length * 2));
+    g.set(st.alias);
+    st.alias = g;
+  }
+  st.alias.set([code, local >>> 0, remote >>> 0], st.aliases * 3);
+  st.aliases++;
+}
+
 function view(b: Uint8Array): DataView {
   return new DataView(b.buffer, b.byteOffset, b.byteLength);
 }
@@ -188,8 +262,8 @@ function valid(b: Uint8Array): boolean {
   const v = view(b);
   if (v.getUint32(0, true) !== MAGIC || b[4] !== VERSION) return false;
   if (v.getUint32(b.length - 4, true) !== crc32(b, 0, b.length - 4)) return false;
-  const n = v.getUint16(62, true), m = v.getUint32(64, true);
-  return HEAD + n * ENTRY_WORDS * 4 + m * 12 + 4 === b.length && v.getUint16(60, true) <= SEQ_BYTES;
+  const n = v.getUint16(62, true), m = v.getUint32(64, true), a = v.getUint16(6, true);
+  return HEAD + n * ENTRY_WORDS * 4 + m * 12 + a * 12 + 4 === b.length && v.getUint16(60, true) <= SEQ_BYTES;
 }
 
 function readWhole(path: string): Uint8Array | undefined {
@@ -197,7 +271,7 @@ function readWhole(path: string): Uint8Array | undefined {
   if (!f) return undefined;
   try {
     const len = f.length;
-    if (len > HEAD + 4 + 0xffff * ENTRY_WORDS * 4 + 1024 * 12) return undefined;
+    if (len > HEAD + 4 + 0xffff * ENTRY_WORDS * 4 + 1024 * 12 + 0xffff * 12) return undefined;
     const b = new Uint8Array(len);
     for (let n = 0; n < len; ) {
       const k = readInto(f, n, Math.min(4096, len - n), b, n);

@@ -9,6 +9,9 @@ import type { Booted } from "../../src/app/boot";
 import { sync, SyncError, type SyncOptions, type SyncReport } from "../../src/sync/replicate";
 import { forEachLocal, archivedDoc, bodyOf, hashOf } from "../../src/sync/docs";
 import { SyncState } from "../../src/sync/state";
+import { renamer } from "../../src/sync/apply";
+import { hex8, recordId } from "../../src/archive/line";
+import { keyId } from "../../src/backup/schema";
 import { SyncRunner } from "../../src/sync/runner";
 import { fromLocal } from "../../src/time/local";
 import { MiniCouch } from "../sync/mini-couch";
@@ -61,8 +64,9 @@ export function held(b: Booted, pet = 0): { docs: Map<string, number>; episodes:
   const docs = new Map<string, number>();
   const st = new SyncState(b.archive!.root);
   st.load();
-  forEachLocal(b, pet || st.pet, (l) => st.origin(l), (d) => void docs.set(d.id, d.hash), "nvs");
-  for (const s of ["fact", "moment", "event"] as const) b.archive!.since(s, { seq: 0, pos: 0 }, (it) => void docs.set(archivedDoc(it).id, archivedDoc(it).hash));
+  const rename = renamer(st) ?? ((id: string) => id);
+  forEachLocal(b, pet || st.pet, (l) => st.origin(l), (d) => void docs.set(d.id, d.hash), "nvs", undefined, undefined, rename);
+  for (const s of ["fact", "moment", "event"] as const) b.archive!.since(s, { seq: 0, pos: 0 }, (it) => void docs.set(rename(archivedDoc(it).id), archivedDoc(it).hash));
   const episodes: string[] = [];
   b.episodes!.forEach((ep) => void episodes.push(ep.content), { text: true });
   return { docs, episodes: episodes.sort() };
@@ -340,9 +344,9 @@ export const scenarios: Scenario[] = [
       await on(A.dev, A.booted, options(couch));
       // a foreign writer leaves bad documents
       const bad = [
-        { _id: "like:00000000", _rev: "1-aa", _revisions: { start: 1, ids: ["aa"] }, content: "不是这个" },
-        { _id: "profile:age", _rev: "1-bb", _revisions: { start: 1, ids: ["bb"] }, value: 999 },
-        { _id: "event:12345678", _rev: "1-cc", _revisions: { start: 1, ids: ["cc"] }, date: "tomorrow", content: "x" },
+        { _id: "like:00000000", _rev: "1-aa", _revisions: { start: 1, ids: ["aa"] }, type: "like", content: 42 },
+        { _id: "profile:age", _rev: "1-bb", _revisions: { start: 1, ids: ["bb"] }, type: "profile", field: "age", value: 999 },
+        { _id: "event:12345678", _rev: "1-cc", _revisions: { start: 1, ids: ["cc"] }, type: "event", date: "tomorrow", content: "x" },
       ];
       await couch.transport(null, "POST", "/owner-1/_bulk_docs", JSON.stringify({ docs: bad, new_edits: false }));
       const before = held(A.booted);
@@ -431,6 +435,219 @@ export const scenarios: Scenario[] = [
       const again = await on(dev, B, options(couch));
       equal(`${again.pushed}/${again.pulled}`, "0/0", "then quiet");
       sameDocs(held(B), served(couch), "the restored pet");
+    },
+  },
+  {
+    name: "sync: a document too long for one reply is refused alone with its reason and the checkpoint passes it; long ones fetched together are read one by one (sync and restore)",
+    async run() {
+      const couch = new MiniCouch();
+      const A = smallPet();
+      await on(A.dev, A.booted, options(couch));
+      const at = Math.floor(T0 / 1000);
+      couch.write("owner-1", { _id: "fact:0badf00d", type: "fact", timestamp: at - 3600, content: "长".repeat(9000), at, by: "owner-app" });
+      const long: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const content = `第${i}段：` + "主人讲了一个很长的故事。".repeat(70); // about 2.5 KB each: four are over one reply
+        couch.write("owner-1", { _id: `fact:${hex8(0x1000 + i)}`, type: "fact", timestamp: at - 7200 + i, content, at, by: "owner-app" });
+        long.push(content);
+      }
+      couch.write("owner-1", { _id: "like:0000abcd", type: "like", content: "长颈鹿", at, by: "owner-app" });
+      const r = await on(A.dev, A.booted, options(couch));
+      equal(r.rejected, 1, "the 9,000-character fact is refused");
+      ok(r.pulled >= 5, `the others are taken: ${r.pulled}`);
+      ok(A.booted.service.memory.preferences().likes.indexOf("长颈鹿") >= 0, "what came after it arrived");
+      const arch = A.booted.archive!.recallByKeyword("fact", "很长的故事", 10);
+      equal(arch.length, 4, "the four long facts are in the archive");
+      const q = await on(A.dev, A.booted, options(couch));
+      equal(`${q.pushed}/${q.pulled}/${q.rejected}/${q.conflicts}`, "0/0/0/0", "the next sync moves past it");
+      equal(couch.conflicted("owner-1").length, 0, "no conflict");
+      // a new pet restored from the server: the same
+      const dev = new SimDevice({ now: A.dev.clock.now, storageBytes: 256 * 1024 });
+      const B = bootOn(dev);
+      const rb = await on(dev, B, options(couch, { restore: true }));
+      equal(rb.rejected, 1, "the restore refuses it too");
+      ok(B.service.memory.preferences().likes.indexOf("长颈鹿") >= 0, "and takes what came after it");
+      equal(B.archive!.recallByKeyword("fact", "很长的故事", 10).length, 4, "the long facts, one by one");
+    },
+  },
+  {
+    name: "sync: a refused document changes nothing (a goal with progress \"half\" is not added, nothing goes back)",
+    async run() {
+      const couch = new MiniCouch();
+      const A = smallPet();
+      await on(A.dev, A.booted, options(couch));
+      const at = Math.floor(T0 / 1000);
+      const rev = couch.write("owner-1", { _id: `goal:${keyId("goal", "学会骑车")}`, type: "goal", content: "学会骑车", category: "hobby", status: "active", progress: "half", priority: 3, at, by: "owner-app" });
+      const goals = A.booted.service.memory.goals().length;
+      const r = await on(A.dev, A.booted, options(couch));
+      equal(r.rejected, 1, "refused");
+      equal(r.pulled, 0, "not applied");
+      equal(A.booted.service.memory.goals().length, goals, "no goal added");
+      equal(couch.rev("owner-1", `goal:${keyId("goal", "学会骑车")}`), rev, "the server's revision stands: nothing pushed over it");
+      const q = await on(A.dev, A.booted, options(couch));
+      equal(`${q.pushed}/${q.rejected}`, "0/0", "and the next sync leaves it");
+    },
+  },
+  {
+    name: "sync: a pulled record that goes straight to the archive keeps the server's revision (the pet makes no conflict of it)",
+    async run() {
+      const couch = new MiniCouch();
+      const A = smallPet();
+      await on(A.dev, A.booted, options(couch));
+      const at = Math.floor(T0 / 1000);
+      const f1 = { timestamp: at - 40 * 86400, content: "四十天前：主人去了海边" };
+      const f2 = { timestamp: at - 3600, content: "主人说：" + "今天在学校里发生了很多有趣的事情。".repeat(5) };
+      const id1 = `fact:${recordId("fact", f1)}`, id2 = `fact:${recordId("fact", f2)}`;
+      const old = couch.write("owner-1", { _id: id1, type: "fact", ...f1, at, by: "owner-app" });
+      const big = couch.write("owner-1", { _id: id2, type: "fact", ...f2, at, by: "owner-app" });
+      const r = await on(A.dev, A.booted, options(couch));
+      equal(r.pulled, 2, "both taken");
+      equal(A.booted.archive!.recallByKeyword("fact", "海边", 5).length, 1, "into the archive");
+      equal(couch.rev("owner-1", id1), old, "the old fact keeps the server's revision");
+      equal(couch.rev("owner-1", id2), big, "the long fact too");
+      const q = await on(A.dev, A.booted, options(couch));
+      equal(`${q.pushed}/${q.pulled}/${q.conflicts}`, "0/0/0", "no conflict, nothing sent back");
+      equal(couch.conflicted("owner-1").length, 0, "no open conflict on the server");
+      sameDocs(held(A.booted), served(couch), "the pet and the server");
+    },
+  },
+  {
+    name: "sync: another client's edit in place (new content under the same id, even keeping the pet's by) replaces the item whole, here and on a restored pet",
+    async run() {
+      const couch = new MiniCouch();
+      const A = smallPet();
+      await on(A.dev, A.booted, options(couch));
+      const live = couch.live("owner-1");
+      const pet = String(live.get("profile:name")!.by);
+      const at = Math.floor(T0 / 1000) + 60;
+      const likeId = [...live.keys()].find((k) => k.indexOf("like:") === 0)!;
+      const factId = [...live.keys()].find((k) => k.indexOf("fact:") === 0 && String(live.get(k)!.content).indexOf("第0件事") === 0)!;
+      const fact = live.get(factId)!;
+      const famId = [...live.keys()].find((k) => k.indexOf("family:") === 0)!;
+      // the owner's app edits three items in place; the family edit keeps the pet's `by`
+      couch.write("owner-1", { ...live.get(likeId), _id: likeId, content: "三角龙", at, by: "owner-app" });
+      couch.write("owner-1", { ...fact, _id: factId, content: "第0件事：主人更喜欢足球", at, by: "owner-app" });
+      couch.write("owner-1", { ...live.get(famId), _id: famId, closeness: 2, at, by: pet });
+      const r = await on(A.dev, A.booted, options(couch));
+      equal(`${r.pulled}/${r.rejected}/${r.conflicts}`, "3/0/0", "three edits applied");
+      const m = A.booted.service.memory;
+      equal(m.preferences().likes.join(","), "三角龙", "the like replaced whole");
+      ok(m.facts().some((f) => f.content === "第0件事：主人更喜欢足球"), "the new fact");
+      ok(!m.facts().some((f) => f.content === "第0件事：主人喜欢篮球"), "the old one gone");
+      equal(m.family()[0].closeness, 2, "an edit keeping the pet's by is applied");
+      const q = await on(A.dev, A.booted, options(couch));
+      equal(`${q.pushed}/${q.pulled}/${q.conflicts}`, "0/0/0", "nothing goes back");
+      sameDocs(held(A.booted), served(couch), "the pet and the server");
+      ok(couch.live("owner-1").has(likeId) && couch.live("owner-1").has(factId), "the server's ids stand");
+      // the pet deletes the edited like: the deletion goes to the server's id
+      A.dev.install();
+      must(A.call({ action: "delete", type: "like", content: "三角龙" }), "delete");
+      A.booted.service.flush(true);
+      await on(A.dev, A.booted, options(couch));
+      ok(!couch.live("owner-1").has(likeId), "deleted on the server under its id");
+      sameDocs(held(A.booted), served(couch), "after the deletion");
+      const dev = new SimDevice({ now: A.dev.clock.now, storageBytes: 256 * 1024 });
+      const B = bootOn(dev);
+      await on(dev, B, options(couch, { restore: true }));
+      ok(B.service.memory.facts().some((f) => f.content === "第0件事：主人更喜欢足球"), "a restored pet holds the edit");
+      sameDocs(held(B), served(couch), "the restored pet");
+    },
+  },
+  {
+    name: "sync: an edit by another client that keeps the pet's by is applied (own writes are known by revision)",
+    async run() {
+      const couch = new MiniCouch();
+      const A = smallPet();
+      await on(A.dev, A.booted, options(couch));
+      const live = couch.live("owner-1");
+      const famId = [...live.keys()].find((k) => k.indexOf("family:") === 0)!;
+      const goalId = [...live.keys()].find((k) => k.indexOf("goal:") === 0)!;
+      const at = Math.floor(T0 / 1000) + 60;
+      // the owner's app changes fields and keeps every other field as it found it, `by` too
+      couch.write("owner-1", { ...live.get(famId), _id: famId, closeness: 1 });
+      couch.write("owner-1", { ...live.get(goalId), _id: goalId, progress: 40, at });
+      const r = await on(A.dev, A.booted, options(couch));
+      equal(`${r.pulled}/${r.rejected}`, "2/0", "both applied");
+      equal(A.booted.service.memory.family()[0].closeness, 1, "family");
+      equal(A.booted.service.memory.goals()[0].progress, 40, "goal");
+      const q = await on(A.dev, A.booted, options(couch));
+      equal(`${q.pushed}/${q.pulled}/${q.conflicts}`, "0/0/0", "then quiet");
+      sameDocs(held(A.booted), served(couch), "the pet and the server");
+    },
+  },
+  {
+    name: "sync: the newest edit wins; the losing value of a core memory is a note saying what and when",
+    async run() {
+      const couch = new MiniCouch();
+      const A = smallPet();
+      await on(A.dev, A.booted, options(couch));
+      const famId = [...couch.live("owner-1").keys()].find((k) => k.indexOf("family:") === 0)!;
+      // the pet changes the family member first, the owner's app an hour later
+      A.dev.clock.now += 3600000;
+      must(A.call({ action: "write", type: "family", relation: "妈妈", name: "李华", closeness: 2 }), "pet edit");
+      A.booted.service.flush(true);
+      const later = Math.floor(A.dev.clock.now / 1000) + 3600;
+      couch.write("owner-1", { ...couch.live("owner-1").get(famId), _id: famId, closeness: 5, sharedMemory: "一起包饺子", at: later, by: "owner-app" });
+      A.dev.clock.now += 2 * 3600000;
+      const r = await on(A.dev, A.booted, options(couch));
+      equal(r.conflicts, 1, "a conflict");
+      const m = A.booted.service.memory;
+      equal(m.family()[0].closeness, 5, "the owner's newer edit wins");
+      ok(m.facts().some((f) => /^\d{4}-\d\d-\d\d \d\d:\d\d another device had: family 妈妈 李华, closeness 2/.test(f.content)), `the pet's value is a dated note: ${m.facts().map((f) => f.content).join(" | ")}`);
+      equal(couch.live("owner-1").get(famId)!.closeness, 5, "the server keeps it");
+      // the owner's older edit loses to the pet's newer one
+      couch.write("owner-1", { ...couch.live("owner-1").get(famId), _id: famId, closeness: 1, at: Math.floor(A.dev.clock.now / 1000) - 600, by: "owner-app" });
+      must(A.call({ action: "write", type: "family", relation: "妈妈", name: "李华", closeness: 3 }), "pet edit 2");
+      A.booted.service.flush(true);
+      await on(A.dev, A.booted, options(couch));
+      equal(m.family()[0].closeness, 3, "the pet's newer edit stands");
+      equal(couch.live("owner-1").get(famId)!.closeness, 3, "and reaches the server");
+      // a two-leaf conflict on a profile field: the loser is noted with its time
+      const rev = couch.rev("owner-1", "profile:name")!;
+      const t = Math.floor(A.dev.clock.now / 1000);
+      couch.write("owner-1", { _id: "profile:name", _rev: rev, type: "profile", field: "name", value: "明明", at: t - 100, by: "app-1" });
+      couch.write("owner-1", { _id: "profile:name", _rev: rev, type: "profile", field: "name", value: "亮亮", at: t - 50, by: "app-2" });
+      const c = await on(A.dev, A.booted, options(couch));
+      ok(c.conflicts >= 1, "the conflict is counted");
+      equal(m.profile().name, "亮亮", "the newer leaf wins");
+      ok(m.facts().some((f) => f.content.indexOf("another device had: name 明明") >= 0), "the older leaf's value is a dated note");
+      equal(couch.conflicted("owner-1").length, 0, "closed on the server");
+      await on(A.dev, A.booted, options(couch));
+      sameDocs(held(A.booted), served(couch), "the pet and the server");
+    },
+  },
+  {
+    name: "sync: a document whose type is not its id's is refused",
+    async run() {
+      const couch = new MiniCouch();
+      const A = smallPet();
+      await on(A.dev, A.booted, options(couch));
+      couch.write("owner-1", { _id: `like:${keyId("like", "火箭")}`, type: "spaceship", content: "火箭", at: 1, by: "x" });
+      const r = await on(A.dev, A.booted, options(couch));
+      equal(`${r.rejected}/${r.pulled}`, "1/0", "refused");
+      ok(A.booted.service.memory.preferences().likes.indexOf("火箭") < 0, "not taken as a like");
+    },
+  },
+  {
+    name: "sync: an archived record another client named under its own id keeps that id here: forgotten on the pet, it is deleted under it",
+    async run() {
+      const couch = new MiniCouch();
+      const A = smallPet();
+      await on(A.dev, A.booted, options(couch));
+      const at = Math.floor(T0 / 1000);
+      const f = { timestamp: at - 50 * 86400, content: "五十天前：主人第一次去动物园" };
+      couch.write("owner-1", { _id: "fact:0000abcd", type: "fact", ...f, at, by: "owner-app" });
+      const r = await on(A.dev, A.booted, options(couch));
+      equal(`${r.pulled}/${r.rejected}`, "1/0", "taken into the archive");
+      const q = await on(A.dev, A.booted, options(couch));
+      equal(`${q.pushed}/${q.pulled}`, "0/0", "nothing pushed under another id");
+      sameDocs(held(A.booted), served(couch), "the pet and the server");
+      A.dev.install();
+      A.booted.archive!.forget("fact", [recordId("fact", f)]);
+      await on(A.dev, A.booted, options(couch));
+      ok(!couch.live("owner-1").has("fact:0000abcd"), "deleted under the server's id");
+      ok(!couch.live("owner-1").has(`fact:${recordId("fact", f)}`), "nothing under the pet's own id");
+      sameDocs(held(A.booted), served(couch), "after the deletion");
     },
   },
 ];

@@ -5,6 +5,8 @@
 // lanes. test/couch-sync.test.ts runs the same replicator against a real
 // CouchDB-compatible server (pouchdb-server) to check the protocol itself.
 
+import { byteLength } from "../../src/text/utf8";
+
 export interface Reply {
   status: number;
   body: string;
@@ -35,7 +37,7 @@ export class MiniCouch {
   requests = 0;
   cuts = new Map<number, Cut>(); // request index → where the link fails
 
-  transport = (_ep: unknown, method: string, path: string, body?: string): Promise<Reply> => {
+  transport = (_ep: unknown, method: string, path: string, body?: string, limits?: { maxBody?: number }): Promise<Reply> => {
     const k = this.requests++;
     const cut = this.cuts.get(k);
     if (cut === "before") return Promise.reject(new Error("connection lost"));
@@ -46,8 +48,37 @@ export class MiniCouch {
       r = { status: 400, body: JSON.stringify({ error: "bad_request", reason: e instanceof Error ? e.message : String(e) }) };
     }
     if (cut === "after") return Promise.reject(new Error("connection lost"));
+    // the device's HTTP takes a reply only up to its limit (src/net/http.ts "too big")
+    const max = limits && limits.maxBody;
+    if (max && byteLength(r.body) > max) return Promise.reject(Object.assign(new Error(`http: the reply is longer than ${max} bytes`), { code: "too big" }));
     return Promise.resolve(r);
   };
+
+  // Another client's write (as PouchDB's put makes it): a child of the
+  // winning revision, or of `doc._rev` when given (a conflict); its id is not
+  // a petmem one. Returns the new revision.
+  write(name: string, doc: Record<string, unknown>): string {
+    const db = this.dbs.get(name);
+    if (!db) throw new Error("no such database");
+    const id = String(doc._id);
+    const d = db.docs.get(id);
+    const parent = typeof doc._rev === "string" ? doc._rev : d ? winner(d) : "";
+    const gen = parent ? parseInt(parent, 10) + 1 : 1;
+    let h = "";
+    for (let i = 0; i < 4; i++) h += ("00000000" + ((Math.random() * 0x100000000) >>> 0).toString(16)).slice(-8);
+    const ids = [h];
+    if (parent) ids.push(parent.slice(parent.indexOf("-") + 1));
+    const body: Record<string, unknown> = { ...doc };
+    delete body._rev;
+    this.store(db, { ...body, _rev: `${gen}-${h}`, _revisions: { start: gen, ids } });
+    return `${gen}-${h}`;
+  }
+
+  // The winning revision of a document (undefined: none).
+  rev(name: string, id: string): string | undefined {
+    const d = this.dbs.get(name)?.docs.get(id);
+    return d ? winner(d) : undefined;
+  }
 
   // One request, answered at once (the heap lane's bridge calls it).
   handle(method: string, path: string, body?: string): Reply {

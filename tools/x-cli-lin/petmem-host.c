@@ -37,6 +37,15 @@
 #include <errno.h>
 #include <unistd.h>
 
+// The SDK's `Resource` module is linked for its TLS (modules/crypt/ssl looks
+// up its certificate store there); mcconfig generates no resources for x-cli
+// platforms, so none is found (the sync's CA comes from mc/config instead).
+const void* mcGetResource(xsMachine* the, char* path, size_t* size)
+{
+	*size = 0;
+	return NULL;
+}
+
 #define PETMEM_DATA_DIR "/tmp/petmem"
 
 static GMainLoop* gLoop = NULL;
