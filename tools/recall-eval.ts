@@ -56,10 +56,9 @@ function has(s: string, markers: readonly string[]): boolean {
 // the ranked items of a reply, as text
 function ranked(action: string, json: any): string[] {
   if (!json) return [];
-  if (action === "context") {
-    if (Array.isArray(json.hits)) return json.hits.map((h: unknown) => JSON.stringify(h));
-    return json.context ? [json.context] : [];
-  }
+  // the ranked hits of the one retrieval (issue 25), where the reply has them
+  if (Array.isArray(json.hits)) return json.hits.map((h: unknown) => JSON.stringify(h));
+  if (action === "context") return json.context ? [json.context] : [];
   const list: string[] = (json.items ?? []).map((x: unknown) => JSON.stringify(x));
   if (json.archived && typeof json.archived === "object") for (const k of Object.keys(json.archived)) for (const x of json.archived[k]) list.push(JSON.stringify(x));
   return list;

@@ -28,13 +28,16 @@ import { Migration } from "./migrate";
 import { Scrubber } from "./scrub";
 import { DigestBuilder } from "./digest";
 import { lineKind, KIND_RECORD, readSide } from "./segment";
-import { daysInMonth, fromLocal } from "../time/local";
+import { daysInMonth, fromLocal, toLocal } from "../time/local";
+import { truncate } from "../text/utf8";
 import { now } from "../time/clock";
 
 export { ArchiveError };
 export type { ArchiveType, ArchivedItem, RecallStats };
 
 export const DEFAULT_LIMIT = 10;
+// a digest line's source (its "q") from here up: a folded episode, source − EPISODE_FOLD its id (FORMAT.md §3.9)
+export const EPISODE_FOLD = 0x40000000;
 export const MAX_LIMIT = 1000;
 export const STORAGE_PARTITION_BYTES = 3 * 1024 * 1024; // partitions/*.csv "storage"
 // Above this share of the partition, maintenance retires the oldest moments
@@ -267,6 +270,32 @@ export class Archive {
     }
     if (!lines.length) return { appended: 0, skipped, bytes: 0 };
     return this.write(this.streams[t], lines, skipped);
+  }
+
+  // Forgetting without amnesia (issue 25 item 6): episodes the forgetting
+  // formula removes are folded into their month's digests, one digest line
+  // each (docs/FORMAT.md §3.9: source = EPISODE_FOLD + the episode's id, so a
+  // fold repeated after a cut has the same id and is shown once): who, what,
+  // where and how it felt as keywords, the gist as its point. Durable when it
+  // returns; throws ArchiveError like append.
+  foldEpisodes(eps: readonly { id: number; content: string; keywords: readonly string[]; createdAt: number; feeling?: string }[]): AppendResult {
+    this.ensure();
+    const lines: Line[] = [];
+    for (const ep of eps) {
+      const l = toLocal(ep.createdAt * 1000);
+      const month = `${l.year}-${l.month < 10 ? "0" : ""}${l.month}`;
+      const kw: string[] = [];
+      for (const k of ep.keywords.concat(ep.feeling ? [ep.feeling] : [])) if (k && kw.indexOf(k) < 0 && kw.length < 8) kw.push(k);
+      let line: Line;
+      try {
+        line = encodeDigest({ from: ep.createdAt, to: ep.createdAt, month, count: 1, keywords: kw, points: truncate(ep.content, 300), source: EPISODE_FOLD + ep.id, events: false });
+      } catch (err) {
+        throw new ArchiveError("invalid", err instanceof Error ? err.message : String(err));
+      }
+      if (!lines.some((x) => x.id === line.id)) lines.push(line);
+    }
+    if (!lines.length) return { appended: 0, skipped: 0, bytes: 0 };
+    return this.write(this.streams.digest, lines, 0);
   }
 
   private write(s: ArchiveStream, lines: Line[], skipped: number): AppendResult {

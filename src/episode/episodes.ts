@@ -58,6 +58,9 @@ export interface EpisodesOptions {
   signer?: Signer; // default: src/episode/sig.ts
 }
 
+// Where forgotten episodes are folded (the archive's monthly digests, issue 25 item 6).
+export type Fold = (eps: readonly Episode[]) => void;
+
 export interface EpisodeInput {
   content?: unknown;
   e?: unknown;
@@ -538,6 +541,43 @@ export class Episodes implements EpisodeReader {
     return hits;
   }
 
+  // The retrieval's look into the episodes (src/recall): one header scan
+  // scores each active episode by `probe` (its signature and header: > 0 a
+  // candidate), the `k` best (ties: the more important) are read with their
+  // text. Use counts are not touched here: `used` counts the ones shown.
+  // set at boot when the archive is there (src/app/boot.ts)
+  fold: Fold | undefined;
+
+  lookup(probe: (ep: Episode) => number, k: number): Episode[] {
+    this.store.open();
+    const t = this.nowS();
+    const best = new Lowest(Math.max(1, Math.min(k, 32))); // key: −(score + importance/100)
+    this.store.scan((ep) => {
+      if (ep.state !== "active") return;
+      const s = probe(ep);
+      if (s > 0) best.offer(ep.slot, -(s + importance(ep, t) / 100));
+    });
+    const out: Episode[] = [];
+    for (const slot of best.slots) {
+      const ep = this.store.read(slot);
+      if (ep && ep.state === "active") out.push(ep);
+    }
+    return out;
+  }
+
+  // Counts a use of the episodes a retrieval showed (one batch; a failure is traced).
+  used(shown: readonly Episode[]): void {
+    if (!shown.length) return;
+    const t = this.nowS();
+    const batch = shown.slice(0, BATCH).map((ep) => ({ ...ep, useCount: Math.min(0xffff, ep.useCount + 1), lastActiveAt: t }));
+    try {
+      this.store.write(batch);
+    } catch (e) {
+      rethrowCut(e);
+      trace(`episode: use counts of ${batch.length} recalled episodes not written (${why(e)})\n`);
+    }
+  }
+
   // Active episodes, most important first (core first), with their text: at
   // most `limit`, read one by one after a header scan.
   list(limit: number): { episodes: Episode[]; total: number } {
@@ -634,6 +674,16 @@ export class Episodes implements EpisodeReader {
       notes.push(`episode: ${old.id} evicted to the trash (over the cap of ${cap}; importance ${low.keys[k].toFixed(2)})\n`);
       over--;
     }
+    // what leaves by the forgetting formula (or the cap) is folded into its
+    // month's digest first; a fold that fails is traced and forgetting goes on
+    const leaving = batch.filter((ep) => ep.state === "trash" && (report.forgotten.indexOf(ep.id) >= 0 || report.evicted.indexOf(ep.id) >= 0));
+    if (leaving.length && this.fold)
+      try {
+        this.fold(leaving);
+      } catch (e) {
+        rethrowCut(e);
+        trace(`episode: ${leaving.length} forgotten episodes not folded into digests (${why(e)})\n`);
+      }
     if (batch.length) this.commit(batch, tombs);
     for (const s of notes) trace(s);
     if (report.purged) trace(`episode: ${report.purged} trash slots purged\n`);

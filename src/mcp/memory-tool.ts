@@ -16,7 +16,8 @@ import { now } from "../time/clock";
 import { ToolError, quote, type Tool } from "./server";
 import { PendingQueue } from "../listen/pending";
 import { coerce, expand, readType, byPriority, writeEvent, writeGoal, deleteEvent, completeEvent, eraseAll, whatAllIs, READ_TYPES } from "./fork";
-import { episodeAction } from "./episode-actions";
+import { episodeAction, sourcesOf, view } from "./episode-actions";
+import { retrieve, type HitKind } from "../recall/retrieve";
 import { queryAction, snapshotRecall } from "./query-action";
 import { relationAction } from "./relation-actions";
 import { relationView } from "../relation/rules";
@@ -33,6 +34,13 @@ export type RecallType = (typeof RECALL_TYPES)[number];
 type Type = (typeof TYPES)[number];
 
 export const READ_BUDGET_BYTES = 6000;
+export const SEARCH_HITS = 8; // ranked hits a search or recall shows at most
+// the kinds of memory a recall of one type ranks (src/recall)
+const RECALL_KINDS: Record<RecallType, HitKind[]> = {
+  fact: ["profile", "like", "dislike", "family", "fact", "trait", "habit", "goal"],
+  moment: ["moment", "episode", "digest"],
+  event: ["schedule", "event"],
+};
 export const FORGET_AT_ONCE = 50; // archived records one delete hides at most
 export const UPCOMING_IN_READ = 8;
 
@@ -577,6 +585,7 @@ export class MemoryTool implements Tool {
   private recall(a: Record<string, unknown>): string {
     const type = oneOf<RecallType>(a.type, "type", RECALL_TYPES);
     const keyword = a.keyword === undefined ? undefined : text(a.keyword, "keyword", 64);
+    const message = a.message === undefined ? undefined : text(a.message, "message", 4000, false, true);
     const start = date(a.start_date, "start_date");
     const end = date(a.end_date, "end_date");
     if (start && end && start > end) throw new ToolError("start_date is after end_date");
@@ -595,42 +604,59 @@ export class MemoryTool implements Tool {
         unreadable = (e as Error).message;
       }
     const items = newestFirst(hot, archived as Item[], limit);
-    if (unreadable) return out({ type, count: items.length, items, partial: true, archive_unreadable: unreadable });
-    return out({ type, count: items.length, items });
+    // with words: the one retrieval's ranked hits of that type's kinds too
+    const words = message ?? keyword;
+    const reply: Record<string, unknown> = { type };
+    if (words !== undefined && words.trim() !== "") {
+      const found = retrieve(sourcesOf(this), words, { limit: Math.min(limit, SEARCH_HITS), nowMs: now(), kinds: RECALL_KINDS[type] });
+      this.episodes?.used(found.episodes);
+      reply.hits = found.hits.map(view);
+    }
+    reply.count = items.length;
+    reply.items = items;
+    if (unreadable) return out({ ...reply, partial: true, archive_unreadable: unreadable });
+    return out(reply);
   }
 
+  // search: the one retrieval's ranked hits (src/recall: every kind, synonyms,
+  // names, time phrases; nothing when nothing is relevant) as `hits`, then, as
+  // before, every record that holds the words as they are (`items`, and the
+  // archive's `archived`).
   private search(a: Record<string, unknown>): string {
     const keyword = text(a.keyword ?? a.content, "keyword", 64);
     const limit = int(a.limit, "limit", 1, 50, 10);
+    const found = retrieve(sourcesOf(this), keyword, { limit: Math.min(limit, SEARCH_HITS), nowMs: now() });
+    this.episodes?.used(found.episodes);
+    const hits = found.hits.map(view);
     const k = keyword.toLowerCase();
     const has = (s: string) => s.toLowerCase().indexOf(k) >= 0;
     const m = this.memory;
-    const hits: { where: string; text: string }[] = [];
+    const items: { where: string; text: string }[] = [];
     // ids of the facts, moments and events listed here: the archive's part does not repeat them
     const listed: Record<RecallType, string[]> = { fact: [], moment: [], event: [] };
     const p = m.profile();
-    for (const f of PROFILE_FIELDS) if (p[f] !== "" && p[f] !== 0 && has(String(p[f]))) hits.push({ where: "profile", text: `${f}: ${p[f]}` });
+    for (const f of PROFILE_FIELDS) if (p[f] !== "" && p[f] !== 0 && has(String(p[f]))) items.push({ where: "profile", text: `${f}: ${p[f]}` });
     const prefs = m.preferences();
-    for (const l of prefs.likes) if (has(l)) hits.push({ where: "like", text: l });
-    for (const l of prefs.dislikes) if (has(l)) hits.push({ where: "dislike", text: l });
-    for (const f of m.family()) if (has(f.name) || has(f.relation) || has(f.sharedMemory)) hits.push({ where: "family", text: `${f.relation} ${f.name}`.trim() });
+    for (const l of prefs.likes) if (has(l)) items.push({ where: "like", text: l });
+    for (const l of prefs.dislikes) if (has(l)) items.push({ where: "dislike", text: l });
+    for (const f of m.family()) if (has(f.name) || has(f.relation) || has(f.sharedMemory)) items.push({ where: "family", text: `${f.relation} ${f.name}`.trim() });
     for (const f of m.facts())
       if (has(f.content)) {
-        hits.push({ where: "fact", text: f.content });
+        items.push({ where: "fact", text: f.content });
         listed.fact.push(recordId("fact", f));
       }
-    for (const t of m.traits()) if (has(t.content)) hits.push({ where: "trait", text: t.content });
-    for (const h of m.habits()) if (has(h.content)) hits.push({ where: "habit", text: h.content });
+    for (const t of m.traits()) if (has(t.content)) items.push({ where: "trait", text: t.content });
+    for (const h of m.habits()) if (has(h.content)) items.push({ where: "habit", text: h.content });
     for (const x of m.moments())
       if (has(x.content) || has(x.topic)) {
-        hits.push({ where: "moment", text: `${x.topic}: ${x.content}` });
+        items.push({ where: "moment", text: `${x.topic}: ${x.content}` });
         listed.moment.push(recordId("moment", x));
       }
-    for (const g of m.goals()) if (has(g.content)) hits.push({ where: "goal", text: g.content });
-    for (const s of this.schedules.list({ completed: true })) if (has(s.content)) hits.push({ where: "schedule", text: `${s.content} at ${s.datetime}` });
+    for (const g of m.goals()) if (has(g.content)) items.push({ where: "goal", text: g.content });
+    for (const s of this.schedules.list({ completed: true })) if (has(s.content)) items.push({ where: "schedule", text: `${s.content} at ${s.datetime}` });
     for (const e of m.events()) {
       if (!has(e.content)) continue;
-      if (!e.schedule && !e.time) hits.push({ where: "event", text: e.eventType === "todo" ? e.content : `${e.content} on ${e.date}` });
+      if (!e.schedule && !e.time) items.push({ where: "event", text: e.eventType === "todo" ? e.content : `${e.content} on ${e.date}` });
       listed.event.push(recordId("event", e)); // a schedule is listed above
     }
     const archived: Record<string, object[]> = {};
@@ -651,8 +677,8 @@ export class MemoryTool implements Tool {
           (unreadable ??= {})[t] = (e as Error).message;
         }
       }
-    if (unreadable) return out({ keyword, count: hits.length, items: hits.slice(0, limit), archived, partial: true, archive_unreadable: unreadable });
-    return out({ keyword, count: hits.length, items: hits.slice(0, limit), archived });
+    if (unreadable) return out({ keyword, hits, count: items.length, items: items.slice(0, limit), archived, partial: true, archive_unreadable: unreadable });
+    return out({ keyword, hits, count: items.length, items: items.slice(0, limit), archived });
   }
 }
 

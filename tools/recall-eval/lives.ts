@@ -191,7 +191,7 @@ export function makeLives(pool: Pool, n: number, heldOut: boolean, seed: number)
     // a schedule next week (on the weekday asked), written a few days before the end
     const endDow = new Date(end + 8 * 3600000).getUTCDay();
     const wd = 2 + (k % 4); // 周二..周五
-    const toNext = ((wd - endDow + 7) % 7) + 7 - (endDow === 0 ? 7 : 0); // next week's
+    const toNext = ((wd + 6) % 7) - ((endDow + 6) % 7) + 7; // next week's (weeks start on Monday)
     const schedAt = end + toNext * DAY_MS;
     on(days - 3, { action: "write", type: "schedule", content: sched.what, datetime: `${ymd(schedAt)} 09:30`, priority: 3 });
     on(days - 2, { action: "write", type: "event", content: `${ymd(end + 20 * DAY_MS)}:plan:${momRel}过生日，要准备礼物` });
@@ -207,8 +207,8 @@ export function makeLives(pool: Pool, n: number, heldOut: boolean, seed: number)
     Q({ q: at(pool.ask.trip).replace("{rel}", dadRel), kind: "time", kw: dadRel, rtype: "episode", expect: [trip.where] });
     Q({ q: at(pool.ask.next).replace("{wd}", WEEKDAY[wd]), kind: "time", kw: "下" + WEEKDAY[wd], rtype: "event", expect: [sched.ask] });
     Q({ q: at(pool.ask.momWork).replace("{mom}", momRel).replace("{momName}", momName), kind: "people", kw: momName, rtype: "fact", expect: ["护士"] });
-    Q({ q: `${momRel}的手术恢复得怎么样了`, kind: "people", kw: "手术", rtype: "fact", expect: ["小手术"] });
-    Q({ q: `${dadRel}的手术恢复得怎么样了`, kind: "negative", kw: "手术", rtype: "fact", expect: [], bad: ["小手术"] });
+    Q({ q: `${momRel}的手术恢复得怎么样了`, kind: "people", kw: `${momRel}手术`, rtype: "fact", expect: ["小手术"] });
+    Q({ q: `${dadRel}的手术恢复得怎么样了`, kind: "negative", kw: `${dadRel}手术`, rtype: "fact", expect: [], bad: ["小手术"] });
     Q({ q: at(pool.ask.allergy), kind: "direct", kw: "过敏", rtype: "fact", expect: [allergy] });
     Q({ q: at(pool.ask.friendGift).replace("{friend}", friend), kind: "people", kw: friend, rtype: "fact", expect: ["作为礼物"] });
     Q({ q: at(pool.ask.friendGift, 1).replace("{friend}", notFriend), kind: "negative", kw: notFriend, rtype: "fact", expect: [], bad: ["作为礼物", friend] });
