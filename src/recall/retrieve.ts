@@ -28,7 +28,7 @@ import { timeOf, type Range } from "./when";
 
 export const COVER = 0.45; // share of the known words a hit must cover
 export const EPISODE_READS = 10; // episode texts read at most per retrieval
-export const ARCHIVE_TERMS = 3; // archive keyword lookups per stream at most
+export const ARCHIVE_KEYS = 6; // archive keyword lookups per stream at most
 
 // What the retrieval needs of the archive (src/archive/archive.ts).
 export interface ArchiveLookup {
@@ -73,6 +73,7 @@ interface Doc {
   episode?: Episode;
   field?: string;
   owner?: true; // about the owner (profile, likes): not about a relative the question names
+  rel?: string; // a family member's relation (canonical when it is a relative)
 }
 
 // Words starting with 小/阿/老 that are not names.
@@ -116,7 +117,8 @@ function nvsDocs(src: Sources, nowMs: number): Doc[] {
   for (const l of prefs.dislikes) docs.push({ kind: "dislike", text: `不喜欢：${l}`, hay: lower(`不喜欢 讨厌 ${l}`), owner: true });
   for (const f of m.family()) {
     const text = `${f.relation}${f.name ? " " + f.name : ""}${f.sharedMemory ? "：" + f.sharedMemory : ""}`;
-    docs.push({ kind: "family", text, hay: lower(`${text} ${f.memberType === "pet" ? "宠物" : ""}名字`), at: f.updated ? f.updated * 1000 : undefined });
+    const rel = relationsIn(f.relation);
+    docs.push({ kind: "family", text, hay: lower(`${text} ${f.memberType === "pet" ? "宠物" : ""}名字`), at: f.updated ? f.updated * 1000 : undefined, rel: rel.length ? rel[0] : f.relation });
   }
   for (const f of m.facts()) docs.push({ kind: "fact", text: f.content, hay: lower(f.content), at: f.timestamp * 1000 });
   for (const t of m.traits()) docs.push({ kind: "trait", text: t.content, hay: lower(t.content + " 性格"), owner: true });
@@ -163,12 +165,14 @@ export function retrieve(src: Sources, question: string, opts: { limit?: number;
     const relWord = rel.length ? rel[0] : f.relation;
     if (qLower.indexOf(lower(f.name)) >= 0) {
       // a name in the question: what it is counts too
-      asked.terms.push({ t: lower(relWord), w: 1, concept: 900 + entityNames.length, extra: true });
+      asked.terms.push({ t: lower(relWord), w: 1, concept: 900 + entityNames.length, extra: true, key: 0 });
       for (const r of rel) if (qRel.indexOf(r) < 0) qRel.push(r);
     } else {
-      let named = qLower.indexOf(lower(f.relation)) >= 0;
-      for (const t of asked.terms) if (t.t === lower(f.relation) || (f.memberType === "pet" && t.t.indexOf(lower(f.relation)) >= 0 && t.w >= 0.8)) named = true;
-      if (named) asked.terms.push({ t: lower(f.name), w: 1.2, concept: 800 + entityNames.length, extra: true });
+      // the member named by what it is (妈妈, 朋友, a pet by its kind: 猫 finds 咪咪)
+      const relLower = lower(f.relation);
+      let named = asked.relations.indexOf(relWord) >= 0 || (relLower !== "" && asked.content.indexOf(relLower) >= 0);
+      for (const t of asked.terms) if (t.w >= 0.8 && (t.t === relLower || (f.memberType === "pet" && t.t.indexOf(relLower) >= 0))) named = true;
+      if (named) asked.terms.push({ t: lower(f.name), w: 1.2, concept: 800 + entityNames.length, extra: true, key: 0 });
     }
   }
   // names the question holds that memory does not know: a hit must hold them
@@ -208,9 +212,7 @@ export function retrieve(src: Sources, question: string, opts: { limit?: number;
   // the archive: keyword lookups of the question's rarest words, and its time
   if (src.archive) {
     const a = src.archive;
-    const keys: string[] = [];
-    const byWeight = asked.terms.filter((t) => t.w >= 0.8 && t.t.length >= 1).sort((x, y) => y.w - x.w || y.t.length - x.t.length);
-    for (const t of byWeight) if (keys.length < ARCHIVE_TERMS + 2 && keys.indexOf(t.t) < 0) keys.push(t.t);
+    const keys = archiveKeys(asked.terms);
     const seen: string[] = [];
     const take = (type: "fact" | "moment" | "event", items: object[]) => {
       for (const o of items as any[]) {
@@ -229,12 +231,7 @@ export function retrieve(src: Sources, question: string, opts: { limit?: number;
     if (want("event") || want("schedule")) types.push("event");
     try {
       for (const type of types) {
-        let n = 0;
-        for (const k of keys) {
-          if (n >= ARCHIVE_TERMS) break;
-          n++;
-          take(type, a.recall(type, { keyword: k, limit: 4 }));
-        }
+        for (const k of keys) take(type, a.recall(type, { keyword: k, limit: 4 }));
         if (range) take(type, a.recall(type, { start: formatDate(range.lo), end: formatDate(range.hi - 1), limit: 6 }));
       }
       if (range && a.scan && (want("digest") || want("episode") || want("moment")))
@@ -266,6 +263,23 @@ export function retrieve(src: Sources, question: string, opts: { limit?: number;
   if (range) r.range = range;
   if (unreadable) r.unreadable = unreadable;
   return r;
+}
+
+// The words looked up in the archive (one keyword lookup each, per stream):
+// the table's words first (a synonym, a relative, an entity's name, a field),
+// then the question's own longest words; at most ARCHIVE_KEYS.
+function archiveKeys(terms: readonly Term[]): string[] {
+  const keys: string[] = [];
+  const rank = (t: Term) => (t.key !== undefined ? t.key : t.extra ? 2 : 1);
+  const order = terms.filter((t) => t.w >= 0.8).sort((a, b) => rank(a) - rank(b) || b.t.length - a.t.length);
+  for (const t of order) {
+    if (keys.length >= ARCHIVE_KEYS) break;
+    // a longer word already looked up holds this one
+    let covered = false;
+    for (const k of keys) if (k.indexOf(t.t) >= 0 || t.t.indexOf(k) >= 0) covered = true;
+    if (!covered) keys.push(t.t);
+  }
+  return keys;
 }
 
 function hitOf(s: Scored, nowMs: number): Hit {
@@ -334,12 +348,18 @@ function score(docs: Doc[], asked: Asked, range: Range | undefined, qRel: string
         if (range.future && (d.kind === "schedule" || d.kind === "event")) ok = true;
       } else if (d.at !== undefined && d.kind !== "family" && d.kind !== "goal") s *= 0.5;
     }
+    // what the question asks for by its kind (我喜欢什么, 我的目标): that kind's few items
+    if (!ok && (d.kind === "like" || d.kind === "dislike" || d.kind === "habit" || d.kind === "goal") && asked.kinds.indexOf(d.kind) >= 0) {
+      ok = true;
+      s += 0.5;
+    }
     if (!ok) continue;
     // a relative other than the one asked about
     if (qRel.length) {
       if (d.owner && !d.field) continue;
       if (d.field && third) continue;
       const dRel = relationsIn(d.text);
+      if (d.rel && dRel.indexOf(d.rel) < 0) dRel.push(d.rel);
       if (dRel.length) {
         let same = false;
         for (const r of dRel) if (qRel.indexOf(r) >= 0) same = true;

@@ -10,6 +10,7 @@
 export interface Term {
   t: string; // a bigram, a word or one character
   w: number; // its weight
+  key?: number; // for the archive's lookups: 0 a relative, name or field, 1 the question's own word, 2 a synonym
   concept: number; // terms of one concept count once towards coverage
   extra?: boolean; // from the tables (a synonym, an entity), not the question's own
 }
@@ -18,7 +19,8 @@ export interface Term {
 export const SYNONYMS: readonly (readonly string[])[] = [
   ["猫", "猫咪", "小猫", "橘猫", "猫猫"],
   ["狗", "狗狗", "小狗"],
-  ["看病", "医院", "医生", "看医生", "诊所", "兽医", "住院"],
+  ["看病", "医院", "医生", "看医生", "诊所", "住院"],
+  ["兽医", "宠物医院"],
   ["牙医", "牙齿", "拔牙", "智齿", "牙疼", "看牙"],
   ["生病", "病", "不舒服", "感冒", "发烧", "咳嗽"],
   ["考试", "测验", "考级", "测试", "期末考"],
@@ -49,6 +51,7 @@ export const RELATIONS: readonly (readonly string[])[] = [
   ["儿子"], ["女儿"], ["孙子"], ["孙女"],
   ["老婆", "妻子", "媳妇"], ["老公", "丈夫"], ["老伴"],
   ["叔叔"], ["阿姨"], ["舅舅"], ["姑姑"], ["表哥"], ["表姐"],
+  ["女朋友", "女友"], ["男朋友", "男友"],
 ];
 
 // Profile fields by the words people use for them (the profile's own line
@@ -153,28 +156,39 @@ export function analyse(question: string): Asked {
     terms.push(extra ? { t, w, concept: c, extra } : { t, w, concept: c });
   };
   let field: string | undefined;
+  if (q.indexOf("住") >= 0 && q.indexOf("住院") < 0 && q.indexOf("记住") < 0 && q.indexOf("忍不住") < 0) {
+    field = "location";
+    add("所在地", 1.5, concept++, true);
+  }
   for (const f of FIELDS)
     for (const a of f.asks)
       if (q.indexOf(a) >= 0 && !field) {
         field = f.field;
         add(f.line, 1.5, concept++, true);
+        terms[terms.length - 1].key = 0;
       }
   const kinds: string[] = [];
   for (const it of INTENTS) for (const a of it.asks) if (q.indexOf(a) >= 0 && kinds.indexOf(it.kind) < 0) kinds.push(it.kind);
   const relations = relationsIn(q);
-  // synonyms: every member of a group the question holds
+  // synonyms: every member of a group the question holds (the members it
+  // holds are then cut out of its words: 小朋友 is not 朋友)
+  const held: string[] = [];
   for (const g of SYNONYMS) {
     let hit = false;
     for (const m of g) if (q.indexOf(m) >= 0) hit = true;
     if (!hit) continue;
     const c = concept++;
-    for (const m of g) add(m, q.indexOf(m) >= 0 ? 1 : 0.8, c, q.indexOf(m) < 0);
+    for (const m of g) {
+      add(m, q.indexOf(m) >= 0 ? 1 : 0.8, c, q.indexOf(m) < 0);
+      if (q.indexOf(m) >= 0) held.push(m);
+    }
   }
   for (const r of relations) {
     const c = concept++;
     add(r, 1.2, c);
+    for (const t of terms) if (t.t === r) t.key = 0;
   }
-  const content = cut(cut(cut(q, SORTED_TIME), RELATIONS.reduce((a: string[], g) => a.concat(g), []).sort((a, b) => b.length - a.length)), SORTED_FILLER);
+  const content = cut(cut(cut(cut(q, SORTED_TIME), held.sort((a, b) => b.length - a.length)), RELATIONS.reduce((a: string[], g) => a.concat(g), []).sort((a, b) => b.length - a.length)), SORTED_FILLER);
   for (const run of runs(content)) {
     const gs = gramsOf(run);
     for (const g of gs) add(g, 1, concept++);

@@ -52,7 +52,7 @@ export function timeOf(question: string, nowMs: number): Range | undefined {
   }
   const table: [string, number, number, boolean][] = [
     ["前天", -2, -1, false], ["昨天", -1, 0, false], ["今天", 0, 1, false], ["明天", 1, 2, true], ["后天", 2, 3, true],
-    ["前几天", -14, 0, false], ["前些天", -14, 0, false], ["前阵子", -30, 0, false], ["这几天", -7, 1, false],
+    ["前几天", -14, 0, false], ["前些天", -14, 0, false], ["前阵子", -60, 0, false], ["这几天", -7, 1, false],
   ];
   for (const [w, a, b, f] of table) if (q.indexOf(w) >= 0) return days(a, b, f, w);
   const wd = (weekday(nowMs) + 6) % 7; // Monday 0
@@ -65,7 +65,12 @@ export function timeOf(question: string, nowMs: number): Range | undefined {
     while (mo > 12) (mo -= 12), y++;
     return { lo: fromLocal(y, mo, 1), hi: fromLocal(y, mo, 1) + daysInMonth(y, mo) * DAY, future, phrase };
   };
-  if (/上个月|上月/.test(q)) return month(l.year, l.month - 1, false, "上个月");
+  // 上个月 as people say it: last month, and the weeks before it when it is early in this one
+  if (/上个月|上月/.test(q)) {
+    const r = month(l.year, l.month - 1, false, "上个月");
+    r.lo = Math.min(r.lo, today - 45 * DAY);
+    return r;
+  }
   if (/下个月|下月/.test(q)) return month(l.year, l.month + 1, true, "下个月");
   if (/这个月|本月/.test(q)) return month(l.year, l.month, false, "这个月");
   const spring = (y: number): Range | undefined => {
