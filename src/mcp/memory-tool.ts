@@ -17,6 +17,7 @@ import { ToolError, quote, type Tool } from "./server";
 import { PendingQueue } from "../listen/pending";
 import { coerce, expand, readType, byPriority, writeEvent, writeGoal, deleteEvent, completeEvent, eraseAll, whatAllIs, READ_TYPES } from "./fork";
 import { episodeAction, sourcesOf, view } from "./episode-actions";
+import { normalizeForms } from "./forms";
 import { retrieve, type HitKind } from "../recall/retrieve";
 import { queryAction, snapshotRecall } from "./query-action";
 import { relationAction } from "./relation-actions";
@@ -81,9 +82,9 @@ export const DESCRIPTION = [
   "action=complete_schedule: content of a schedule done (a repeating one moves to its next time) or of a dated event.",
   "action=delete: type and content. type=all erases all memory of the user: first without force to see what goes, then force=true once the user agrees.",
   "The device also hears the conversation: what the user says twice or clearly is stored at its end. action=pending lists it; confirm or drop settles an item (content, type if several match); your own write settles it too.",
-  "'Do you remember…' (你还记得…吗, 上次…): action=search with keyword: all memory, old and new. A period (上个月, 去年): action=recall, type fact, moment or event, start_date/end_date or a keyword; neither: the latest.",
+  "A question about the owner, the past or a plan (你还记得…吗, 我生日是哪天, 几岁, 住哪, 上个月…, 下周三要干嘛): action=search, keyword = the user's words: all memory ranked, each hit with its kind and age; no hits: not in memory, say so. recall: the same with type to narrow (fact, moment, event, episode, snapshot); type fact, moment or event with start_date/end_date: a period, newest first.",
   "action=status: storage use, records per type, episodes, boots, the last repair, preset. If read has a `notice`, tell the owner what it says.",
-  "Episodes: what happened in a conversation. write type=episode: content (≤200 characters), e, i, p, j (0-1), keywords, emotion. At each user turn, action=context with message gives a ready prompt block (profile, facts, the most similar episodes with their age); recall type=episode with message or keyword: the 3 most similar. recall type=snapshot with keyword: monthly digests and summaries by relevance.",
+  "Episodes: what happened in a conversation. write type=episode: content (≤200 characters), e, i, p, j (0-1), keywords, emotion. At each user turn, action=context with message: a prompt block of what the topic needs (facts, family, plans, episodes, digests of forgotten ones), each with its age.",
   "action=query: from (episode, fact, event, digest), where, order_by, limit, select. action=summary: the owner and the relationship in short. action=config with preset: minimal, balanced or full; tz: the owner's UTC offset (+08:00).",
 ].join("\n");
 
@@ -109,12 +110,12 @@ export function inputSchema(): Record<string, unknown> {
       category: { type: "string", description: "trait: personality, appearance, ability, other; goal: " + GOAL_CATEGORIES.join(", ") + "; event: its kind, e.g. birthday" },
       priority: { type: "integer", minimum: 1, maximum: 5, description: "schedule or goal: 5 is the most important" },
       frequency: { type: "string", description: "habit: daily, weekly, occasionally…" },
-      datetime: { type: "string", description: "schedule: 'YYYY-MM-DD HH:MM' local time; event: 'MM-DD' or 'YYYY-MM-DD'" },
+      datetime: { type: "string", description: "schedule: 'YYYY-MM-DD HH:MM' local time (下周三 15:00 too); event: 'MM-DD' or 'YYYY-MM-DD' (3月15日 too)" },
       repeat: { type: "string", enum: ["none", "daily", "weekly", "monthly"], description: "schedule: how it repeats" },
       duration: { type: "integer", minimum: 1, maximum: 1440, description: "schedule: minutes, default 60" },
       progress: { type: "integer", minimum: 0, maximum: 100, description: "goal: percent done" },
-      keyword: { type: "string", description: "search or recall: words to look for" },
-      start_date: { type: "string", description: "recall: from YYYY-MM-DD" },
+      keyword: { type: "string", description: "search or recall: the user's words (生日, 猫, 我妈的手术)" },
+      start_date: { type: "string", description: "recall: from YYYY-MM-DD (3月1日, 上个月 too)" },
       end_date: { type: "string", description: "recall: to YYYY-MM-DD" },
       limit: { type: "integer", minimum: 1, maximum: 50, description: "recall or search: how many, default 10" },
       force: { type: "boolean", description: "write or confirm a schedule despite a conflict; delete type=all" },
@@ -169,7 +170,8 @@ export class MemoryTool implements Tool {
   episodes: Episodes | undefined;
 
   call(input: Record<string, unknown>): string {
-    const args = coerce(input); // "4" → 4 where only an integer makes sense (src/mcp/fork.ts)
+    // "4" → 4 where only an integer makes sense (src/mcp/fork.ts); 七岁, 3月15日, 下周三 15:00 → the tool's forms (src/mcp/forms.ts)
+    const args = normalizeForms(coerce(input), now());
     for (const k of Object.keys(args)) if (!ARGS.includes(k)) throw new ToolError(`unknown argument '${quote(k, 32)}'; accepted: ${ARGS.join(", ")}`);
     let action: (typeof ACTIONS)[number];
     try {
@@ -198,6 +200,7 @@ export class MemoryTool implements Tool {
         case "complete_schedule":
           return this.changing(() => this.complete(args));
         case "recall":
+          if (args.type === undefined || args.type === "") return this.recallAny(args);
           if (args.type === "episode") return episodeAction(this, "recall", args);
           if (args.type === "snapshot") return snapshotRecall(this, args);
           return this.recall(args);
@@ -591,6 +594,15 @@ export class MemoryTool implements Tool {
     if (start && end && start > end) throw new ToolError("start_date is after end_date");
     const limit = int(a.limit, "limit", 1, 50, 10);
     const q: RecallQuery = { keyword, start, end, limit };
+    // with words: the one retrieval's ranked hits of that type's kinds too
+    // (first: the archive's last recall below is the one partOf reports)
+    const words = message ?? keyword;
+    let hits: object[] = [];
+    if (words !== undefined && words.trim() !== "") {
+      const found = retrieve(sourcesOf(this), words, { limit: Math.min(limit, SEARCH_HITS), nowMs: now(), kinds: RECALL_KINDS[type] });
+      this.episodes?.used(found.episodes);
+      hits = found.hits.map(view);
+    }
     const hot = nvsItems(this.memory, type, q);
     let archived: object[] = [];
     let unreadable: string | undefined;
@@ -604,17 +616,25 @@ export class MemoryTool implements Tool {
         unreadable = (e as Error).message;
       }
     const items = newestFirst(hot, archived as Item[], limit);
-    // with words: the one retrieval's ranked hits of that type's kinds too
-    const words = message ?? keyword;
     const reply: Record<string, unknown> = { type };
-    if (words !== undefined && words.trim() !== "") {
-      const found = retrieve(sourcesOf(this), words, { limit: Math.min(limit, SEARCH_HITS), nowMs: now(), kinds: RECALL_KINDS[type] });
-      this.episodes?.used(found.episodes);
-      reply.hits = found.hits.map(view);
-    }
+    if (hits.length) reply.hits = hits;
     reply.count = items.length;
     reply.items = items;
     if (unreadable) return out({ ...reply, partial: true, archive_unreadable: unreadable });
+    return out(reply);
+  }
+
+  // recall without a type: the one retrieval over every kind (keyword or message).
+  private recallAny(a: Record<string, unknown>): string {
+    for (const k of Object.keys(a)) if (["action", "type", "keyword", "message", "limit"].indexOf(k) < 0) throw new ToolError(`recall without type takes keyword or message and limit, not '${quote(k, 32)}'; with start_date/end_date give type fact, moment or event`);
+    const words = a.message ?? a.keyword;
+    if (words === undefined || words === "") throw new ToolError("recall needs keyword or message (the user's words), or type fact, moment, event, episode or snapshot");
+    const w = text(words, a.message !== undefined ? "message" : "keyword", 4000, false, true);
+    const limit = int(a.limit, "limit", 1, 50, 5);
+    const found = retrieve(sourcesOf(this), w, { limit: Math.min(limit, SEARCH_HITS), nowMs: now() });
+    this.episodes?.used(found.episodes);
+    const reply: Record<string, unknown> = { count: found.hits.length, hits: found.hits.map(view) };
+    if (found.unreadable) reply.partial = found.unreadable;
     return out(reply);
   }
 
