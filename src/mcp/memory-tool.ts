@@ -82,7 +82,8 @@ export const DESCRIPTION = [
   "action=complete_schedule: content of a schedule done (a repeating one moves to its next time) or of a dated event.",
   "action=delete: type and content. type=all erases all memory of the user: first without force to see what goes, then force=true once the user agrees.",
   "The device also hears the conversation: what the user says twice or clearly is stored at its end. action=pending lists it; confirm or drop settles an item (content, type if several match); your own write settles it too.",
-  "A question about the owner, the past or a plan (你还记得…吗, 我生日是哪天, 几岁, 住哪, 上个月…, 下周三要干嘛): action=search, keyword = the user's words: all memory ranked, each hit with its kind and age; no hits: not in memory, say so. recall: the same with type to narrow (fact, moment, event, episode, snapshot); type fact, moment or event with start_date/end_date: a period, newest first.",
+  "Questions about the owner, the past or plans (你还记得…吗, 上次…, 生日, 几岁, 住哪, 下周三干嘛): action=search, keyword = the user's words: all memory ranked, each hit with kind and age; no hits: not in memory.",
+  "action=recall: the same, type narrows it (fact, moment, event, episode, snapshot); with start_date/end_date: a period.",
   "action=status: storage use, records per type, episodes, boots, the last repair, preset. If read has a `notice`, tell the owner what it says.",
   "Episodes: what happened in a conversation. write type=episode: content (≤200 characters), e, i, p, j (0-1), keywords, emotion. At each user turn, action=context with message: a prompt block of what the topic needs (facts, family, plans, episodes, digests of forgotten ones), each with its age.",
   "action=query: from (episode, fact, event, digest), where, order_by, limit, select. action=summary: the owner and the relationship in short. action=config with preset: minimal, balanced or full; tz: the owner's UTC offset (+08:00).",
@@ -594,15 +595,6 @@ export class MemoryTool implements Tool {
     if (start && end && start > end) throw new ToolError("start_date is after end_date");
     const limit = int(a.limit, "limit", 1, 50, 10);
     const q: RecallQuery = { keyword, start, end, limit };
-    // with words: the one retrieval's ranked hits of that type's kinds too
-    // (first: the archive's last recall below is the one partOf reports)
-    const words = message ?? keyword;
-    let hits: object[] = [];
-    if (words !== undefined && words.trim() !== "") {
-      const found = retrieve(sourcesOf(this), words, { limit: Math.min(limit, SEARCH_HITS), nowMs: now(), kinds: RECALL_KINDS[type] });
-      this.episodes?.used(found.episodes);
-      hits = found.hits.map(view);
-    }
     const hot = nvsItems(this.memory, type, q);
     let archived: object[] = [];
     let unreadable: string | undefined;
@@ -617,7 +609,14 @@ export class MemoryTool implements Tool {
       }
     const items = newestFirst(hot, archived as Item[], limit);
     const reply: Record<string, unknown> = { type };
-    if (hits.length) reply.hits = hits;
+    // with words: the one retrieval's ranked hits of that type's kinds too
+    // (not when the archive's part failed: its reason stands as the answer's)
+    const words = message ?? keyword;
+    if (words !== undefined && words.trim() !== "" && !unreadable) {
+      const found = retrieve(sourcesOf(this), words, { limit: Math.min(limit, SEARCH_HITS), nowMs: now(), kinds: RECALL_KINDS[type] });
+      this.episodes?.used(found.episodes);
+      if (found.hits.length) reply.hits = found.hits.map(view);
+    }
     reply.count = items.length;
     reply.items = items;
     if (unreadable) return out({ ...reply, partial: true, archive_unreadable: unreadable });
