@@ -72,7 +72,7 @@ export function buildContext(memory: Memory, episodes: Episodes | undefined, mes
   let found: Episode[] = [];
   let unreadable: string | undefined;
   if (message.trim()) {
-    const r = retrieve({ memory, episodes, schedules: more.schedules, archive: more.archive }, message, { limit: CONTEXT_HITS, nowMs });
+    const r = retrieve({ memory, episodes, schedules: more.schedules, archive: more.archive }, message, { limit: CONTEXT_HITS, nowMs, archive: "needed" });
     hits = r.hits;
     found = r.episodes;
     unreadable = r.unreadable;

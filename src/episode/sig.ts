@@ -159,3 +159,12 @@ export function hasBits(sig: Uint8Array, bits: readonly number[]): boolean {
   for (let i = 0; i < bits.length; i++) if (!(sig[bits[i] >> 3] & (1 << (bits[i] & 7)))) return false;
   return true;
 }
+
+// The same probe on a signature folded to 128 bits (src/episode/episodes.ts foldSig) at `off`.
+export function hasFoldedBits(sig: Uint8Array, off: number, bits: readonly number[]): boolean {
+  for (let i = 0; i < bits.length; i++) {
+    const b = bits[i] & 127;
+    if (!(sig[off + (b >> 3)] & (1 << (b & 7)))) return false;
+  }
+  return true;
+}

@@ -21,14 +21,15 @@ import type { Schedules } from "../schedule/schedules";
 import type { Episodes } from "../episode/episodes";
 import type { Episode } from "../episode/types";
 import { agePhrase, daysBetween } from "../episode/age";
-import { termBits, hasBits } from "../episode/sig";
+import { termBits, hasFoldedBits } from "../episode/sig";
 import { parseLocal, formatDate } from "../time/local";
 import { analyse, relationsIn, runs, type Term, type Asked } from "./terms";
 import { timeOf, type Range } from "./when";
 
 export const COVER = 0.45; // share of the known words a hit must cover
 export const EPISODE_READS = 10; // episode texts read at most per retrieval
-export const ARCHIVE_KEYS = 6; // archive keyword lookups per stream at most
+export const ARCHIVE_KEYS_CONTEXT = 3;
+const ARCHIVE_KEYS = ARCHIVE_KEYS_CONTEXT; // context's keyword lookups of archived facts at most (of moments: 1); search's: twice that (of moments and events: 3)
 
 // What the retrieval needs of the archive (src/archive/archive.ts).
 export interface ArchiveLookup {
@@ -142,10 +143,14 @@ function nvsDocs(src: Sources, nowMs: number): Doc[] {
 interface Scored {
   doc: Doc;
   score: number;
+  whole: boolean; // holds every strong word (or synonym group) of the question
 }
 
 // The retrieval. `kinds`: only these kinds (recall of one type); `limit` hits at most.
-export function retrieve(src: Sources, question: string, opts: { limit?: number; nowMs: number; kinds?: readonly HitKind[] }): Retrieved {
+// `archive`: "needed" (context, at every turn) looks into the archive only
+// when NVS and the episodes hold no candidate with every strong word of the
+// question; "always" (search, recall: asked on purpose) always does.
+export function retrieve(src: Sources, question: string, opts: { limit?: number; nowMs: number; kinds?: readonly HitKind[]; archive?: "always" | "needed" }): Retrieved {
   const nowMs = opts.nowMs;
   const limit = opts.limit ?? 5;
   const asked = analyse(question);
@@ -194,10 +199,10 @@ export function retrieve(src: Sources, question: string, opts: { limit?: number;
     }
     const lo = range ? range.lo / 1000 : 0, hi = range ? range.hi / 1000 : 0;
     try {
-      const eps = src.episodes.lookup((ep) => {
+      const eps = src.episodes.lookup((sig, off, createdAt) => {
         let s = 0;
-        for (const p of probes) if (hasBits(ep.sig, p.bits)) s += p.w;
-        if (range && !range.future && ep.createdAt >= lo && ep.createdAt < hi) s += 1;
+        for (const p of probes) if (hasFoldedBits(sig, off, p.bits)) s += p.w;
+        if (range && !range.future && createdAt >= lo && createdAt < hi) s += 1;
         return s >= 0.8 ? s : 0;
       }, EPISODE_READS);
       for (const ep of eps) {
@@ -209,8 +214,13 @@ export function retrieve(src: Sources, question: string, opts: { limit?: number;
       unreadable = `episodes: ${e instanceof Error ? e.message : String(e)}`;
     }
   }
-  // the archive: keyword lookups of the question's rarest words, and its time
-  if (src.archive) {
+  // the archive (each lookup reads tens of KB): only when NVS and the
+  // episodes hold no candidate with every strong word of the question, and
+  // then few lookups: the question's first words in facts, its first in
+  // moments, events only for a plan or a time
+  const pre = score(docs.filter((d) => want(d.kind)), asked, range, qRel, third, unknown, nowMs);
+  const whole = opts.archive === "needed" && pre.length > 0 && pre[0].whole && pre[0].doc.kind !== "family" && !range; // a name asks for all about them
+  if (src.archive && !whole) {
     const a = src.archive;
     const keys = archiveKeys(asked.terms);
     const seen: string[] = [];
@@ -229,9 +239,12 @@ export function retrieve(src: Sources, question: string, opts: { limit?: number;
     if (want("fact") || want("profile")) types.push("fact");
     if (want("moment") || want("episode") || want("digest")) types.push("moment");
     if (want("event") || want("schedule")) types.push("event");
+    const planAsked = asked.kinds.indexOf("plan") >= 0 || (range !== undefined && range.future);
     try {
       for (const type of types) {
-        for (const k of keys) take(type, a.recall(type, { keyword: k, limit: 4 }));
+        if (type === "event" && !planAsked && !range && opts.archive === "needed") continue;
+        const n = opts.archive === "needed" ? (type === "fact" ? ARCHIVE_KEYS : 1) : type === "fact" ? 2 * ARCHIVE_KEYS : ARCHIVE_KEYS;
+        for (const k of keys.slice(0, n)) take(type, a.recall(type, { keyword: k, limit: 4 }));
         if (range) take(type, a.recall(type, { start: formatDate(range.lo), end: formatDate(range.hi - 1), limit: 6 }));
       }
       if (range && a.scan && (want("digest") || want("episode") || want("moment")))
@@ -269,6 +282,7 @@ export function retrieve(src: Sources, question: string, opts: { limit?: number;
 // the table's words first (a synonym, a relative, an entity's name, a field),
 // then the question's own longest words; at most ARCHIVE_KEYS.
 function archiveKeys(terms: readonly Term[]): string[] {
+  const ARCHIVE_KEYS = 2 * ARCHIVE_KEYS_CONTEXT;
   const keys: string[] = [];
   const rank = (t: Term) => (t.key !== undefined ? t.key : t.extra ? 2 : 1);
   const order = terms.filter((t) => t.w >= 0.8).sort((a, b) => rank(a) - rank(b) || b.t.length - a.t.length);
@@ -317,6 +331,8 @@ function score(docs: Doc[], asked: Asked, range: Range | undefined, qRel: string
     const v = terms[i].w * idf[i];
     if (!(conceptMax[terms[i].concept] >= v)) conceptMax[terms[i].concept] = v;
   }
+  const strongConcepts: number[] = [];
+  for (const t of terms) if (t.w >= 0.8 && strongConcepts.indexOf(t.concept) < 0) strongConcepts.push(t.concept);
   let known = 0;
   for (const c of Object.keys(conceptMax)) known += conceptMax[Number(c)];
   const out: Scored[] = [];
@@ -333,6 +349,8 @@ function score(docs: Doc[], asked: Asked, range: Range | undefined, qRel: string
     }
     let s = 0;
     for (const c of Object.keys(best)) s += best[Number(c)];
+    let whole = strongConcepts.length > 0;
+    for (const c of strongConcepts) if (!(best[c] > 0)) whole = false;
     let ok = strong && known > 0 && s >= COVER * known;
     // a profile field asked by its name (生日, 几岁 …): the owner's, unless a relative is meant
     if (d.field && asked.field === d.field && !third) {
@@ -374,7 +392,7 @@ function score(docs: Doc[], asked: Asked, range: Range | undefined, qRel: string
     if (d.summary) s *= 0.9;
     // newer first among equals
     if (d.at !== undefined) s += 0.01 / (1 + Math.abs(nowMs - d.at) / 86400000);
-    out.push({ doc: d, score: s });
+    out.push({ doc: d, score: s, whole: whole || (d.field !== undefined && asked.field === d.field) });
   }
   out.sort((a, b) => b.score - a.score);
   return out;
