@@ -169,15 +169,24 @@ export function retrieve(src: Sources, question: string, opts: { limit?: number;
     const rel = relationsIn(f.relation);
     const relWord = rel.length ? rel[0] : f.relation;
     if (qLower.indexOf(lower(f.name)) >= 0) {
-      // a name in the question: what it is counts too
-      asked.terms.push({ t: lower(relWord), w: 1, concept: 900 + entityNames.length, extra: true, key: 0 });
+      // a name in the question: one concept, the name or what it is (李娟 or 妈妈)
+      const name = lower(f.name);
+      asked.terms = asked.terms.filter((t) => t.extra || name.indexOf(t.t) < 0);
+      const c = 900 + entityNames.length;
+      asked.terms.push({ t: name, w: 1.2, concept: c, key: 0 });
+      asked.terms.push({ t: lower(relWord), w: 1, concept: c, extra: true, key: 0 });
       for (const r of rel) if (qRel.indexOf(r) < 0) qRel.push(r);
     } else {
       // the member named by what it is (妈妈, 朋友, a pet by its kind: 猫 finds 咪咪)
       const relLower = lower(f.relation);
       let named = asked.relations.indexOf(relWord) >= 0 || (relLower !== "" && asked.content.indexOf(relLower) >= 0);
-      for (const t of asked.terms) if (t.w >= 0.8 && (t.t === relLower || (f.memberType === "pet" && t.t.indexOf(relLower) >= 0))) named = true;
-      if (named) asked.terms.push({ t: lower(f.name), w: 1.2, concept: 800 + entityNames.length, extra: true, key: 0 });
+      let concept = 800 + entityNames.length;
+      for (const t of asked.terms)
+        if (t.w >= 0.8 && (t.t === relLower || t.t === lower(relWord) || (f.memberType === "pet" && t.t.indexOf(relLower) >= 0))) {
+          named = true;
+          concept = t.concept; // one concept: what it is or its name (妈妈 or 李娟)
+        }
+      if (named) asked.terms.push({ t: lower(f.name), w: 1.2, concept, extra: true, key: 0 });
     }
   }
   // names the question holds that memory does not know: a hit must hold them
