@@ -259,9 +259,11 @@ export function searchView(host: Host, q: string): Record<string, unknown> {
   }
   const archived = (search.archived ?? {}) as Record<string, unknown[]>;
   const hits = (search.hits ?? []) as unknown[];
-  let total = ((search.count as number) ?? 0) + hits.length;
+  let total = (search.count as number) ?? 0;
   for (const k of Object.keys(archived)) total += archived[k].length;
   total += episodes.length;
+  // the ranked hits are mostly the same records again: a total of things found, not of lines
+  if (hits.length > total) total = hits.length;
   const out: Record<string, unknown> = { q, total, hits, items: search.items ?? [], archived, episodes };
   if (search.partial) out.partial = search.archive_unreadable;
   if (episodesNote) out.episodes_error = episodesNote;
