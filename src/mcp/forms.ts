@@ -4,9 +4,39 @@
 // 明天下午3点, 3月15日 9:30 → YYYY-MM-DD HH:MM; 上个月, 下周三 as a
 // start_date/end_date → the first/last day they name. What cannot be put in
 // the tool's form is left as it is, so the usual error says which form is wanted.
-import { parseNumber } from "../listen/dates";
 import { timeOf } from "../recall/when";
 import { formatDate } from "../time/local";
+
+const DIGIT = "零一二三四五六七八九";
+
+// "12", "十二", "二十五", "一百零五", "两" → number; undefined if not a number
+// (src/listen/dates.ts has its own, but it makes RegExps at load, which the
+// simulators must not preload with this module).
+export function parseNumber(s: string): number | undefined {
+  if (/^[0-9]{1,4}$/.test(s)) return Number(s);
+  let total = 0, cur = -1;
+  let seen = false;
+  for (const c of s) {
+    const d = c === "两" ? 2 : c === "〇" ? 0 : DIGIT.indexOf(c);
+    if (d >= 0) {
+      if (cur >= 0 && !(cur === 0)) return undefined; // two digits in a row
+      cur = d;
+      seen = true;
+      continue;
+    }
+    if (c === "十" || c === "百") {
+      const unit = c === "十" ? 10 : 100;
+      total += (cur < 0 ? 1 : cur) * unit;
+      cur = -1;
+      seen = true;
+      continue;
+    }
+    return undefined;
+  }
+  if (!seen) return undefined;
+  if (cur > 0) total += s.endsWith("百" + DIGIT[cur]) ? cur * 10 : cur; // 一百五 = 150
+  return total;
+}
 
 function pad(n: number): string {
   return n < 10 ? "0" + n : String(n);
