@@ -228,8 +228,12 @@ export function retrieve(src: Sources, question: string, opts: { limit?: number;
   // then few lookups: the question's first words in facts, its first in
   // moments, events only for a plan or a time
   const pre = score(docs.filter((d) => want(d.kind)), asked, range, qRel, third, unknown, nowMs);
-  const whole = opts.archive === "needed" && pre.length > 0 && pre[0].whole && pre[0].doc.kind !== "family" && !range; // a name asks for all about them
-  if (src.archive && !whole) {
+  // (a family member whole is not enough: a name asks for all about them)
+  let whole = false;
+  for (let i = 0; i < pre.length && i < 3; i++) if (pre[i].whole && pre[i].doc.kind !== "family") whole = true;
+  whole = whole && opts.archive === "needed" && !range;
+  // (a plan's time, 下周二, is not in the archive: it holds what is past)
+  if (src.archive && !whole && !(range && range.future)) {
     const a = src.archive;
     const keys = archiveKeys(asked.terms);
     const seen: string[] = [];
