@@ -17,12 +17,13 @@
 
 import config from "mc/config";
 import { File, System } from "file";
-import { ArchiveError, listing, rethrowFatal, messageOf, scanBackward, readInto, USABLE_FRACTION } from "./file";
+import { ArchiveError, listing, rethrowFatal, messageOf, scanBackward, readInto, USABLE_FRACTION, CHUNK } from "./file";
 import { foldString } from "./fold";
 import { type ArchiveType, type ArchivedItem, type ArchiveRecord } from "./line";
 import { encodeRecord, encodeDigest, parseRecord, lineT, STREAMS, STREAM_CODE, type Line, type Stream } from "./codec";
-import { ArchiveStream, Buffers, scanRange, validEndOf } from "./stream";
-import { recent, search, digests, blankStats, TopK, type Query, type RecallStats } from "./query";
+import { ArchiveStream, Buffers, scanRange, validEndOf, SEGMENT_BYTES } from "./stream";
+import { recent, search, digests, blankStats, TopK, type Query, type RecallStats, type Budget } from "./query";
+export type { Budget } from "./query";
 import { Tombstones } from "./tomb";
 import { Migration } from "./migrate";
 import { Scrubber } from "./scrub";
@@ -547,8 +548,8 @@ export class Archive {
 
   // ---- recall ----------------------------------------------------------------------------------
 
-  private query(lo: number, hi: number, keyword: string | undefined, limit: number): Query {
-    return { lo, hi, folded: keyword ? foldString(keyword) : undefined, limit, hidden: (code, id) => this.tombs.has(code, id) };
+  private query(lo: number, hi: number, keyword: string | undefined, limit: number, budget?: Budget): Query {
+    return { lo, hi, folded: keyword ? foldString(keyword) : undefined, limit, hidden: (code, id) => this.tombs.has(code, id), budget };
   }
 
   // The last `limit` records archived, newest first.
@@ -562,25 +563,25 @@ export class Archive {
 
   // Records with start <= time <= end (local dates, inclusive), newest first;
   // for moments and events also the digests of what has left the flash.
-  recallByTimeRange(type: ArchiveType | string, start?: string, end?: string, limit?: number): ArchivedItem[] {
+  recallByTimeRange(type: ArchiveType | string, start?: string, end?: string, limit?: number, budget?: Budget): ArchivedItem[] {
     this.ensure();
     const t = archiveType(type);
     const lo = boundSeconds(start, "start_date", false), hi = boundSeconds(end, "end_date", true);
     const n = limitOf(limit);
     const st = (this.lastRecall = blankStats());
     if (lo > hi) return [];
-    return this.run(t, this.query(lo, hi, undefined, n), st);
+    return this.run(t, this.query(lo, hi, undefined, n, budget), st);
   }
 
   // Records whose content or topic contains the keyword, newest first. Latin
   // letters match in any case, full-width ASCII matches half-width.
-  recallByKeyword(type: ArchiveType | string, keyword: string, limit?: number): ArchivedItem[] {
+  recallByKeyword(type: ArchiveType | string, keyword: string, limit?: number, budget?: Budget): ArchivedItem[] {
     this.ensure();
     const t = archiveType(type);
     if (typeof keyword !== "string" || !keyword.trim()) throw new ArchiveError("invalid", "keyword is required");
     const n = limitOf(limit);
     const st = (this.lastRecall = blankStats());
-    return this.run(t, this.query(0, 0xffffffff, keyword.trim(), n), st);
+    return this.run(t, this.query(0, 0xffffffff, keyword.trim(), n, budget), st);
   }
 
   private run(t: ArchiveType, q: Query, st: RecallStats): ArchivedItem[] {
@@ -607,10 +608,13 @@ export class Archive {
   }
 
   // The MCP tool's recall (seed 000 §12.6): by keyword if one is given, else by
-  // time range if a bound is given, else the most recent.
-  recall(type: ArchiveType | string, q: { keyword?: string; start?: string; end?: string; limit?: number }): ArchivedItem[] {
-    if (q.keyword !== undefined && q.keyword.trim() !== "") return this.recallByKeyword(type, q.keyword, q.limit);
-    if (q.start || q.end) return this.recallByTimeRange(type, q.start, q.end, q.limit);
+  // time range if a bound is given, else the most recent. `budget`: flash
+  // bytes a keyword or range lookup may read, shared by the caller's lookups
+  // (query.ts Budget): when spent, what is older is not read and budget.cut
+  // says so.
+  recall(type: ArchiveType | string, q: { keyword?: string; start?: string; end?: string; limit?: number; budget?: Budget }): ArchivedItem[] {
+    if (q.keyword !== undefined && q.keyword.trim() !== "") return this.recallByKeyword(type, q.keyword, q.limit, q.budget);
+    if (q.start || q.end) return this.recallByTimeRange(type, q.start, q.end, q.limit, q.budget);
     return this.recallRecent(type, q.limit);
   }
 
@@ -662,8 +666,9 @@ export class Archive {
   // not seen (`migrating`). A record a cut left twice may come twice. With
   // `range` (unix seconds, inclusive) only records of that time come: sealed
   // segments whose catalog range misses it are not read, and other lines are
-  // skipped on their raw time before any parse.
-  scan(stream: ArchiveType | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number }): { unreadable: string[]; migrating: boolean } {
+  // skipped on their raw time before any parse. `budget` (query.ts): a
+  // segment is read only when its bytes (and the search for its end) fit.
+  scan(stream: ArchiveType | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number }, budget?: Budget): { unreadable: string[]; migrating: boolean } {
     this.ensure();
     const t: Stream = stream === "digest" ? "digest" : archiveType(stream);
     const s = this.streams[t];
@@ -675,6 +680,15 @@ export class Archive {
         if (stop) break;
         const e = s.cat.entries.get(seq);
         if (e && e.bytes === s.segs.get(seq) && !(s.open && s.open.seq === seq) && (e.max < lo || e.min > hi)) continue;
+        if (budget) {
+          const len = s.segs.get(seq) ?? SEGMENT_BYTES;
+          const cost = len + (s.open && s.open.seq === seq ? 0 : Math.min(len, CHUNK));
+          if (budget.left < cost) {
+            budget.cut = true;
+            break;
+          }
+          budget.left -= cost;
+        }
         let f: File | undefined;
         for (let attempt = 0; !f && attempt < 2; attempt++)
           try {

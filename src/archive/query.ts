@@ -14,12 +14,12 @@
 
 import { File } from "file";
 import { crc32 } from "../nvs/crc32";
-import { ArchiveError, readInto, scanBackward, rethrowFatal, messageOf } from "./file";
+import { ArchiveError, readInto, scanBackward, rethrowFatal, messageOf, CHUNK } from "./file";
 import { lineT, parseRecord, textsOf, NL, STREAM_CODE, STREAM_CHAR, type Stream } from "./codec";
 import { containsFolded, sigProbe, sigHas, SIG_BYTES } from "./fold";
-import { SUMMARY_MASK, GROUP, type CatEntry } from "./catalog";
-import { readSide, lineKind, KIND_RECORD, type BlockInfo } from "./segment";
-import { scanRange, validEndOf, type ArchiveStream } from "./stream";
+import { SUMMARY_MASK, SUMMARY_BYTES, GROUP, type CatEntry } from "./catalog";
+import { readSide, lineKind, KIND_RECORD, SIDE_MAX, SIDE_HEADER, RECORD, type BlockInfo } from "./segment";
+import { scanRange, validEndOf, SEGMENT_BYTES as SEGMENT_MAX, type ArchiveStream } from "./stream";
 import { repairBit } from "./repair";
 import type { ArchivedItem } from "./line";
 import { parseLocal } from "../time/local";
@@ -50,6 +50,55 @@ export interface Query {
   folded?: Uint8Array; // keyword, folded (fold.ts)
   limit: number;
   hidden: (code: number, id: string) => boolean;
+  budget?: Budget; // flash bytes this recall may still read (shared with the caller's other lookups)
+}
+
+// A flash read budget shared by the lookups of one call (issue 25: one
+// context, search or recall reads at most 32 KB). Each read is charged
+// before it is made, by its size or an upper bound of it; a read that does
+// not fit is not made and the budget is marked cut: the answer is partial
+// (newest first, so what was left out is older than what was served).
+export interface Budget {
+  left: number;
+  cut: boolean;
+}
+
+function afford(q: Query, n: number): boolean {
+  const b = q.budget;
+  if (!b) return true;
+  if (b.left >= n) {
+    b.left -= n;
+    return true;
+  }
+  b.cut = true;
+  return false;
+}
+
+// A sidecar's bytes at most for a segment of `len` bytes: blocks hold at
+// least 3,585 bytes (a block ends where the next line, at most 512 bytes,
+// would not fit), the last one less, and one torn record may follow.
+function sideCost(len: number): number {
+  return Math.min(SIDE_MAX, SIDE_HEADER + RECORD * (Math.floor(len / 3585) + 2));
+}
+
+// The end of a sealed or unsealed segment's last whole line, kept per stream
+// object in RAM (a few bytes a segment) while the segment's length is the
+// same: it costs a read of up to 4 KB otherwise. Derived from flash, never
+// written.
+const ends = new WeakMap<ArchiveStream, Map<number, number[]>>();
+
+// The read is charged to the budget whether or not it is made, so that an
+// answer never depends on what earlier calls left in RAM.
+function endOf(s: ArchiveStream, f: File, seq: number, q: Query): number {
+  const length = f.length;
+  if (!afford(q, Math.min(length, CHUNK))) return -1;
+  let m = ends.get(s);
+  const c = m?.get(seq);
+  if (c && c[0] === length) return c[1];
+  const end = validEndOf(f, length, s.bufs.chunk);
+  if (!m) ends.set(s, (m = new Map()));
+  m.set(seq, [length, end]);
+  return end;
 }
 
 export interface Hit {
@@ -182,7 +231,8 @@ export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): 
     } else unknown.push({ seq, max: 0xffffffff, min: 0 });
   }
   // segments the catalog does not know yet (the open one, unsealed ones) first: they are the newest
-  for (const c of unknown) segment(s, c.seq, q, probe, top, st);
+  for (const c of unknown) if (!(q.budget && q.budget.cut)) segment(s, c.seq, q, probe, top, st);
+  if (q.budget && q.budget.cut) return;
   if (!summarized.length) return;
   if (top.full && summarized.every((e) => e.max < top.oldest)) return;
   let cands: Cand[] = [];
@@ -202,7 +252,7 @@ export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): 
       const rest: CatEntry[] = [];
       let g = -1, mask = 0;
       for (const e of bySlot) {
-        if (!f || e.slot >= sliced) {
+        if (!f || e.slot >= sliced || (Math.floor(e.slot / GROUP) !== g && !afford(q, pos.length))) {
           rest.push(e);
           continue;
         }
@@ -218,6 +268,8 @@ export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): 
       f?.close();
       bySlot = rest;
     }
+    // summaries after the last complete group: 2 KB each
+    if (!afford(q, SUMMARY_BYTES * bySlot.length)) bySlot = [];
     const failed = s.cat.summaries(
       bySlot,
       s.bufs.side,
@@ -233,6 +285,7 @@ export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): 
   cands.sort((a, b) => b.max - a.max || b.seq - a.seq);
   for (const c of cands) {
     if (top.full && c.max < top.oldest) break;
+    if (q.budget && q.budget.cut) break;
     segment(s, c.seq, q, probe, top, st);
   }
 }
@@ -245,8 +298,8 @@ function segment(s: ArchiveStream, seq: number, q: Query, probe: Uint16Array | u
 function segmentIn(s: ArchiveStream, f: File, seq: number, q: Query, probe: Uint16Array | undefined, top: TopK, st: RecallStats): void {
   {
     const open = s.open && s.open.seq === seq ? s.open : undefined;
-    const length = f.length;
-    const end = open ? open.validEnd : validEndOf(f, length, s.bufs.chunk);
+    const end = open ? open.validEnd : endOf(s, f, seq, q);
+    if (end < 0 || !afford(q, sideCost(end))) return;
     const side = readSide(s.path(seq, "six"), s.stream, seq, end, s.bufs.side);
     const blocks = side.blocks;
     // newest blocks first
@@ -258,10 +311,11 @@ function segmentIn(s: ArchiveStream, f: File, seq: number, q: Query, probe: Uint
       if (!b.records || b.max < q.lo || b.min > q.hi) continue;
       if (top.full && b.max < top.oldest) break;
       if (probe && !sigHas(side.sigs, i * SIG_BYTES, probe)) continue;
+      if (!afford(q, b.length)) return;
       block(s, f, seq, b, q, top, st);
     }
     // the rest: lines after the indexed blocks (the open segment's tail)
-    if (side.indexedEnd < end)
+    if (side.indexedEnd < end && afford(q, end - side.indexedEnd))
       scanRange(f, side.indexedEnd, end, s.bufs.chunk, (buf, ls, le, size, pos) => {
         if (size === le - ls) return;
         const t = tOf(buf, ls, le);
@@ -297,7 +351,12 @@ function block(s: ArchiveStream, f: File, seq: number, b: BlockInfo, q: Query, t
 // Digests of moments or events (the digest stream is small: read whole) that
 // match a keyword, or whose span overlaps the range.
 export function digests(d: ArchiveStream, events: boolean, q: Query, top: TopK, st: RecallStats): void {
-  for (const seq of d.newestFirst()) withSegment(d, seq, st, (f) => digestsIn(d, f, seq, events, q, top, st));
+  for (const seq of d.newestFirst()) {
+    const len = d.segs.get(seq) ?? SEGMENT_MAX;
+    // the segment whole, and the search for its last line's end (unless open)
+    if (!afford(q, len + (d.open && d.open.seq === seq ? 0 : Math.min(len, CHUNK)))) break;
+    withSegment(d, seq, st, (f) => digestsIn(d, f, seq, events, q, top, st));
+  }
 }
 
 function digestsIn(d: ArchiveStream, f: File, seq: number, events: boolean, q: Query, top: TopK, st: RecallStats): void {

@@ -37,6 +37,7 @@ export interface Context {
   facts: number; // lines shown in 【已知信息】
   cut: boolean; // something did not fit
   unreadable?: string; // a part of memory could not be read now
+  partial?: true; // the flash read budget was spent before the archive was searched whole
 }
 
 interface Line {
@@ -71,11 +72,13 @@ export function buildContext(memory: Memory, episodes: Episodes | undefined, mes
   let hits: Hit[] = [];
   let found: Episode[] = [];
   let unreadable: string | undefined;
+  let partial = false;
   if (message.trim()) {
     const r = retrieve({ memory, episodes, schedules: more.schedules, archive: more.archive }, message, { limit: CONTEXT_HITS, nowMs, archive: "needed" });
     hits = r.hits;
     found = r.episodes;
     unreadable = r.unreadable;
+    partial = r.budget.cut;
   }
   for (const h of hits) {
     // the owner's lines already shown
@@ -126,5 +129,6 @@ export function buildContext(memory: Memory, episodes: Episodes | undefined, mes
   const text = out.join("\n");
   const r: Context = { text, bytes: byteLength(text), hits: shown.map((l) => l.hit as Hit), episodes: eps, facts: taken[1], cut };
   if (unreadable) r.unreadable = unreadable;
+  if (partial) r.partial = true;
   return r;
 }

@@ -14,7 +14,7 @@ import { episodeView, type Episodes } from "../episode/episodes";
 import { buildContext, CONTEXT_BUDGET, CONTEXT_MAX, CONTEXT_MIN } from "../episode/context";
 import { byteLength } from "../text/utf8";
 import { now } from "../time/clock";
-import { retrieve, type ArchiveLookup, type Hit, type Sources } from "../recall/retrieve";
+import { retrieve, BUDGET_SPENT, type ArchiveLookup, type Hit, type Sources } from "../recall/retrieve";
 
 // What the retrieval looks through: the tool's memory, schedules, episodes and archive.
 export function sourcesOf(tool: MemoryTool): Sources {
@@ -92,6 +92,10 @@ export function episodeAction(tool: MemoryTool, action: "write" | "recall" | "de
       });
       const reply: Record<string, unknown> = { type: "episode", count: items.length, items };
       if (r.unreadable) reply.partial = r.unreadable;
+      else if (r.budget.cut) {
+        reply.partial = true;
+        reply.archive_cut = BUDGET_SPENT;
+      }
       return out(reply);
     }
     case "delete": {
@@ -129,6 +133,10 @@ function context(tool: MemoryTool, args: Record<string, unknown>): string {
   const c = buildContext(tool.memory, tool.episodes, message, budget, now(), { schedules: tool.schedules, archive: tool.archive as ArchiveLookup | undefined });
   const reply: Record<string, unknown> = { context: c.text, bytes: c.bytes, budget, episodes: c.episodes.map((e) => e.id), hits: c.hits.map(view) };
   if (c.cut) reply.cut = true;
+  if (c.partial) {
+    reply.partial = true;
+    reply.archive_cut = BUDGET_SPENT;
+  }
   if (!tool.episodes) reply.episodes_unavailable = "episodes are not kept on this device now";
   else if (c.unreadable) reply.episodes_unreadable = c.unreadable;
   return out(reply);

@@ -18,7 +18,7 @@ import { PendingQueue } from "../listen/pending";
 import { coerce, expand, readType, byPriority, writeEvent, writeGoal, deleteEvent, completeEvent, eraseAll, whatAllIs, READ_TYPES } from "./fork";
 import { episodeAction, sourcesOf, view } from "./episode-actions";
 import { normalizeForms } from "./forms";
-import { retrieve, type HitKind } from "../recall/retrieve";
+import { retrieve, FLASH_BUDGET, BUDGET_SPENT, type HitKind, type Budget } from "../recall/retrieve";
 import { queryAction, snapshotRecall } from "./query-action";
 import { relationAction } from "./relation-actions";
 import { relationView } from "../relation/rules";
@@ -51,6 +51,7 @@ export interface RecallQuery {
   start?: string; // YYYY-MM-DD, inclusive
   end?: string; // YYYY-MM-DD, inclusive
   limit: number;
+  budget?: Budget; // flash bytes it may read, shared with the call's other lookups (src/archive/query.ts)
 }
 export interface ArchiveAccess {
   recall(type: RecallType, q: RecallQuery): object[];
@@ -65,7 +66,7 @@ export interface ArchiveAccess {
   // streams a stream's records, or its monthly digests, newest first; fn
   // returns true to stop (action=query, recall of snapshots: src/query)
   // (with `range`, unix seconds inclusive: only records of that time)
-  scan?(stream: RecallType | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number }): { unreadable: string[]; migrating: boolean };
+  scan?(stream: RecallType | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number }, budget?: Budget): { unreadable: string[]; migrating: boolean };
   readonly budget?: number; // bytes the archive may use (status)
 }
 
@@ -594,7 +595,9 @@ export class MemoryTool implements Tool {
     const end = date(a.end_date, "end_date");
     if (start && end && start > end) throw new ToolError("start_date is after end_date");
     const limit = int(a.limit, "limit", 1, 50, 10);
-    const q: RecallQuery = { keyword, start, end, limit };
+    // one flash read budget for the call: the archive's list, then the ranked hits
+    const budget: Budget = { left: FLASH_BUDGET, cut: false };
+    const q: RecallQuery = { keyword, start, end, limit, budget };
     const hot = nvsItems(this.memory, type, q);
     let archived: object[] = [];
     let unreadable: string | undefined;
@@ -613,13 +616,15 @@ export class MemoryTool implements Tool {
     // (not when the archive's part failed: its reason stands as the answer's)
     const words = message ?? keyword;
     if (words !== undefined && words.trim() !== "" && !unreadable) {
-      const found = retrieve(sourcesOf(this), words, { limit: Math.min(limit, SEARCH_HITS), nowMs: now(), kinds: RECALL_KINDS[type] });
+      const found = retrieve(sourcesOf(this), words, { limit: Math.min(limit, SEARCH_HITS), nowMs: now(), kinds: RECALL_KINDS[type], budget: Math.max(0, budget.left) });
       this.episodes?.used(found.episodes);
       if (found.hits.length) reply.hits = found.hits.map(view);
+      if (found.budget.cut) budget.cut = true;
     }
     reply.count = items.length;
     reply.items = items;
     if (unreadable) return out({ ...reply, partial: true, archive_unreadable: unreadable });
+    if (budget.cut) return out({ ...reply, partial: true, archive_cut: BUDGET_SPENT });
     return out(reply);
   }
 
@@ -634,6 +639,10 @@ export class MemoryTool implements Tool {
     this.episodes?.used(found.episodes);
     const reply: Record<string, unknown> = { count: found.hits.length, hits: found.hits.map(view) };
     if (found.unreadable) reply.partial = found.unreadable;
+    else if (found.budget.cut) {
+      reply.partial = true;
+      reply.archive_cut = BUDGET_SPENT;
+    }
     return out(reply);
   }
 
@@ -644,9 +653,9 @@ export class MemoryTool implements Tool {
   private search(a: Record<string, unknown>): string {
     const keyword = text(a.keyword ?? a.content, "keyword", 64);
     const limit = int(a.limit, "limit", 1, 50, 10);
-    const found = retrieve(sourcesOf(this), keyword, { limit: Math.min(limit, SEARCH_HITS), nowMs: now() });
-    this.episodes?.used(found.episodes);
-    const hits = found.hits.map(view);
+    // one flash read budget for the call: the records that hold the words as
+    // they are first (what was asked), then the ranked hits with what is left
+    const budget: Budget = { left: FLASH_BUDGET, cut: false };
     const k = keyword.toLowerCase();
     const has = (s: string) => s.toLowerCase().indexOf(k) >= 0;
     const m = this.memory;
@@ -687,7 +696,7 @@ export class MemoryTool implements Tool {
         try {
           const ids = listed[t];
           // asks for as many more as NVS may hide, so that `limit` new ones can remain
-          const items = (this.archive.recall(t, { keyword, limit: limit + ids.length }) as Item[]).filter((x) => ids.indexOf(x.id) < 0);
+          const items = (this.archive.recall(t, { keyword, limit: limit + ids.length, budget }) as Item[]).filter((x) => ids.indexOf(x.id) < 0);
           if (items.length) archived[t] = items.slice(0, limit);
           const part = partOf(this.archive);
           if (part) (unreadable ??= {})[t] = part;
@@ -696,7 +705,11 @@ export class MemoryTool implements Tool {
           (unreadable ??= {})[t] = (e as Error).message;
         }
       }
+    const found = retrieve(sourcesOf(this), keyword, { limit: Math.min(limit, SEARCH_HITS), nowMs: now(), budget: Math.max(0, budget.left) });
+    this.episodes?.used(found.episodes);
+    const hits = found.hits.map(view);
     if (unreadable) return out({ keyword, hits, count: items.length, items: items.slice(0, limit), archived, partial: true, archive_unreadable: unreadable });
+    if (budget.cut || found.budget.cut) return out({ keyword, hits, count: items.length, items: items.slice(0, limit), archived, partial: true, archive_cut: BUDGET_SPENT });
     return out({ keyword, hits, count: items.length, items: items.slice(0, limit), archived });
   }
 }

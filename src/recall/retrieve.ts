@@ -31,10 +31,24 @@ export const EPISODE_READS = 10; // episode texts read at most per retrieval
 export const ARCHIVE_KEYS_CONTEXT = 3;
 const ARCHIVE_KEYS = ARCHIVE_KEYS_CONTEXT; // context's keyword lookups of archived facts at most (of moments: 1); search's: twice that (of moments and events: 3)
 
+// One call's flash read budget (issue 25 item 5): NVS is free (in RAM); the
+// episodes' folded signatures are in RAM and each episode text read is
+// charged EPISODE_READ_BYTES; the archive's lookups share what is left and
+// stop when it is spent (src/archive/query.ts Budget): the answer then says
+// it is partial.
+export const FLASH_BUDGET = 32 * 1024;
+export const BUDGET_SPENT = "the flash read budget (32 KB) was spent: older archived records were not searched";
+export const EPISODE_READ_BYTES = 928; // a header and a text (800), and the header block around it
+
+export interface Budget {
+  left: number;
+  cut: boolean;
+}
+
 // What the retrieval needs of the archive (src/archive/archive.ts).
 export interface ArchiveLookup {
-  recall(type: "fact" | "moment" | "event", q: { keyword?: string; start?: string; end?: string; limit: number }): object[];
-  scan?(stream: "digest", fn: (item: any) => boolean | void, range?: { lo: number; hi: number }): { unreadable: string[] };
+  recall(type: "fact" | "moment" | "event", q: { keyword?: string; start?: string; end?: string; limit: number; budget?: Budget }): object[];
+  scan?(stream: "digest", fn: (item: any) => boolean | void, range?: { lo: number; hi: number }, budget?: Budget): { unreadable: string[] };
 }
 
 export interface Sources {
@@ -62,6 +76,7 @@ export interface Retrieved {
   range?: Range;
   unreadable?: string; // a part of memory that could not be read now
   episodes: Episode[]; // the episodes shown (their use counts to update)
+  budget: Budget; // what is left of the call's flash budget; cut: the archive was not read whole
 }
 
 interface Doc {
@@ -150,8 +165,9 @@ interface Scored {
 // `archive`: "needed" (context, at every turn) looks into the archive only
 // when NVS and the episodes hold no candidate with every strong word of the
 // question; "always" (search, recall: asked on purpose) always does.
-export function retrieve(src: Sources, question: string, opts: { limit?: number; nowMs: number; kinds?: readonly HitKind[]; archive?: "always" | "needed" }): Retrieved {
+export function retrieve(src: Sources, question: string, opts: { limit?: number; nowMs: number; kinds?: readonly HitKind[]; archive?: "always" | "needed"; budget?: number }): Retrieved {
   const nowMs = opts.nowMs;
+  const budget: Budget = { left: opts.budget ?? FLASH_BUDGET, cut: false };
   const limit = opts.limit ?? 5;
   const asked = analyse(question);
   const range = timeOf(question, nowMs);
@@ -214,6 +230,7 @@ export function retrieve(src: Sources, question: string, opts: { limit?: number;
         if (range && !range.future && createdAt >= lo && createdAt < hi) s += 1;
         return s >= 0.8 ? s : 0;
       }, EPISODE_READS);
+      budget.left -= eps.length * EPISODE_READ_BYTES;
       for (const ep of eps) {
         seenEpisodes.push(ep);
         docs.push({ kind: "episode", text: ep.content, hay: lower(ep.content + " " + ep.keywords.join(" ")), at: ep.createdAt * 1000, episode: ep });
@@ -253,20 +270,30 @@ export function retrieve(src: Sources, question: string, opts: { limit?: number;
     if (want("moment") || want("episode") || want("digest")) types.push("moment");
     if (want("event") || want("schedule")) types.push("event");
     const planAsked = asked.kinds.indexOf("plan") >= 0 || (range !== undefined && range.future);
-    try {
-      for (const type of types) {
-        if (type === "event" && !planAsked && !range && opts.archive === "needed") continue;
-        const n = opts.archive === "needed" ? (type === "fact" ? ARCHIVE_KEYS : 1) : type === "fact" ? 2 * ARCHIVE_KEYS : ARCHIVE_KEYS;
-        for (const k of keys.slice(0, n)) take(type, a.recall(type, { keyword: k, limit: 4 }));
-        if (range) take(type, a.recall(type, { start: formatDate(range.lo), end: formatDate(range.hi - 1), limit: 6 }));
-      }
-      if (range && a.scan && (want("digest") || want("episode") || want("moment")))
-        a.scan("digest", (it: any) => {
+    // the lookups in the order most likely to answer, while the budget lasts:
+    // a time's records and digests first, then each word in turn over the
+    // streams (the first word everywhere before the second anywhere)
+    const lookups: (() => void)[] = [];
+    const counts: Record<string, number> = {};
+    const streams = types.filter((type) => !(type === "event" && !planAsked && !range && opts.archive === "needed"));
+    if (range) for (const type of streams) lookups.push(() => take(type, a.recall(type, { start: formatDate(range.lo), end: formatDate(range.hi - 1), limit: 6, budget })));
+    if (range && a.scan && (want("digest") || want("episode") || want("moment")))
+      lookups.push(() => {
+        a.scan!("digest", (it: any) => {
           const at = tsOfIso(String(it.timestamp ?? ""));
           const text = `${it.topic ? it.topic + "：" : ""}${it.content}`;
           docs.push({ kind: "digest", text, hay: lower(text), at, archived: true, summary: true });
           return docs.length > 400;
-        }, { lo: Math.floor(range.lo / 1000) - 31 * 86400, hi: Math.floor(range.hi / 1000) });
+        }, { lo: Math.floor(range.lo / 1000) - 31 * 86400, hi: Math.floor(range.hi / 1000) }, budget);
+      });
+    for (const k of keys)
+      for (const type of streams) {
+        const n = opts.archive === "needed" ? (type === "fact" ? ARCHIVE_KEYS : 1) : type === "fact" ? 2 * ARCHIVE_KEYS : ARCHIVE_KEYS;
+        if ((counts[type] = (counts[type] ?? 0) + 1) > n) continue;
+        lookups.push(() => take(type, a.recall(type, { keyword: k, limit: 4, budget })));
+      }
+    try {
+      for (const l of lookups) if (budget.left > 0) l();
     } catch (e) {
       if (e instanceof Error && e.name === "PowerCut") throw e;
       unreadable = `${unreadable ? unreadable + "; " : ""}archive: ${e instanceof Error ? e.message : String(e)}`;
@@ -285,7 +312,7 @@ export function retrieve(src: Sources, question: string, opts: { limit?: number;
     hits.push(hitOf(s, nowMs));
     if (s.doc.episode) shown.push(s.doc.episode);
   }
-  const r: Retrieved = { hits, episodes: shown };
+  const r: Retrieved = { hits, episodes: shown, budget };
   if (range) r.range = range;
   if (unreadable) r.unreadable = unreadable;
   return r;
