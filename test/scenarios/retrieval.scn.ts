@@ -125,4 +125,58 @@ export const scenarios: Scenario[] = [
       ok(svc.tool.episodes);
     },
   },
+  {
+    name: "one flash read budget a call: with a 2-year archive, context, search and recall each read at most 32 KB; one that stops early says partial (archive_cut), newest first; a small archive's answer is whole",
+    run() {
+      const run = (months: number) => {
+        const dev = new SimDevice({ now: T0 }).install();
+        const booted = bootDevice();
+        booted.maintenance?.stop();
+        const archive = booted.archive!;
+        const DID = ["去公园放风筝", "在家包饺子", "去图书馆看书", "学游泳", "练钢琴", "踢足球", "去海边捡贝壳", "去爬山"];
+        const t0 = Math.floor(T0 / 1000) - months * 30 * 86400;
+        for (let m = 0; m < months; m++) {
+          const facts = [], moments = [];
+          for (let d = 0; d < 30; d++) {
+            const t = t0 + (m * 30 + d) * 86400 + 36000;
+            facts.push({ timestamp: t, content: `主人说我和爸爸${DID[(m + d) % 8]}，很开心（第${m}月${d}日）` });
+            facts.push({ timestamp: t + 60, content: `主人提到${DID[(m * 3 + d) % 8]}的事，有点累（${m}-${d}）` });
+            moments.push({ timestamp: t + 120, topic: "日常", content: `我和妈妈${DID[(m + 2 * d) % 8]}，觉得很有意思（${m}/${d}）`, emotion: "happy", intensity: 2, importance: 2 });
+          }
+          if (m === months - 1) facts.push({ timestamp: t0 + (m * 30 + 29) * 86400 + 40000, content: "主人对花生过敏" });
+          dev.clock.now = (t0 + (m * 30 + 30) * 86400) * 1000;
+          archive.append("fact", facts);
+          archive.append("moment", moments as never);
+        }
+        archive.settle();
+        dev.clock.now = T0;
+        const call = toolCaller(booted.service);
+        const out: { q: string; bytes: number; json: any }[] = [];
+        for (const args of [
+          { action: "search", keyword: "过敏" },
+          { action: "search", keyword: "我去年在日本买了什么" },
+          { action: "context", message: "我去年在日本买了什么" },
+          { action: "recall", type: "fact", keyword: "过敏" },
+          { action: "recall", message: "上个月我和爸爸去哪儿玩了来着" },
+        ]) {
+          const before = dev.flash.partition("storage").bytesRead;
+          const json = call(args).json;
+          out.push({ q: JSON.stringify(args), bytes: dev.flash.partition("storage").bytesRead - before, json });
+        }
+        return out;
+      };
+      const big = run(24);
+      for (const r of big) ok(r.bytes <= 32 * 1024, `${r.q} read ${r.bytes} bytes`);
+      ok(big.some((r) => r.bytes > 24 * 1024), "the budget is what stopped them: " + big.map((r) => r.bytes).join(","));
+      const cut = big.filter((r) => r.json.partial === true);
+      ok(cut.length > 0, "a call that stopped early says so");
+      for (const r of cut) ok(typeof r.json.archive_cut === "string" && r.json.archive_cut.indexOf("32 KB") >= 0, JSON.stringify(r.json).slice(0, 200));
+      // what the budget reaches first is the newest: the newest month's fact is found
+      equal(big[0].json.archived.fact[0].content, "主人对花生过敏", JSON.stringify(big[0].json).slice(0, 300));
+      ok(big[3].json.items.some((x: { content: string }) => x.content === "主人对花生过敏"), JSON.stringify(big[3].json).slice(0, 300));
+      const small = run(1);
+      for (const r of small) equal(r.json.partial, undefined, `${r.q}: a small archive is searched whole`);
+      equal(small[0].json.archived.fact[0].content, "主人对花生过敏");
+    },
+  },
 ];
