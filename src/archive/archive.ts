@@ -22,7 +22,7 @@ import { foldString } from "./fold";
 import { type ArchiveType, type ArchivedItem, type ArchiveRecord } from "./line";
 import { encodeRecord, encodeDigest, parseRecord, lineT, STREAMS, STREAM_CODE, type Line, type Stream } from "./codec";
 import { ArchiveStream, Buffers, scanRange, validEndOf, SEGMENT_BYTES } from "./stream";
-import { recent, search, digests, blankStats, TopK, type Query, type RecallStats, type Budget } from "./query";
+import { recent, search, searchMany, digests, digestsMany, blankStats, TopK, type Query, type RecallStats, type Budget } from "./query";
 export type { Budget } from "./query";
 import { Tombstones } from "./tomb";
 import { Migration } from "./migrate";
@@ -582,6 +582,26 @@ export class Archive {
     const n = limitOf(limit);
     const st = (this.lastRecall = blankStats());
     return this.run(t, this.query(0, 0xffffffff, keyword.trim(), n, budget), st);
+  }
+
+  // Several keywords in one pass over the stream (a summary, a sidecar, a
+  // block is read once for all): for each keyword, its `limit` newest records,
+  // as recallByKeyword gives them when the budget is not spent.
+  recallMany(type: ArchiveType | string, keywords: readonly string[], q: { limit?: number; budget?: Budget }): ArchivedItem[][] {
+    this.ensure();
+    const t = archiveType(type);
+    const ks = keywords.map((k) => (typeof k === "string" ? k.trim() : "")).filter((k) => k !== "");
+    if (!ks.length) return [];
+    const n = limitOf(q.limit);
+    const st = (this.lastRecall = blankStats());
+    const qs = ks.map((k) => this.query(0, 0xffffffff, k, n, q.budget));
+    return this.reading(t, () => {
+      const tops = qs.map((x) => new TopK(x.limit));
+      searchMany(this.streams[t], qs, tops, st);
+      if (t !== "fact" && this.streams.digest.segs.size) digestsMany(this.streams.digest, t === "event", qs, tops, st);
+      qs.forEach((x, i) => this.migration.search(t, x, tops[i]));
+      return tops.map((top) => top.items());
+    });
   }
 
   private run(t: ArchiveType, q: Query, st: RecallStats): ArchivedItem[] {
