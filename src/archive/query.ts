@@ -85,12 +85,15 @@ function sideCost(len: number): number {
 // object in RAM (a few bytes a segment) while the segment's length is the
 // same: it costs a read of up to 4 KB otherwise. Derived from flash, never
 // written.
-const ends = new WeakMap<ArchiveStream, Map<number, number[]>>();
+// (Made at the first lookup, not at load: this module is preloaded, and a
+// WeakMap made during preload is in ROM, where `set` throws.)
+let ends: WeakMap<ArchiveStream, Map<number, number[]>> | undefined;
 
 // Only a read that is made is charged: where a budget runs out may then
 // depend on which ends earlier calls left in RAM (an answer cut short says so).
 function endOf(s: ArchiveStream, f: File, seq: number, q: Query): number {
   const length = f.length;
+  if (!ends) ends = new WeakMap();
   let m = ends.get(s);
   const c = m?.get(seq);
   if (c && c[0] === length) return c[1];
