@@ -300,6 +300,13 @@ function searchFor(svc: Booted["service"], e: Entry, v: Verdict): string | undef
   }
   const arc = (j.archived ?? {})[e.kind] ?? [];
   for (const it of arc) if (it.content === e.key && it.digest !== true) return e.kind === "fact" ? it.content : value.moment(it.topic ?? "", it.content);
+  // a search that spent its flash read budget (issue 25: 32 KB a call) did not
+  // read the older archive: the record's own day is recalled instead
+  if (j.archive_cut !== undefined && e.ts !== undefined) {
+    const day = formatDate(e.ts * 1000);
+    const d = callTool(svc, { action: "recall", type: e.kind, start_date: day, end_date: day, limit: 50 });
+    for (const it of ((d.json ?? {}) as Record<string, any>).items ?? []) if (it.content === e.key && it.digest !== true) return e.kind === "fact" ? it.content : value.moment(it.topic ?? "", it.content);
+  }
   return undefined;
 }
 
