@@ -250,6 +250,12 @@ export const PAGE = `<!doctype html>
       return;
     }
     box.appendChild(el("div", { cls: "muted", text: d.total + " found for “" + q + "”" }));
+    // the ranked hits first (the one retrieval: kind, text, age), then every record holding the words
+    if ((d.hits || []).length) {
+      var best = el("ol", { id: "hits" });
+      d.hits.forEach(function (h) { best.appendChild(el("li", { cls: "hit", text: h.kind + (h.age ? " (" + h.age + ")" : "") + (h.summary ? " [summary]" : "") + ": " + h.text })); });
+      box.appendChild(best);
+    }
     var ul = el("ul");
     (d.items || []).forEach(function (it) { ul.appendChild(el("li", { text: it.where + ": " + it.text })); });
     Object.keys(d.archived || {}).forEach(function (k) {

@@ -238,7 +238,8 @@ export function queryString(s: string): string {
   return "'" + s.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n").replace(/\t/g, "\\t") + "'";
 }
 
-// GET /api/search?q=: the AI's own search (profile, likes, family, facts,
+// GET /api/search?q=: the AI's own search (its ranked `hits`: the one
+// retrieval of src/recall over every kind; then the profile, likes, family, facts,
 // moments, schedules, events, and the archive by keyword) and the episodes
 // whose text contains the words (the tool's query, which reads without
 // counting a use). Throws a ToolError for a query the tool refuses.
@@ -257,10 +258,13 @@ export function searchView(host: Host, q: string): Record<string, unknown> {
     }
   }
   const archived = (search.archived ?? {}) as Record<string, unknown[]>;
+  const hits = (search.hits ?? []) as unknown[];
   let total = (search.count as number) ?? 0;
   for (const k of Object.keys(archived)) total += archived[k].length;
   total += episodes.length;
-  const out: Record<string, unknown> = { q, total, items: search.items ?? [], archived, episodes };
+  // the ranked hits are mostly the same records again: a total of things found, not of lines
+  if (hits.length > total) total = hits.length;
+  const out: Record<string, unknown> = { q, total, hits, items: search.items ?? [], archived, episodes };
   if (search.partial) out.partial = search.archive_unreadable;
   if (episodesNote) out.episodes_error = episodesNote;
   return out;

@@ -11,6 +11,7 @@ import { Archiver } from "../archive/archiver";
 import { startMaintenance, IDLE_MS, type Maintenance } from "../archive/maintenance";
 import Timer from "timer";
 import { Episodes } from "../episode/episodes";
+import { foldOf } from "../recall/fold";
 import { EpisodeStore } from "../episode/store";
 import { presetOf, applyTimeZone } from "../config/presets";
 
@@ -81,6 +82,8 @@ export function bootDevice(makeArchive: () => Archive = () => new Archive(), opt
       // archived first, or the append throws and the schedule is refused: never lost
       service.schedules.onEvict = (e) => void a.append("event", [e]);
       maintenance = startMaintenance(archiver, { busy: () => service.listener.active, extra: episodeStep });
+      // forgotten episodes are folded into their month's digests (issue 25 item 6)
+      if (episodes) episodes.fold = (eps) => void a.foldEpisodes(eps.map(foldOf));
     } catch (e) {
       rethrowCut(e);
       // serve NVS memory without the archive's moves (recall may still answer)

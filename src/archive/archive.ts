@@ -17,24 +17,28 @@
 
 import config from "mc/config";
 import { File, System } from "file";
-import { ArchiveError, listing, rethrowFatal, messageOf, scanBackward, readInto, USABLE_FRACTION } from "./file";
+import { ArchiveError, listing, rethrowFatal, messageOf, scanBackward, readInto, USABLE_FRACTION, CHUNK } from "./file";
 import { foldString } from "./fold";
 import { type ArchiveType, type ArchivedItem, type ArchiveRecord } from "./line";
 import { encodeRecord, encodeDigest, parseRecord, lineT, STREAMS, STREAM_CODE, type Line, type Stream } from "./codec";
-import { ArchiveStream, Buffers, scanRange, validEndOf } from "./stream";
-import { recent, search, digests, blankStats, TopK, type Query, type RecallStats } from "./query";
+import { ArchiveStream, Buffers, scanRange, validEndOf, SEGMENT_BYTES } from "./stream";
+import { recent, search, searchMany, digests, digestsMany, blankStats, TopK, type Query, type RecallStats, type Budget } from "./query";
+export type { Budget } from "./query";
 import { Tombstones } from "./tomb";
 import { Migration } from "./migrate";
 import { Scrubber } from "./scrub";
 import { DigestBuilder } from "./digest";
 import { lineKind, KIND_RECORD, readSide } from "./segment";
-import { daysInMonth, fromLocal } from "../time/local";
+import { daysInMonth, fromLocal, toLocal } from "../time/local";
+import { truncate } from "../text/utf8";
 import { now } from "../time/clock";
 
 export { ArchiveError };
 export type { ArchiveType, ArchivedItem, RecallStats };
 
 export const DEFAULT_LIMIT = 10;
+// a digest line's source (its "q") from here up: a folded episode, source − EPISODE_FOLD its id (FORMAT.md §3.9)
+export const EPISODE_FOLD = 0x40000000;
 export const MAX_LIMIT = 1000;
 export const STORAGE_PARTITION_BYTES = 3 * 1024 * 1024; // partitions/*.csv "storage"
 // Above this share of the partition, maintenance retires the oldest moments
@@ -267,6 +271,32 @@ export class Archive {
     }
     if (!lines.length) return { appended: 0, skipped, bytes: 0 };
     return this.write(this.streams[t], lines, skipped);
+  }
+
+  // Forgetting without amnesia (issue 25 item 6): episodes the forgetting
+  // formula removes are folded into their month's digests, one digest line
+  // each (docs/FORMAT.md §3.9: source = EPISODE_FOLD + the episode's id, so a
+  // fold repeated after a cut has the same id and is shown once): who, what,
+  // where and how it felt as keywords, the gist as its point. Durable when it
+  // returns; throws ArchiveError like append.
+  foldEpisodes(eps: readonly { id: number; content: string; keywords: readonly string[]; createdAt: number; feeling?: string }[]): AppendResult {
+    this.ensure();
+    const lines: Line[] = [];
+    for (const ep of eps) {
+      const l = toLocal(ep.createdAt * 1000);
+      const month = `${l.year}-${l.month < 10 ? "0" : ""}${l.month}`;
+      const kw: string[] = [];
+      for (const k of ep.keywords.concat(ep.feeling ? [ep.feeling] : [])) if (k && kw.indexOf(k) < 0 && kw.length < 8) kw.push(k);
+      let line: Line;
+      try {
+        line = encodeDigest({ from: ep.createdAt, to: ep.createdAt, month, count: 1, keywords: kw, points: truncate(ep.content, 300), source: EPISODE_FOLD + ep.id, events: false });
+      } catch (err) {
+        throw new ArchiveError("invalid", err instanceof Error ? err.message : String(err));
+      }
+      if (!lines.some((x) => x.id === line.id)) lines.push(line);
+    }
+    if (!lines.length) return { appended: 0, skipped: 0, bytes: 0 };
+    return this.write(this.streams.digest, lines, 0);
   }
 
   private write(s: ArchiveStream, lines: Line[], skipped: number): AppendResult {
@@ -518,8 +548,8 @@ export class Archive {
 
   // ---- recall ----------------------------------------------------------------------------------
 
-  private query(lo: number, hi: number, keyword: string | undefined, limit: number): Query {
-    return { lo, hi, folded: keyword ? foldString(keyword) : undefined, limit, hidden: (code, id) => this.tombs.has(code, id) };
+  private query(lo: number, hi: number, keyword: string | undefined, limit: number, budget?: Budget): Query {
+    return { lo, hi, folded: keyword ? foldString(keyword) : undefined, limit, hidden: (code, id) => this.tombs.has(code, id), budget };
   }
 
   // The last `limit` records archived, newest first.
@@ -533,25 +563,45 @@ export class Archive {
 
   // Records with start <= time <= end (local dates, inclusive), newest first;
   // for moments and events also the digests of what has left the flash.
-  recallByTimeRange(type: ArchiveType | string, start?: string, end?: string, limit?: number): ArchivedItem[] {
+  recallByTimeRange(type: ArchiveType | string, start?: string, end?: string, limit?: number, budget?: Budget): ArchivedItem[] {
     this.ensure();
     const t = archiveType(type);
     const lo = boundSeconds(start, "start_date", false), hi = boundSeconds(end, "end_date", true);
     const n = limitOf(limit);
     const st = (this.lastRecall = blankStats());
     if (lo > hi) return [];
-    return this.run(t, this.query(lo, hi, undefined, n), st);
+    return this.run(t, this.query(lo, hi, undefined, n, budget), st);
   }
 
   // Records whose content or topic contains the keyword, newest first. Latin
   // letters match in any case, full-width ASCII matches half-width.
-  recallByKeyword(type: ArchiveType | string, keyword: string, limit?: number): ArchivedItem[] {
+  recallByKeyword(type: ArchiveType | string, keyword: string, limit?: number, budget?: Budget): ArchivedItem[] {
     this.ensure();
     const t = archiveType(type);
     if (typeof keyword !== "string" || !keyword.trim()) throw new ArchiveError("invalid", "keyword is required");
     const n = limitOf(limit);
     const st = (this.lastRecall = blankStats());
-    return this.run(t, this.query(0, 0xffffffff, keyword.trim(), n), st);
+    return this.run(t, this.query(0, 0xffffffff, keyword.trim(), n, budget), st);
+  }
+
+  // Several keywords in one pass over the stream (a summary, a sidecar, a
+  // block is read once for all): for each keyword, its `limit` newest records,
+  // as recallByKeyword gives them when the budget is not spent.
+  recallMany(type: ArchiveType | string, keywords: readonly string[], q: { limit?: number; budget?: Budget }): ArchivedItem[][] {
+    this.ensure();
+    const t = archiveType(type);
+    const ks = keywords.map((k) => (typeof k === "string" ? k.trim() : "")).filter((k) => k !== "");
+    if (!ks.length) return [];
+    const n = limitOf(q.limit);
+    const st = (this.lastRecall = blankStats());
+    const qs = ks.map((k) => this.query(0, 0xffffffff, k, n, q.budget));
+    return this.reading(t, () => {
+      const tops = qs.map((x) => new TopK(x.limit));
+      searchMany(this.streams[t], qs, tops, st);
+      if (t !== "fact" && this.streams.digest.segs.size) digestsMany(this.streams.digest, t === "event", qs, tops, st);
+      qs.forEach((x, i) => this.migration.search(t, x, tops[i]));
+      return tops.map((top) => top.items());
+    });
   }
 
   private run(t: ArchiveType, q: Query, st: RecallStats): ArchivedItem[] {
@@ -578,10 +628,13 @@ export class Archive {
   }
 
   // The MCP tool's recall (seed 000 §12.6): by keyword if one is given, else by
-  // time range if a bound is given, else the most recent.
-  recall(type: ArchiveType | string, q: { keyword?: string; start?: string; end?: string; limit?: number }): ArchivedItem[] {
-    if (q.keyword !== undefined && q.keyword.trim() !== "") return this.recallByKeyword(type, q.keyword, q.limit);
-    if (q.start || q.end) return this.recallByTimeRange(type, q.start, q.end, q.limit);
+  // time range if a bound is given, else the most recent. `budget`: flash
+  // bytes a keyword or range lookup may read, shared by the caller's lookups
+  // (query.ts Budget): when spent, what is older is not read and budget.cut
+  // says so.
+  recall(type: ArchiveType | string, q: { keyword?: string; start?: string; end?: string; limit?: number; budget?: Budget }): ArchivedItem[] {
+    if (q.keyword !== undefined && q.keyword.trim() !== "") return this.recallByKeyword(type, q.keyword, q.limit, q.budget);
+    if (q.start || q.end) return this.recallByTimeRange(type, q.start, q.end, q.limit, q.budget);
     return this.recallRecent(type, q.limit);
   }
 
@@ -633,8 +686,9 @@ export class Archive {
   // not seen (`migrating`). A record a cut left twice may come twice. With
   // `range` (unix seconds, inclusive) only records of that time come: sealed
   // segments whose catalog range misses it are not read, and other lines are
-  // skipped on their raw time before any parse.
-  scan(stream: ArchiveType | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number }): { unreadable: string[]; migrating: boolean } {
+  // skipped on their raw time before any parse. `budget` (query.ts): a
+  // segment is read only when its bytes (and the search for its end) fit.
+  scan(stream: ArchiveType | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number }, budget?: Budget): { unreadable: string[]; migrating: boolean } {
     this.ensure();
     const t: Stream = stream === "digest" ? "digest" : archiveType(stream);
     const s = this.streams[t];
@@ -646,6 +700,15 @@ export class Archive {
         if (stop) break;
         const e = s.cat.entries.get(seq);
         if (e && e.bytes === s.segs.get(seq) && !(s.open && s.open.seq === seq) && (e.max < lo || e.min > hi)) continue;
+        if (budget) {
+          const len = s.segs.get(seq) ?? SEGMENT_BYTES;
+          const cost = len + (s.open && s.open.seq === seq ? 0 : Math.min(len, CHUNK));
+          if (budget.left < cost) {
+            budget.cut = true;
+            break;
+          }
+          budget.left -= cost;
+        }
         let f: File | undefined;
         for (let attempt = 0; !f && attempt < 2; attempt++)
           try {

@@ -14,12 +14,12 @@
 
 import { File } from "file";
 import { crc32 } from "../nvs/crc32";
-import { ArchiveError, readInto, scanBackward, rethrowFatal, messageOf } from "./file";
+import { ArchiveError, readInto, scanBackward, rethrowFatal, messageOf, CHUNK } from "./file";
 import { lineT, parseRecord, textsOf, NL, STREAM_CODE, STREAM_CHAR, type Stream } from "./codec";
 import { containsFolded, sigProbe, sigHas, SIG_BYTES } from "./fold";
-import { SUMMARY_MASK, GROUP, type CatEntry } from "./catalog";
-import { readSide, lineKind, KIND_RECORD, type BlockInfo } from "./segment";
-import { scanRange, validEndOf, type ArchiveStream } from "./stream";
+import { SUMMARY_MASK, SUMMARY_BYTES, GROUP, type CatEntry } from "./catalog";
+import { readSide, lineKind, KIND_RECORD, SIDE_MAX, SIDE_HEADER, RECORD, type BlockInfo } from "./segment";
+import { scanRange, validEndOf, SEGMENT_BYTES as SEGMENT_MAX, type ArchiveStream } from "./stream";
 import { repairBit } from "./repair";
 import type { ArchivedItem } from "./line";
 import { parseLocal } from "../time/local";
@@ -50,6 +50,58 @@ export interface Query {
   folded?: Uint8Array; // keyword, folded (fold.ts)
   limit: number;
   hidden: (code: number, id: string) => boolean;
+  budget?: Budget; // flash bytes this recall may still read (shared with the caller's other lookups)
+}
+
+// A flash read budget shared by the lookups of one call (issue 25: one
+// context, search or recall reads at most 32 KB). Each read is charged
+// before it is made, by its size or an upper bound of it; a read that does
+// not fit is not made and the budget is marked cut: the answer is partial
+// (newest first, so what was left out is older than what was served).
+export interface Budget {
+  left: number;
+  cut: boolean;
+}
+
+function afford(q: Query, n: number): boolean {
+  const b = q.budget;
+  if (!b) return true;
+  if (b.left >= n) {
+    b.left -= n;
+    return true;
+  }
+  b.cut = true;
+  return false;
+}
+
+// A sidecar's bytes at most for a segment of `len` bytes: blocks hold at
+// least 3,585 bytes (a block ends where the next line, at most 512 bytes,
+// would not fit), the last one less, and one torn record may follow.
+function sideCost(len: number): number {
+  return Math.min(SIDE_MAX, SIDE_HEADER + RECORD * (Math.floor(len / 3585) + 2));
+}
+
+// The end of a sealed or unsealed segment's last whole line, kept per stream
+// object in RAM (a few bytes a segment) while the segment's length is the
+// same: it costs a read of up to 4 KB otherwise. Derived from flash, never
+// written.
+// (Made at the first lookup, not at load: this module is preloaded, and a
+// WeakMap made during preload is in ROM, where `set` throws.)
+let ends: WeakMap<ArchiveStream, Map<number, number[]>> | undefined;
+
+// Only a read that is made is charged: where a budget runs out may then
+// depend on which ends earlier calls left in RAM (an answer cut short says so).
+function endOf(s: ArchiveStream, f: File, seq: number, q: Query): number {
+  const length = f.length;
+  if (!ends) ends = new WeakMap();
+  let m = ends.get(s);
+  const c = m?.get(seq);
+  if (c && c[0] === length) return c[1];
+  if (!afford(q, Math.min(length, CHUNK))) return -1;
+  const end = validEndOf(f, length, s.bufs.chunk);
+  if (!m) ends.set(s, (m = new Map()));
+  m.set(seq, [length, end]);
+  return end;
 }
 
 export interface Hit {
@@ -163,36 +215,66 @@ export function recent(st0: ArchiveStream, limit: number, q: Query, st: RecallSt
 
 // ---- range and keyword -----------------------------------------------------------------------
 
-interface Cand {
-  seq: number;
-  max: number; // highest time it may hold (0xFFFFFFFF: unknown)
-  min: number;
+// One query of a lookup of several (the words of one question): each keeps its
+// own best `limit`; the reads are shared (a summary, a sidecar, a block is
+// read once for all of them). Their `hidden` and `budget` are the first's.
+interface Want {
+  q: Query;
+  top: TopK;
+  probe?: Uint16Array; // a block signature's bits
+  sp?: Uint16Array; // a summary's bits
+  pos?: Uint16Array; // sp sorted (sliced groups)
 }
+
+const cutOf = (q: Query) => !!q.budget && q.budget.cut;
+// a want that holds `limit` hits all newer than `max`: nothing older can enter
+const done = (w: Want, max: number) => w.top.full && max < w.top.oldest;
 
 // Range and keyword recall over one stream, into `top`.
 export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): void {
-  const probe = q.folded ? sigProbe(q.folded) : undefined;
-  const unknown: Cand[] = [];
+  searchMany(s, [q], [top], st);
+}
+
+// Several keyword (or range) queries over one stream in one pass, each into its top.
+export function searchMany(s: ArchiveStream, qs: readonly Query[], tops: readonly TopK[], st: RecallStats): void {
+  if (!qs.length) return;
+  const ws: Want[] = qs.map((q, i) => {
+    const w: Want = { q, top: tops[i] };
+    if (q.folded) {
+      w.probe = sigProbe(q.folded);
+      w.sp = sigProbe(q.folded, SUMMARY_MASK);
+      w.pos = Uint16Array.from(w.sp).sort();
+    }
+    return w;
+  });
+  const q0 = qs[0];
+  const inRange = (w: Want, min: number, max: number) => max >= w.q.lo && min <= w.q.hi;
+  const unknown: number[] = [];
   const summarized: CatEntry[] = [];
   for (const seq of s.newestFirst()) {
     const e = s.cat.entries.get(seq);
     const open = s.open && s.open.seq === seq;
     if (!open && e && e.bytes === s.segs.get(seq)) {
-      if (e.records && e.max >= q.lo && e.min <= q.hi) summarized.push(e);
-    } else unknown.push({ seq, max: 0xffffffff, min: 0 });
+      if (e.records && ws.some((w) => inRange(w, e.min, e.max))) summarized.push(e);
+    } else unknown.push(seq);
   }
   // segments the catalog does not know yet (the open one, unsealed ones) first: they are the newest
-  for (const c of unknown) segment(s, c.seq, q, probe, top, st);
-  if (!summarized.length) return;
-  if (top.full && summarized.every((e) => e.max < top.oldest)) return;
-  let cands: Cand[] = [];
-  if (probe) {
-    const sp = sigProbe(q.folded as Uint8Array, SUMMARY_MASK);
+  for (const seq of unknown) if (!cutOf(q0)) segment(s, seq, ws, st);
+  if (cutOf(q0) || !summarized.length) return;
+  if (ws.every((w) => summarized.every((e) => done(w, e.max)))) return;
+  // per sealed segment: the wants (bit i) its summary may hold
+  const masks = new Map<number, number>();
+  const mark = (seq: number, bits: number) => masks.set(seq, (masks.get(seq) ?? 0) | bits);
+  let probed = 0;
+  ws.forEach((w, i) => {
+    if (w.sp) probed |= 1 << i;
+    else for (const e of summarized) if (inRange(w, e.min, e.max)) mark(e.seq, 1 << i);
+  });
+  if (probed) {
     let bySlot = summarized.slice().sort((a, b) => a.slot - b.slot);
     // sliced groups first: a byte per bit position and group
     const sliced = s.cat.sliced * GROUP;
     if (sliced && bySlot.length && bySlot[0].slot < sliced) {
-      const pos = Uint16Array.from(sp).sort();
       let f: File | undefined;
       try {
         f = new File(s.cat.bslPath);
@@ -200,7 +282,8 @@ export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): 
         rethrowFatal(e);
       }
       const rest: CatEntry[] = [];
-      let g = -1, mask = 0;
+      let g = -1;
+      let gm: number[] = []; // per want: the group's mask (-1: unreadable, its summary decides)
       for (const e of bySlot) {
         if (!f || e.slot >= sliced) {
           rest.push(e);
@@ -209,70 +292,94 @@ export function search(s: ArchiveStream, q: Query, top: TopK, st: RecallStats): 
         const eg = Math.floor(e.slot / GROUP);
         if (eg !== g) {
           g = eg;
-          mask = s.cat.sliceCandidates(f, g, pos, s.bufs.side);
+          gm = ws.map((w) => (w.pos ? (afford(q0, w.pos.length) ? s.cat.sliceCandidates(f as File, g, w.pos, s.bufs.side) : 0) : 0));
           st.groups++;
         }
-        if (mask < 0) rest.push(e); // unreadable: its summary decides
-        else if (mask & (1 << (e.slot % GROUP))) cands.push({ seq: e.seq, max: e.max, min: e.min });
+        let unread = false;
+        ws.forEach((w, i) => {
+          if (!w.pos || !inRange(w, e.min, e.max)) return;
+          if (gm[i] < 0) unread = true;
+          else if (gm[i] & (1 << (e.slot % GROUP))) mark(e.seq, 1 << i);
+        });
+        if (unread) rest.push(e);
       }
       f?.close();
       bySlot = rest;
     }
+    // summaries after the last complete group: 2 KB each
+    if (!afford(q0, SUMMARY_BYTES * bySlot.length)) bySlot = [];
     const failed = s.cat.summaries(
       bySlot,
       s.bufs.side,
       (e, buf, off) => {
         st.summaries++;
-        if (sigHas(buf, off, sp)) cands.push({ seq: e.seq, max: e.max, min: e.min });
+        ws.forEach((w, i) => {
+          if (w.sp && inRange(w, e.min, e.max) && sigHas(buf, off, w.sp)) mark(e.seq, 1 << i);
+        });
       },
       // a damaged summary: the segment is no longer taken as summarized, so a step seals it again
       (e) => s.cat.entries.delete(e.seq),
     );
-    for (const e of failed) cands.push({ seq: e.seq, max: e.max, min: e.min }); // read its sidecar instead
-  } else cands = summarized.map((e) => ({ seq: e.seq, max: e.max, min: e.min }));
+    for (const e of failed) mark(e.seq, probed); // read its sidecar instead
+  }
+  const cands = summarized.filter((e) => masks.get(e.seq));
   cands.sort((a, b) => b.max - a.max || b.seq - a.seq);
   for (const c of cands) {
-    if (top.full && c.max < top.oldest) break;
-    segment(s, c.seq, q, probe, top, st);
+    if (cutOf(q0)) break;
+    if (ws.every((w) => done(w, c.max))) break;
+    const m = masks.get(c.seq) as number;
+    const active = ws.filter((w, i) => m & (1 << i) && !done(w, c.max));
+    if (active.length) segment(s, c.seq, active, st);
   }
 }
 
 // One segment: its sidecar's blocks that may match, then its unindexed rest.
-function segment(s: ArchiveStream, seq: number, q: Query, probe: Uint16Array | undefined, top: TopK, st: RecallStats): void {
-  withSegment(s, seq, st, (f) => segmentIn(s, f, seq, q, probe, top, st));
+function segment(s: ArchiveStream, seq: number, ws: Want[], st: RecallStats): void {
+  withSegment(s, seq, st, (f) => segmentIn(s, f, seq, ws, st));
 }
 
-function segmentIn(s: ArchiveStream, f: File, seq: number, q: Query, probe: Uint16Array | undefined, top: TopK, st: RecallStats): void {
-  {
-    const open = s.open && s.open.seq === seq ? s.open : undefined;
-    const length = f.length;
-    const end = open ? open.validEnd : validEndOf(f, length, s.bufs.chunk);
-    const side = readSide(s.path(seq, "six"), s.stream, seq, end, s.bufs.side);
-    const blocks = side.blocks;
-    // newest blocks first
-    const order: number[] = [];
-    for (let i = blocks.length - 1; i >= 0; i--) order.push(i);
-    order.sort((a, b) => blocks[b].max - blocks[a].max || b - a);
-    for (const i of order) {
-      const b = blocks[i];
-      if (!b.records || b.max < q.lo || b.min > q.hi) continue;
-      if (top.full && b.max < top.oldest) break;
-      if (probe && !sigHas(side.sigs, i * SIG_BYTES, probe)) continue;
-      block(s, f, seq, b, q, top, st);
-    }
-    // the rest: lines after the indexed blocks (the open segment's tail)
-    if (side.indexedEnd < end)
-      scanRange(f, side.indexedEnd, end, s.bufs.chunk, (buf, ls, le, size, pos) => {
-        if (size === le - ls) return;
-        const t = tOf(buf, ls, le);
-        if (t < 0 || t < q.lo || t > q.hi) return;
-        const it = take(buf, ls, le, false, s.stream, q, st);
-        if (it && matches(it, q, t)) top.add({ it, t, seq, pos });
-      });
+function segmentIn(s: ArchiveStream, f: File, seq: number, ws: Want[], st: RecallStats): void {
+  const q0 = ws[0].q;
+  const open = s.open && s.open.seq === seq ? s.open : undefined;
+  const end = open ? open.validEnd : endOf(s, f, seq, q0);
+  if (end < 0 || !afford(q0, sideCost(end))) return;
+  const side = readSide(s.path(seq, "six"), s.stream, seq, end, s.bufs.side);
+  const blocks = side.blocks;
+  // newest blocks first
+  const order: number[] = [];
+  for (let i = blocks.length - 1; i >= 0; i--) order.push(i);
+  order.sort((a, b) => blocks[b].max - blocks[a].max || b - a);
+  for (const i of order) {
+    const b = blocks[i];
+    if (ws.every((w) => done(w, b.max))) break;
+    if (!b.records) continue;
+    const want = ws.filter((w) => b.max >= w.q.lo && b.min <= w.q.hi && !done(w, b.max) && (!w.probe || sigHas(side.sigs, i * SIG_BYTES, w.probe)));
+    if (!want.length) continue;
+    if (!afford(q0, b.length)) return;
+    block(s, f, seq, b, want, st);
+  }
+  // the rest: lines after the indexed blocks (the open segment's tail)
+  if (side.indexedEnd < end && afford(q0, end - side.indexedEnd))
+    scanRange(f, side.indexedEnd, end, s.bufs.chunk, (buf, ls, le, size, pos) => {
+      if (size === le - ls) return;
+      const t = tOf(buf, ls, le);
+      if (t < 0) return;
+      offer(buf, ls, le, false, t, s.stream, ws, seq, pos, st);
+    });
+}
+
+// A line to each want whose range holds its time and whose keyword it holds (parsed once).
+function offer(buf: Uint8Array, ls: number, le: number, trusted: boolean, t: number, stream: Stream, ws: Want[], seq: number, pos: number, st: RecallStats): void {
+  let it: ArchivedItem | undefined | null = null;
+  for (const w of ws) {
+    if (t < w.q.lo || t > w.q.hi) continue;
+    if (it === null) it = take(buf, ls, le, trusted, stream, w.q, st);
+    if (!it) return;
+    if (matches(it, w.q, t)) w.top.add({ it, t, seq, pos });
   }
 }
 
-function block(s: ArchiveStream, f: File, seq: number, b: BlockInfo, q: Query, top: TopK, st: RecallStats): void {
+function block(s: ArchiveStream, f: File, seq: number, b: BlockInfo, ws: Want[], st: RecallStats): void {
   const buf = s.bufs.chunk;
   const n = readInto(f, b.offset, b.length, buf);
   st.blocksRead++;
@@ -283,11 +390,7 @@ function block(s: ArchiveStream, f: File, seq: number, b: BlockInfo, q: Query, t
   for (let ls = 0; ls < n; ) {
     const i = buf.indexOf(NL, ls);
     if (i < 0) break;
-    const t = tOf(buf, ls, i);
-    if (t >= q.lo && t <= q.hi) {
-      const it = take(buf, ls, i, trusted, s.stream, q, st);
-      if (it && matches(it, q, t)) top.add({ it, t, seq, pos: b.offset + ls });
-    }
+    offer(buf, ls, i, trusted, tOf(buf, ls, i), s.stream, ws, seq, b.offset + ls, st);
     ls = i + 1;
   }
 }
@@ -297,30 +400,36 @@ function block(s: ArchiveStream, f: File, seq: number, b: BlockInfo, q: Query, t
 // Digests of moments or events (the digest stream is small: read whole) that
 // match a keyword, or whose span overlaps the range.
 export function digests(d: ArchiveStream, events: boolean, q: Query, top: TopK, st: RecallStats): void {
-  for (const seq of d.newestFirst()) withSegment(d, seq, st, (f) => digestsIn(d, f, seq, events, q, top, st));
+  digestsMany(d, events, [q], [top], st);
 }
 
-function digestsIn(d: ArchiveStream, f: File, seq: number, events: boolean, q: Query, top: TopK, st: RecallStats): void {
-  {
-    {
-      const end = d.open && d.open.seq === seq ? d.open.validEnd : validEndOf(f, f.length, d.bufs.chunk);
-      scanRange(f, 0, end, d.bufs.chunk, (buf, ls, le, size, pos) => {
-        if (size === le - ls || tOf(buf, ls, le) < 0) return;
-        const it = take(buf, ls, le, false, "digest", q, st);
-        if (!it || (it.type === "event") !== events) return;
-        const t = lineT(buf, ls, le);
-        // `until` is the line's "u" as local time (formatIso): parseLocal gives it back exactly
-        const until = it.until ? Math.floor((parseLocal(it.until) ?? t * 1000) / 1000) : t;
-        if (until < q.lo || t > q.hi) return;
-        if (q.folded) {
-          let hit = false;
-          for (const x of textsOf(it)) if (containsFolded(x, q.folded)) hit = true;
-          if (!hit) return;
-        }
-        top.add({ it, t, seq, pos });
-      });
-    }
+export function digestsMany(d: ArchiveStream, events: boolean, qs: readonly Query[], tops: readonly TopK[], st: RecallStats): void {
+  if (!qs.length) return;
+  for (const seq of d.newestFirst()) {
+    const len = d.segs.get(seq) ?? SEGMENT_MAX;
+    // the segment whole, and the search for its last line's end (unless open)
+    if (!afford(qs[0], len + (d.open && d.open.seq === seq ? 0 : Math.min(len, CHUNK)))) break;
+    withSegment(d, seq, st, (f) => digestsIn(d, f, seq, events, qs, tops, st));
   }
 }
 
-
+function digestsIn(d: ArchiveStream, f: File, seq: number, events: boolean, qs: readonly Query[], tops: readonly TopK[], st: RecallStats): void {
+  const end = d.open && d.open.seq === seq ? d.open.validEnd : validEndOf(f, f.length, d.bufs.chunk);
+  scanRange(f, 0, end, d.bufs.chunk, (buf, ls, le, size, pos) => {
+    if (size === le - ls || tOf(buf, ls, le) < 0) return;
+    const it = take(buf, ls, le, false, "digest", qs[0], st);
+    if (!it || (it.type === "event") !== events) return;
+    const t = lineT(buf, ls, le);
+    // `until` is the line's "u" as local time (formatIso): parseLocal gives it back exactly
+    const until = it.until ? Math.floor((parseLocal(it.until) ?? t * 1000) / 1000) : t;
+    qs.forEach((q, i) => {
+      if (until < q.lo || t > q.hi) return;
+      if (q.folded) {
+        let hit = false;
+        for (const x of textsOf(it)) if (containsFolded(x, q.folded)) hit = true;
+        if (!hit) return;
+      }
+      tops[i].add({ it, t, seq, pos });
+    });
+  });
+}

@@ -1,91 +1,99 @@
 // The prompt block of seed 004 §50 (action=context): what the AI should know
-// at this turn, within a byte budget.
+// at this turn, within a byte budget (issue 25 item 3).
 //
-//   【用户信息】      profile, family, likes and dislikes, traits
-//   【已知信息】      facts: those sharing words with the message first, then the latest
-//   【相关记忆】      the episodes most like the message, "3天前的对话摘要“…”" (S1 28)
+//   【用户信息】      who the owner is: name, age, gender, where they live
+//   【已知信息】      what the topic needs of the profile, likes, family, facts,
+//                     traits, habits and goals, each with its age
+//   【日程安排】      schedules and events the topic or its time names
+//   【相关记忆】      episodes, moments and monthly digests: "3天前的对话摘要“…”"
 //
-// Lines are taken by priority (the profile's first lines, then the recalled
-// episodes, then facts, then the rest of the profile) while they fit the
-// budget; one line that does not fit is cut at a character boundary with "…"
-// (src/text/utf8.ts), the others are left out. The block keeps its section
-// order. The recall updates the hits' use counts (Episodes.recall).
+// Everything past the owner's four lines comes from the one retrieval
+// (src/recall/retrieve.ts), most relevant first, and only what it found
+// relevant: nothing unrelated is added to fill the space. Lines are taken in
+// rank order while they fit; one that does not fit is cut at a character
+// boundary with "…" (src/text/utf8.ts), the others are left out. The block
+// keeps its section order. Shown episodes have their use counts updated.
 
 import type { Memory } from "../memory/memory";
+import type { Schedules } from "../schedule/schedules";
 import { byteLength, truncate } from "../text/utf8";
 import { now as clockNow } from "../time/clock";
-import { summaryLine } from "./age";
-import { bigrams, topicOf } from "./words";
-import type { Episodes, Hit } from "./episodes";
+import type { Episodes } from "./episodes";
+import type { Episode } from "./types";
+import { retrieve, type Hit, type ArchiveLookup } from "../recall/retrieve";
 
 export const CONTEXT_BUDGET = 1200;
 export const CONTEXT_MIN = 200;
 export const CONTEXT_MAX = 4000;
-export const SECTIONS = ["【用户信息】", "【已知信息】", "【相关记忆】"] as const;
+export const CONTEXT_HITS = 8; // retrieved items considered at most
+export const SECTIONS = ["【用户信息】", "【已知信息】", "【日程安排】", "【相关记忆】"] as const;
 const CUT_AT_LEAST = 24; // bytes a cut line keeps, else it is left out
 
 export interface Context {
   text: string;
   bytes: number;
-  episodes: Hit[]; // recalled (use counts updated), whether shown or cut
-  facts: number; // fact lines shown
+  hits: Hit[]; // shown, most relevant first
+  episodes: Episode[]; // shown (use counts updated)
+  facts: number; // lines shown in 【已知信息】
   cut: boolean; // something did not fit
-  unreadable?: string; // the episodes could not be read now
+  unreadable?: string; // a part of memory could not be read now
+  partial?: true; // the flash read budget was spent before the archive was searched whole
 }
 
 interface Line {
   section: number;
   text: string;
-  shown?: string; // what the block shows of it (the text, or cut)
+  hit?: Hit;
+  episode?: Episode;
+  shown?: string;
 }
 
-function join(list: readonly string[]): string {
-  return list.join("、");
+function sectionOf(h: Hit): number {
+  if (h.kind === "schedule" || h.kind === "event") return 2;
+  if (h.kind === "episode" || h.kind === "moment" || h.kind === "digest") return 3;
+  return 1;
 }
 
-export function buildContext(memory: Memory, episodes: Episodes | undefined, message: string, budget = CONTEXT_BUDGET, nowMs = clockNow()): Context {
+// One hit as the block shows it.
+export function lineOf(h: Hit): string {
+  if (h.kind === "episode") return `- ${h.age}的对话摘要“${h.text}”`;
+  if (h.kind === "digest") return `- ${h.age}的月度摘要（已淡忘，只剩概要）“${h.text}”`;
+  if (h.kind === "moment") return `- ${h.age}：${h.text}`;
+  return `- ${h.text}${h.age && h.kind !== "schedule" ? `（${h.age}）` : h.kind === "schedule" && h.age ? `（${h.age}）` : ""}`;
+}
+
+export function buildContext(memory: Memory, episodes: Episodes | undefined, message: string, budget = CONTEXT_BUDGET, nowMs = clockNow(), more: { schedules?: Schedules; archive?: ArchiveLookup } = {}): Context {
   const p = memory.profile();
-  const prefs = memory.preferences();
-  const profile: Line[] = [];
-  const more: Line[] = [];
-  if (p.name) profile.push({ section: 0, text: `用户名字：${p.name}` });
-  if (p.age) profile.push({ section: 0, text: `年龄：${p.age}岁` });
-  if (p.gender) profile.push({ section: 0, text: `性别：${p.gender}` });
-  if (p.location) profile.push({ section: 0, text: `所在地：${p.location}` });
-  if (p.birthday) profile.push({ section: 0, text: `生日：${p.birthday}` });
-  if (prefs.likes.length) profile.push({ section: 0, text: `喜欢：${join(prefs.likes.slice().reverse())}` });
-  if (prefs.dislikes.length) profile.push({ section: 0, text: `不喜欢：${join(prefs.dislikes.slice().reverse())}` });
-  const fam = memory.family();
-  if (fam.length) more.push({ section: 0, text: `家人：${join(fam.map((f) => `${f.relation}${f.name ? " " + f.name : ""}`))}` });
-  const traits = memory.traits();
-  if (traits.length) more.push({ section: 0, text: `性格特点：${join(traits.map((t) => t.content))}` });
-
-  // facts: those sharing words with the message first (more shared first), then the newest
-  const words = bigrams(topicOf(message));
-  const facts = memory.facts().map((f, at) => {
-    let shared = 0;
-    for (const w of words) if (f.content.indexOf(w) >= 0) shared++;
-    return { f, at, shared };
-  });
-  facts.sort((a, b) => b.shared - a.shared || b.f.timestamp - a.f.timestamp || b.at - a.at);
-  const factLines: Line[] = facts.map((x) => ({ section: 1, text: `- ${x.f.content}` }));
-
+  const lines: Line[] = [];
+  if (p.name) lines.push({ section: 0, text: `用户名字：${p.name}` });
+  if (p.age) lines.push({ section: 0, text: `年龄：${p.age}岁` });
+  if (p.gender) lines.push({ section: 0, text: `性别：${p.gender}` });
+  if (p.location) lines.push({ section: 0, text: `所在地：${p.location}` });
   let hits: Hit[] = [];
+  let found: Episode[] = [];
   let unreadable: string | undefined;
-  if (episodes && message.trim())
-    try {
-      hits = episodes.recall(message);
-    } catch (e) {
-      if (e instanceof Error && e.name === "PowerCut") throw e;
-      unreadable = e instanceof Error ? e.message : String(e);
+  let partial = false;
+  if (message.trim()) {
+    const r = retrieve({ memory, episodes, schedules: more.schedules, archive: more.archive }, message, { limit: CONTEXT_HITS, nowMs, archive: "needed" });
+    hits = r.hits;
+    found = r.episodes;
+    unreadable = r.unreadable;
+    partial = r.budget.cut;
+  }
+  for (const h of hits) {
+    // the owner's lines already shown
+    const mine = h.kind === "profile" ? lines.find((l) => l.section === 0 && l.text === h.text) : undefined;
+    if (mine) {
+      mine.hit = h;
+      continue;
     }
-  const memLines: Line[] = hits.map((h) => ({ section: 2, text: `- ${summaryLine(h.episode.content, h.episode.createdAt * 1000, nowMs)}` }));
-
-  const order = profile.slice(0, 3).concat(memLines, factLines.filter((_, k) => facts[k].shared > 0), profile.slice(3), more, factLines.filter((_, k) => facts[k].shared === 0));
-  const taken = [0, 0, 0]; // lines shown per section
+    const ep = h.id !== undefined ? found.find((e) => e.id === h.id) : undefined;
+    lines.push({ section: sectionOf(h), text: lineOf(h), hit: h, episode: ep });
+  }
+  const taken = [0, 0, 0, 0];
   let used = 0;
   let cut = false;
-  for (const l of order) {
+  for (const l of lines) {
     const head = taken[l.section] ? 0 : byteLength(SECTIONS[l.section]) + 1;
     const cost = head + byteLength(l.text) + 1;
     if (used + cost <= budget + 1) {
@@ -106,12 +114,21 @@ export function buildContext(memory: Memory, episodes: Episodes | undefined, mes
   for (let s = 0; s < SECTIONS.length; s++) {
     if (!taken[s]) continue;
     out.push(SECTIONS[s]);
-    // each section in its own order (profile fields, facts as ranked, memories most alike first)
-    const mine = s === 0 ? profile.concat(more) : s === 1 ? factLines : memLines;
-    for (const l of mine) if (l.shown !== undefined) out.push(l.shown);
+    for (const l of lines) if (l.section === s && l.shown !== undefined) out.push(l.shown);
   }
+  // in rank order
+  const shown = lines.filter((l) => l.shown !== undefined && l.hit).sort((a, b) => hits.indexOf(a.hit as Hit) - hits.indexOf(b.hit as Hit));
+  const eps: Episode[] = [];
+  for (const l of shown) if (l.episode) eps.push(l.episode);
+  if (episodes && eps.length)
+    try {
+      episodes.used(eps);
+    } catch (e) {
+      if (e instanceof Error && e.name === "PowerCut") throw e;
+    }
   const text = out.join("\n");
-  const r: Context = { text, bytes: byteLength(text), episodes: hits, facts: taken[1], cut };
+  const r: Context = { text, bytes: byteLength(text), hits: shown.map((l) => l.hit as Hit), episodes: eps, facts: taken[1], cut };
   if (unreadable) r.unreadable = unreadable;
+  if (partial) r.partial = true;
   return r;
 }

@@ -58,6 +58,9 @@ export interface EpisodesOptions {
   signer?: Signer; // default: src/episode/sig.ts
 }
 
+// Where forgotten episodes are folded (the archive's monthly digests, issue 25 item 6).
+export type Fold = (eps: readonly Episode[]) => void;
+
 export interface EpisodeInput {
   content?: unknown;
   e?: unknown;
@@ -210,6 +213,14 @@ function why(e: unknown): string {
 }
 
 // The few lowest of a stream by a key, kept sorted (a small fixed list).
+export const IDX_SIG = 16; // bytes of a folded signature (RAM only)
+
+// A 512-bit signature OR-ed down to 128 bits at `off` of `out`.
+export function foldSig(sig: Uint8Array, out: Uint8Array, off: number): void {
+  for (let i = 0; i < IDX_SIG; i++) out[off + i] = 0;
+  for (let i = 0; i < sig.length; i++) out[off + (i & (IDX_SIG - 1))] |= sig[i];
+}
+
 class Lowest {
   slots: number[] = [];
   keys: number[] = [];
@@ -398,7 +409,7 @@ export class Episodes implements EpisodeReader {
   // batch is written are kept in RAM and written by the next step.
   private commit(batch: Episode[], tombs: Tombstone[]): void {
     try {
-      this.store.write(batch);
+      this.put(batch);
     } catch (e) {
       this.known = undefined;
       throw e;
@@ -530,12 +541,100 @@ export class Episodes implements EpisodeReader {
     }
     if (batch.length)
       try {
-        this.store.write(batch);
+        this.put(batch);
       } catch (e) {
         rethrowCut(e);
         trace(`episode: use counts of ${batch.length} recalled episodes not written (${why(e)})\n`);
       }
     return hits;
+  }
+
+  // The retrieval's look into the episodes (src/recall): each active
+  // episode is scored by `probe` on its folded signature (IDX_SIG bytes at
+  // `off` of `sig`: the 512 bits OR-ed down to 128, bit b at b mod 128) and
+  // its time; the `k` best (ties: the newer) are read with their text. The
+  // folded signatures live in RAM (built by one header scan, then kept in
+  // step by this class's own writes; a write by anyone else, seen in the
+  // store's write count, has them built again), so a retrieval reads only the
+  // texts of its candidates. Use counts are not touched here: `used` counts
+  // the ones shown.
+  lookup(probe: (sig: Uint8Array, off: number, createdAt: number) => number, k: number): Episode[] {
+    this.store.open();
+    const x = this.index();
+    const best = new Lowest(Math.max(1, Math.min(k, 32))); // key: −(score + recency)
+    const t = this.nowS();
+    for (let slot = 0; slot < x.n; slot++) {
+      if (!x.active[slot]) continue;
+      const s = probe(x.sig, slot * IDX_SIG, x.created[slot]);
+      if (s > 0) best.offer(slot, -(s + 0.001 / (1 + Math.max(0, t - x.created[slot]) / DAY)));
+    }
+    const out: Episode[] = [];
+    for (const slot of best.slots) {
+      const ep = this.store.read(slot);
+      if (ep && ep.state === "active") out.push(ep);
+    }
+    return out;
+  }
+
+  // set at boot when the archive is there (src/app/boot.ts)
+  fold: Fold | undefined;
+
+  private idx: { writes: number; n: number; active: Uint8Array; created: Uint32Array; sig: Uint8Array } | undefined;
+
+  // The folded signatures of every slot, built by a header scan when missing or stale.
+  private index(): { n: number; active: Uint8Array; created: Uint32Array; sig: Uint8Array } {
+    const writes = this.store.stats.writes;
+    if (this.idx && this.idx.writes === writes && this.idx.n >= this.store.slots) return this.idx;
+    const n = this.store.slots + 16; // room for a few new slots before the next build
+    const x = { writes, n, active: new Uint8Array(n), created: new Uint32Array(n), sig: new Uint8Array(n * IDX_SIG) };
+    this.store.scan((ep) => {
+      if (ep.slot >= n) return;
+      x.active[ep.slot] = ep.state === "active" ? 1 : 0;
+      x.created[ep.slot] = ep.createdAt;
+      foldSig(ep.sig, x.sig, ep.slot * IDX_SIG);
+    });
+    this.idx = x;
+    return x;
+  }
+
+  // The store's write of this class's own batch, the folded signatures kept in step.
+  private put(batch: Episode[]): void {
+    const before = this.store.stats.writes;
+    try {
+      this.store.write(batch);
+    } catch (e) {
+      this.idx = undefined;
+      throw e;
+    }
+    const x = this.idx;
+    if (!x) return;
+    if (x.writes !== before) {
+      this.idx = undefined;
+      return;
+    }
+    for (const ep of batch) {
+      if (ep.slot >= x.n) {
+        this.idx = undefined;
+        return;
+      }
+      x.active[ep.slot] = ep.state === "active" ? 1 : 0;
+      x.created[ep.slot] = ep.createdAt;
+      foldSig(ep.sig, x.sig, ep.slot * IDX_SIG);
+    }
+    x.writes = this.store.stats.writes;
+  }
+
+  // Counts a use of the episodes a retrieval showed (one batch; a failure is traced).
+  used(shown: readonly Episode[]): void {
+    if (!shown.length) return;
+    const t = this.nowS();
+    const batch = shown.slice(0, BATCH).map((ep) => ({ ...ep, useCount: Math.min(0xffff, ep.useCount + 1), lastActiveAt: t }));
+    try {
+      this.put(batch);
+    } catch (e) {
+      rethrowCut(e);
+      trace(`episode: use counts of ${batch.length} recalled episodes not written (${why(e)})\n`);
+    }
   }
 
   // Active episodes, most important first (core first), with their text: at
@@ -634,6 +733,16 @@ export class Episodes implements EpisodeReader {
       notes.push(`episode: ${old.id} evicted to the trash (over the cap of ${cap}; importance ${low.keys[k].toFixed(2)})\n`);
       over--;
     }
+    // what leaves by the forgetting formula (or the cap) is folded into its
+    // month's digest first; a fold that fails is traced and forgetting goes on
+    const leaving = batch.filter((ep) => ep.state === "trash" && (report.forgotten.indexOf(ep.id) >= 0 || report.evicted.indexOf(ep.id) >= 0));
+    if (leaving.length && this.fold)
+      try {
+        this.fold(leaving);
+      } catch (e) {
+        rethrowCut(e);
+        trace(`episode: ${leaving.length} forgotten episodes not folded into digests (${why(e)})\n`);
+      }
     if (batch.length) this.commit(batch, tombs);
     for (const s of notes) trace(s);
     if (report.purged) trace(`episode: ${report.purged} trash slots purged\n`);

@@ -142,3 +142,29 @@ export function similarity(a: Uint8Array, b: Uint8Array): number {
   if (!na || !nb) return 0;
   return both / Math.sqrt(na * nb);
 }
+
+// The bits one CJK character or a pair of them sets in a signature (as
+// addText sets them), or undefined for anything else: a probe of whether an
+// episode's text may hold the term (a Bloom filter: no false "no").
+export function termBits(term: string): number[] | undefined {
+  const cps: number[] = [];
+  for (const c of term) cps.push(c.codePointAt(0) as number);
+  if (cps.length < 1 || cps.length > 2) return undefined;
+  for (const cp of cps) if (classOf(cp) !== 2) return undefined;
+  const h = cps.length === 1 ? fnvCode(fnvByte(FNV_OFFSET, TAG_CHAR), cps[0]) : fnvCode(fnvCode(fnvByte(FNV_OFFSET, TAG_PAIR), cps[0]), cps[1]);
+  return [h & MASK, (h >>> 16) & MASK];
+}
+
+export function hasBits(sig: Uint8Array, bits: readonly number[]): boolean {
+  for (let i = 0; i < bits.length; i++) if (!(sig[bits[i] >> 3] & (1 << (bits[i] & 7)))) return false;
+  return true;
+}
+
+// The same probe on a signature folded to 128 bits (src/episode/episodes.ts foldSig) at `off`.
+export function hasFoldedBits(sig: Uint8Array, off: number, bits: readonly number[]): boolean {
+  for (let i = 0; i < bits.length; i++) {
+    const b = bits[i] & 127;
+    if (!(sig[off + (b >> 3)] & (1 << (b & 7)))) return false;
+  }
+  return true;
+}

@@ -14,6 +14,22 @@ import { episodeView, type Episodes } from "../episode/episodes";
 import { buildContext, CONTEXT_BUDGET, CONTEXT_MAX, CONTEXT_MIN } from "../episode/context";
 import { byteLength } from "../text/utf8";
 import { now } from "../time/clock";
+import { retrieve, BUDGET_SPENT, type ArchiveLookup, type Hit, type Sources } from "../recall/retrieve";
+
+// What the retrieval looks through: the tool's memory, schedules, episodes and archive.
+export function sourcesOf(tool: MemoryTool): Sources {
+  return { memory: tool.memory, schedules: tool.schedules, episodes: tool.episodes, archive: tool.archive as ArchiveLookup | undefined };
+}
+
+// A hit as a reply shows it: its kind, text and age (no score).
+export function view(h: Hit): Record<string, unknown> {
+  const v: Record<string, unknown> = { kind: h.kind, text: h.text, age: h.age };
+  if (h.date) v.date = h.date;
+  if (h.archived) v.archived = true;
+  if (h.summary) v.summary = true;
+  if (h.id !== undefined) v.id = h.id;
+  return v;
+}
 
 export const RECALL_MAX = 8;
 export const READ_BUDGET_BYTES = 6000; // as read of the other types (memory-tool.ts)
@@ -66,9 +82,21 @@ export function episodeAction(tool: MemoryTool, action: "write" | "recall" | "de
       if (q === undefined || q === null || q === "") throw new ToolError("recall type=episode needs message (the user's words now) or keyword");
       const m = text(q, args.message !== undefined ? "message" : "keyword", 4000, false, true);
       const limit = int(args.limit, "limit", 1, RECALL_MAX, eps.recallSize);
-      const hits = saved(() => eps.recall(m, limit));
+      // the one retrieval (src/recall), over episodes and the monthly digests of forgotten ones
       const t = now();
-      return out({ type: "episode", count: hits.length, items: hits.map((h) => ({ ...episodeView(h.episode, t), similarity: h.similarity })) });
+      const r = saved(() => retrieve(sourcesOf(tool), m, { limit, nowMs: t, kinds: ["episode", "digest"] }));
+      eps.used(r.episodes);
+      const items = r.hits.map((h) => {
+        const ep = h.id !== undefined ? r.episodes.find((e) => e.id === h.id) : undefined;
+        return ep ? { ...episodeView({ ...ep, useCount: Math.min(0xffff, ep.useCount + 1) }, t), kind: "episode", score: h.score } : { kind: h.kind, content: h.text, age: h.age, date: h.date, summary: true, score: h.score };
+      });
+      const reply: Record<string, unknown> = { type: "episode", count: items.length, items };
+      if (r.unreadable) reply.partial = r.unreadable;
+      else if (r.budget.cut) {
+        reply.partial = true;
+        reply.archive_cut = BUDGET_SPENT;
+      }
+      return out(reply);
     }
     case "delete": {
       if ((args.content === undefined || args.content === "") && (args.id === undefined || args.id === "")) throw new ToolError("delete type=episode needs content (its words) or id (as recall or read shows it)");
@@ -102,9 +130,13 @@ export function episodeAction(tool: MemoryTool, action: "write" | "recall" | "de
 function context(tool: MemoryTool, args: Record<string, unknown>): string {
   const message = args.message === undefined || args.message === null ? "" : text(args.message, "message", 4000, true, true);
   const budget = int(args.budget, "budget", CONTEXT_MIN, CONTEXT_MAX, CONTEXT_BUDGET);
-  const c = buildContext(tool.memory, tool.episodes, message, budget, now());
-  const reply: Record<string, unknown> = { context: c.text, bytes: c.bytes, budget, episodes: c.episodes.map((h) => h.episode.id) };
+  const c = buildContext(tool.memory, tool.episodes, message, budget, now(), { schedules: tool.schedules, archive: tool.archive as ArchiveLookup | undefined });
+  const reply: Record<string, unknown> = { context: c.text, bytes: c.bytes, budget, episodes: c.episodes.map((e) => e.id), hits: c.hits.map(view) };
   if (c.cut) reply.cut = true;
+  if (c.partial) {
+    reply.partial = true;
+    reply.archive_cut = BUDGET_SPENT;
+  }
   if (!tool.episodes) reply.episodes_unavailable = "episodes are not kept on this device now";
   else if (c.unreadable) reply.episodes_unreadable = c.unreadable;
   return out(reply);

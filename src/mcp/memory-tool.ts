@@ -16,7 +16,9 @@ import { now } from "../time/clock";
 import { ToolError, quote, type Tool } from "./server";
 import { PendingQueue } from "../listen/pending";
 import { coerce, expand, readType, byPriority, writeEvent, writeGoal, deleteEvent, completeEvent, eraseAll, whatAllIs, READ_TYPES } from "./fork";
-import { episodeAction } from "./episode-actions";
+import { episodeAction, sourcesOf, view } from "./episode-actions";
+import { normalizeForms } from "./forms";
+import { retrieve, FLASH_BUDGET, BUDGET_SPENT, type HitKind, type Budget } from "../recall/retrieve";
 import { queryAction, snapshotRecall } from "./query-action";
 import { relationAction } from "./relation-actions";
 import { relationView } from "../relation/rules";
@@ -33,6 +35,13 @@ export type RecallType = (typeof RECALL_TYPES)[number];
 type Type = (typeof TYPES)[number];
 
 export const READ_BUDGET_BYTES = 6000;
+export const SEARCH_HITS = 8; // ranked hits a search or recall shows at most
+// the kinds of memory a recall of one type ranks (src/recall)
+const RECALL_KINDS: Record<RecallType, HitKind[]> = {
+  fact: ["profile", "like", "dislike", "family", "fact", "trait", "habit", "goal"],
+  moment: ["moment", "episode", "digest"],
+  event: ["schedule", "event"],
+};
 export const FORGET_AT_ONCE = 50; // archived records one delete hides at most
 export const UPCOMING_IN_READ = 8;
 
@@ -42,6 +51,7 @@ export interface RecallQuery {
   start?: string; // YYYY-MM-DD, inclusive
   end?: string; // YYYY-MM-DD, inclusive
   limit: number;
+  budget?: Budget; // flash bytes it may read, shared with the call's other lookups (src/archive/query.ts)
 }
 export interface ArchiveAccess {
   recall(type: RecallType, q: RecallQuery): object[];
@@ -56,7 +66,7 @@ export interface ArchiveAccess {
   // streams a stream's records, or its monthly digests, newest first; fn
   // returns true to stop (action=query, recall of snapshots: src/query)
   // (with `range`, unix seconds inclusive: only records of that time)
-  scan?(stream: RecallType | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number }): { unreadable: string[]; migrating: boolean };
+  scan?(stream: RecallType | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number }, budget?: Budget): { unreadable: string[]; migrating: boolean };
   readonly budget?: number; // bytes the archive may use (status)
 }
 
@@ -73,9 +83,10 @@ export const DESCRIPTION = [
   "action=complete_schedule: content of a schedule done (a repeating one moves to its next time) or of a dated event.",
   "action=delete: type and content. type=all erases all memory of the user: first without force to see what goes, then force=true once the user agrees.",
   "The device also hears the conversation: what the user says twice or clearly is stored at its end. action=pending lists it; confirm or drop settles an item (content, type if several match); your own write settles it too.",
-  "'Do you remember…' (你还记得…吗, 上次…): action=search with keyword: all memory, old and new. A period (上个月, 去年): action=recall, type fact, moment or event, start_date/end_date or a keyword; neither: the latest.",
+  "Questions about the owner, the past or plans (你还记得…吗, 上次…, 生日, 几岁, 住哪, 下周三干嘛): action=search, keyword = the user's words: all memory ranked, each hit with kind and age; no hits: not in memory.",
+  "action=recall: the same, type narrows it (fact, moment, event, episode, snapshot); with start_date/end_date: a period.",
   "action=status: storage use, records per type, episodes, boots, the last repair, preset. If read has a `notice`, tell the owner what it says.",
-  "Episodes: what happened in a conversation. write type=episode: content (≤200 characters), e, i, p, j (0-1), keywords, emotion. At each user turn, action=context with message gives a ready prompt block (profile, facts, the most similar episodes with their age); recall type=episode with message or keyword: the 3 most similar. recall type=snapshot with keyword: monthly digests and summaries by relevance.",
+  "Episodes: what happened in a conversation. write type=episode: content (≤200 characters), e, i, p, j (0-1), keywords, emotion. At each user turn, action=context with message: a prompt block of what the topic needs (facts, family, plans, episodes, digests of forgotten ones), each with its age.",
   "action=query: from (episode, fact, event, digest), where, order_by, limit, select. action=summary: the owner and the relationship in short. action=config with preset: minimal, balanced or full; tz: the owner's UTC offset (+08:00).",
 ].join("\n");
 
@@ -101,12 +112,12 @@ export function inputSchema(): Record<string, unknown> {
       category: { type: "string", description: "trait: personality, appearance, ability, other; goal: " + GOAL_CATEGORIES.join(", ") + "; event: its kind, e.g. birthday" },
       priority: { type: "integer", minimum: 1, maximum: 5, description: "schedule or goal: 5 is the most important" },
       frequency: { type: "string", description: "habit: daily, weekly, occasionally…" },
-      datetime: { type: "string", description: "schedule: 'YYYY-MM-DD HH:MM' local time; event: 'MM-DD' or 'YYYY-MM-DD'" },
+      datetime: { type: "string", description: "schedule: 'YYYY-MM-DD HH:MM' local time (下周三 15:00 too); event: 'MM-DD' or 'YYYY-MM-DD' (3月15日 too)" },
       repeat: { type: "string", enum: ["none", "daily", "weekly", "monthly"], description: "schedule: how it repeats" },
       duration: { type: "integer", minimum: 1, maximum: 1440, description: "schedule: minutes, default 60" },
       progress: { type: "integer", minimum: 0, maximum: 100, description: "goal: percent done" },
-      keyword: { type: "string", description: "search or recall: words to look for" },
-      start_date: { type: "string", description: "recall: from YYYY-MM-DD" },
+      keyword: { type: "string", description: "search or recall: the user's words (生日, 猫, 我妈的手术)" },
+      start_date: { type: "string", description: "recall: from YYYY-MM-DD (3月1日, 上个月 too)" },
       end_date: { type: "string", description: "recall: to YYYY-MM-DD" },
       limit: { type: "integer", minimum: 1, maximum: 50, description: "recall or search: how many, default 10" },
       force: { type: "boolean", description: "write or confirm a schedule despite a conflict; delete type=all" },
@@ -161,7 +172,8 @@ export class MemoryTool implements Tool {
   episodes: Episodes | undefined;
 
   call(input: Record<string, unknown>): string {
-    const args = coerce(input); // "4" → 4 where only an integer makes sense (src/mcp/fork.ts)
+    // "4" → 4 where only an integer makes sense (src/mcp/fork.ts); 七岁, 3月15日, 下周三 15:00 → the tool's forms (src/mcp/forms.ts)
+    const args = normalizeForms(coerce(input), now());
     for (const k of Object.keys(args)) if (!ARGS.includes(k)) throw new ToolError(`unknown argument '${quote(k, 32)}'; accepted: ${ARGS.join(", ")}`);
     let action: (typeof ACTIONS)[number];
     try {
@@ -190,6 +202,7 @@ export class MemoryTool implements Tool {
         case "complete_schedule":
           return this.changing(() => this.complete(args));
         case "recall":
+          if (args.type === undefined || args.type === "") return this.recallAny(args);
           if (args.type === "episode") return episodeAction(this, "recall", args);
           if (args.type === "snapshot") return snapshotRecall(this, args);
           return this.recall(args);
@@ -577,11 +590,14 @@ export class MemoryTool implements Tool {
   private recall(a: Record<string, unknown>): string {
     const type = oneOf<RecallType>(a.type, "type", RECALL_TYPES);
     const keyword = a.keyword === undefined ? undefined : text(a.keyword, "keyword", 64);
+    const message = a.message === undefined ? undefined : text(a.message, "message", 4000, false, true);
     const start = date(a.start_date, "start_date");
     const end = date(a.end_date, "end_date");
     if (start && end && start > end) throw new ToolError("start_date is after end_date");
     const limit = int(a.limit, "limit", 1, 50, 10);
-    const q: RecallQuery = { keyword, start, end, limit };
+    // one flash read budget for the call: the archive's list, then the ranked hits
+    const budget: Budget = { left: FLASH_BUDGET, cut: false };
+    const q: RecallQuery = { keyword, start, end, limit, budget };
     const hot = nvsItems(this.memory, type, q);
     let archived: object[] = [];
     let unreadable: string | undefined;
@@ -595,42 +611,80 @@ export class MemoryTool implements Tool {
         unreadable = (e as Error).message;
       }
     const items = newestFirst(hot, archived as Item[], limit);
-    if (unreadable) return out({ type, count: items.length, items, partial: true, archive_unreadable: unreadable });
-    return out({ type, count: items.length, items });
+    const reply: Record<string, unknown> = { type };
+    // with words: the one retrieval's ranked hits of that type's kinds too
+    // (not when the archive's part failed: its reason stands as the answer's)
+    const words = message ?? keyword;
+    if (words !== undefined && words.trim() !== "" && !unreadable) {
+      const found = retrieve(sourcesOf(this), words, { limit: Math.min(limit, SEARCH_HITS), nowMs: now(), kinds: RECALL_KINDS[type], budget: Math.max(0, budget.left) });
+      this.episodes?.used(found.episodes);
+      if (found.hits.length) reply.hits = found.hits.map(view);
+      if (found.budget.cut) budget.cut = true;
+    }
+    reply.count = items.length;
+    reply.items = items;
+    if (unreadable) return out({ ...reply, partial: true, archive_unreadable: unreadable });
+    if (budget.cut) return out({ ...reply, partial: true, archive_cut: BUDGET_SPENT });
+    return out(reply);
   }
 
+  // recall without a type: the one retrieval over every kind (keyword or message).
+  private recallAny(a: Record<string, unknown>): string {
+    for (const k of Object.keys(a)) if (["action", "type", "keyword", "message", "limit"].indexOf(k) < 0) throw new ToolError(`recall without type takes keyword or message and limit, not '${quote(k, 32)}'; with start_date/end_date give type fact, moment or event`);
+    const words = a.message ?? a.keyword;
+    if (words === undefined || words === "") throw new ToolError("recall needs keyword or message (the user's words), or type fact, moment, event, episode or snapshot");
+    const w = text(words, a.message !== undefined ? "message" : "keyword", 4000, false, true);
+    const limit = int(a.limit, "limit", 1, 50, 5);
+    const found = retrieve(sourcesOf(this), w, { limit: Math.min(limit, SEARCH_HITS), nowMs: now() });
+    this.episodes?.used(found.episodes);
+    const reply: Record<string, unknown> = { count: found.hits.length, hits: found.hits.map(view) };
+    if (found.unreadable) reply.partial = found.unreadable;
+    else if (found.budget.cut) {
+      reply.partial = true;
+      reply.archive_cut = BUDGET_SPENT;
+    }
+    return out(reply);
+  }
+
+  // search: the one retrieval's ranked hits (src/recall: every kind, synonyms,
+  // names, time phrases; nothing when nothing is relevant) as `hits`, then, as
+  // before, every record that holds the words as they are (`items`, and the
+  // archive's `archived`).
   private search(a: Record<string, unknown>): string {
     const keyword = text(a.keyword ?? a.content, "keyword", 64);
     const limit = int(a.limit, "limit", 1, 50, 10);
+    // one flash read budget for the call: the records that hold the words as
+    // they are first (what was asked), then the ranked hits with what is left
+    const budget: Budget = { left: FLASH_BUDGET, cut: false };
     const k = keyword.toLowerCase();
     const has = (s: string) => s.toLowerCase().indexOf(k) >= 0;
     const m = this.memory;
-    const hits: { where: string; text: string }[] = [];
+    const items: { where: string; text: string }[] = [];
     // ids of the facts, moments and events listed here: the archive's part does not repeat them
     const listed: Record<RecallType, string[]> = { fact: [], moment: [], event: [] };
     const p = m.profile();
-    for (const f of PROFILE_FIELDS) if (p[f] !== "" && p[f] !== 0 && has(String(p[f]))) hits.push({ where: "profile", text: `${f}: ${p[f]}` });
+    for (const f of PROFILE_FIELDS) if (p[f] !== "" && p[f] !== 0 && has(String(p[f]))) items.push({ where: "profile", text: `${f}: ${p[f]}` });
     const prefs = m.preferences();
-    for (const l of prefs.likes) if (has(l)) hits.push({ where: "like", text: l });
-    for (const l of prefs.dislikes) if (has(l)) hits.push({ where: "dislike", text: l });
-    for (const f of m.family()) if (has(f.name) || has(f.relation) || has(f.sharedMemory)) hits.push({ where: "family", text: `${f.relation} ${f.name}`.trim() });
+    for (const l of prefs.likes) if (has(l)) items.push({ where: "like", text: l });
+    for (const l of prefs.dislikes) if (has(l)) items.push({ where: "dislike", text: l });
+    for (const f of m.family()) if (has(f.name) || has(f.relation) || has(f.sharedMemory)) items.push({ where: "family", text: `${f.relation} ${f.name}`.trim() });
     for (const f of m.facts())
       if (has(f.content)) {
-        hits.push({ where: "fact", text: f.content });
+        items.push({ where: "fact", text: f.content });
         listed.fact.push(recordId("fact", f));
       }
-    for (const t of m.traits()) if (has(t.content)) hits.push({ where: "trait", text: t.content });
-    for (const h of m.habits()) if (has(h.content)) hits.push({ where: "habit", text: h.content });
+    for (const t of m.traits()) if (has(t.content)) items.push({ where: "trait", text: t.content });
+    for (const h of m.habits()) if (has(h.content)) items.push({ where: "habit", text: h.content });
     for (const x of m.moments())
       if (has(x.content) || has(x.topic)) {
-        hits.push({ where: "moment", text: `${x.topic}: ${x.content}` });
+        items.push({ where: "moment", text: `${x.topic}: ${x.content}` });
         listed.moment.push(recordId("moment", x));
       }
-    for (const g of m.goals()) if (has(g.content)) hits.push({ where: "goal", text: g.content });
-    for (const s of this.schedules.list({ completed: true })) if (has(s.content)) hits.push({ where: "schedule", text: `${s.content} at ${s.datetime}` });
+    for (const g of m.goals()) if (has(g.content)) items.push({ where: "goal", text: g.content });
+    for (const s of this.schedules.list({ completed: true })) if (has(s.content)) items.push({ where: "schedule", text: `${s.content} at ${s.datetime}` });
     for (const e of m.events()) {
       if (!has(e.content)) continue;
-      if (!e.schedule && !e.time) hits.push({ where: "event", text: e.eventType === "todo" ? e.content : `${e.content} on ${e.date}` });
+      if (!e.schedule && !e.time) items.push({ where: "event", text: e.eventType === "todo" ? e.content : `${e.content} on ${e.date}` });
       listed.event.push(recordId("event", e)); // a schedule is listed above
     }
     const archived: Record<string, object[]> = {};
@@ -642,7 +696,7 @@ export class MemoryTool implements Tool {
         try {
           const ids = listed[t];
           // asks for as many more as NVS may hide, so that `limit` new ones can remain
-          const items = (this.archive.recall(t, { keyword, limit: limit + ids.length }) as Item[]).filter((x) => ids.indexOf(x.id) < 0);
+          const items = (this.archive.recall(t, { keyword, limit: limit + ids.length, budget }) as Item[]).filter((x) => ids.indexOf(x.id) < 0);
           if (items.length) archived[t] = items.slice(0, limit);
           const part = partOf(this.archive);
           if (part) (unreadable ??= {})[t] = part;
@@ -651,8 +705,12 @@ export class MemoryTool implements Tool {
           (unreadable ??= {})[t] = (e as Error).message;
         }
       }
-    if (unreadable) return out({ keyword, count: hits.length, items: hits.slice(0, limit), archived, partial: true, archive_unreadable: unreadable });
-    return out({ keyword, count: hits.length, items: hits.slice(0, limit), archived });
+    const found = retrieve(sourcesOf(this), keyword, { limit: Math.min(limit, SEARCH_HITS), nowMs: now(), budget: Math.max(0, budget.left) });
+    this.episodes?.used(found.episodes);
+    const hits = found.hits.map(view);
+    if (unreadable) return out({ keyword, hits, count: items.length, items: items.slice(0, limit), archived, partial: true, archive_unreadable: unreadable });
+    if (budget.cut || found.budget.cut) return out({ keyword, hits, count: items.length, items: items.slice(0, limit), archived, partial: true, archive_cut: BUDGET_SPENT });
+    return out({ keyword, hits, count: items.length, items: items.slice(0, limit), archived });
   }
 }
 

@@ -300,6 +300,13 @@ function searchFor(svc: Booted["service"], e: Entry, v: Verdict): string | undef
   }
   const arc = (j.archived ?? {})[e.kind] ?? [];
   for (const it of arc) if (it.content === e.key && it.digest !== true) return e.kind === "fact" ? it.content : value.moment(it.topic ?? "", it.content);
+  // a search that spent its flash read budget (issue 25: 32 KB a call) did not
+  // read the older archive: the record's own day is recalled instead
+  if (j.archive_cut !== undefined && e.ts !== undefined) {
+    const day = formatDate(e.ts * 1000);
+    const d = callTool(svc, { action: "recall", type: e.kind, start_date: day, end_date: day, limit: 50 });
+    for (const it of ((d.json ?? {}) as Record<string, any>).items ?? []) if (it.content === e.key && it.digest !== true) return e.kind === "fact" ? it.content : value.moment(it.topic ?? "", it.content);
+  }
   return undefined;
 }
 
@@ -388,13 +395,15 @@ function sweep(ai: Ai, svc: Booted["service"], obs: Observed, v: Verdict, wrong:
     const window = (from: string, to: string, depth: number): void => {
       if (!complete) return;
       const r = callTool(svc, { action: "recall", type: kind, start_date: from, end_date: to, limit: 50 });
-      if (!r.ok || !r.json || !Array.isArray(r.json.items) || r.json.partial) {
+      // a window whose recall spent its flash read budget (issue 25: 32 KB a call) is split too
+      const spent = !!r.json && r.json.partial === true && r.json.archive_cut !== undefined && from !== to && depth < 24;
+      if (!r.ok || !r.json || !Array.isArray(r.json.items) || (r.json.partial && !spent)) {
         complete = false;
         return;
       }
       const items = r.json.items as Record<string, any>[];
       const records = items.filter((it) => it.digest !== true);
-      if (items.length >= 50 && from !== to && depth < 24) {
+      if ((spent || items.length >= 50) && from !== to && depth < 24) {
         // a full page: split the window in two halves of days
         const a = parseLocal(from + "T12:00:00")!, b = parseLocal(to + "T12:00:00")!;
         const mid = formatDate(a + Math.floor((b - a) / DAY_S / 1000 / 2) * DAY_S * 1000);

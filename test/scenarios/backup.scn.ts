@@ -174,7 +174,19 @@ export const QUESTIONS: Record<string, unknown>[] = [
 // A reply as compared: summary's counts of archived records count lines a
 // forget hid until maintenance rewrites their segment, which an import never
 // writes (docs/EXPORT.md): they are left out.
-export function answer(r: ToolReply, q: Record<string, unknown>): string {
+export function answer(r: ToolReply, q: Record<string, unknown>, cut = false): string {
+  // `cut`: either device's call spent its flash read budget (issue 25: 32 KB
+  // a call) and stopped where the bytes ran out; an import lays the same
+  // records out in other blocks, so where that is may differ: the ranked
+  // hits (read last, with what was left) and the flag are not compared, the
+  // rest is
+  if (cut && r.json && q.action !== "summary") {
+    const j = { ...r.json };
+    delete j.hits;
+    delete j.partial;
+    delete j.archive_cut;
+    return JSON.stringify(j);
+  }
   if (q.action !== "summary" || !r.json) return r.text;
   const j = r.json;
   delete j.memory.archived;
@@ -242,7 +254,8 @@ export const scenarios: Scenario[] = [
         dev2.install();
         const y = qb(q);
         ok(!x.isError && x.text.indexOf("error") !== 0, `${JSON.stringify(q)}: ${x.text}`);
-        sameText(answer(y, q), answer(x, q), `the same answer to ${JSON.stringify(q)}`);
+        const cut = (x.json?.archive_cut ?? y.json?.archive_cut) !== undefined;
+        sameText(answer(y, q, cut), answer(x, q, cut), `the same answer to ${JSON.stringify(q)}`);
       }
     },
   },

@@ -37,6 +37,7 @@ import { scenarios as memoryFork } from "./memory-fork.scn";
 import { scenarios as repair } from "./repair.scn";
 import { scenarios as digest } from "./digest.scn";
 import { scenarios as recallAll } from "./recall-all.scn";
+import { scenarios as retrieval } from "./retrieval.scn";
 import { scenarios as episodes } from "./episodes.scn";
 import { scenarios as episodeRecall } from "./episode-recall.scn";
 import { scenarios as context } from "./context.scn";
@@ -88,6 +89,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "repair", scenarios: repair },
   { file: "digest", scenarios: digest },
   { file: "recall-all", scenarios: recallAll },
+  { file: "retrieval", scenarios: retrieval },
   { file: "episodes", scenarios: episodes },
   { file: "episode-recall", scenarios: episodeRecall },
   { file: "context", scenarios: context },
