@@ -15,7 +15,7 @@ import { toolCaller } from "./scenarios/tool-call";
 import { utcOffset, setUtcOffset } from "../src/time/local";
 
 function run(args: string[], input?: string) {
-  return spawnSync(process.execPath, ["--import", "tsx", "desktop/main.ts", ...args, "--quiet"], { encoding: "utf8", input, maxBuffer: 64 << 20 });
+  return spawnSync(process.execPath, ["--import", "tsx", "desktop/main.ts", ...args], { encoding: "utf8", input, maxBuffer: 64 << 20 });
 }
 
 // A device's flash as a data folder (desktop/persist.ts's layout).
@@ -77,7 +77,11 @@ describe("petmem export and import (spawned)", function () {
         h1.dev.install();
         const x = c1(q);
         h2.dev.install();
-        sameText(answer(c2(q), q), answer(x, q), `the same answer to ${JSON.stringify(q)}`);
+        // a schedule the import's own boot found due (real time) is marked reminded there: the device's bookkeeping, not the memory
+        const unmarked = (t: string) => t.replace(/"reminded":\d/g, '"reminded":0');
+        const y = c2(q);
+        const cut = Boolean(x.json?.partial || y.json?.partial); // a call that spent its flash budget (see answer())
+        sameText(unmarked(answer(y, q, cut)), unmarked(answer(x, q, cut)), `the same answer to ${JSON.stringify(q)}`);
       }
     } finally {
       h1.close();

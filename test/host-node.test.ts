@@ -57,8 +57,8 @@ describe("host: data folder and npm start", () => {
   it("npm start boots on a fresh data folder and reports partition usage", () => {
     const r = spawnSync(process.execPath, ["--import", "tsx", "desktop/main.ts", "--data", dir, "--exit"], { encoding: "utf8" });
     assert.equal(r.status, 0, r.stderr);
-    const line = r.stderr.split("\n").find((l) => l.startsWith('{"partitions"'));
-    assert.ok(line, r.stderr);
+    const line = r.stdout.split("\n").find((l) => l.startsWith('{"partitions"')); // --exit prints what it asks for on stdout
+    assert.ok(line, r.stdout + r.stderr);
     const p = JSON.parse(line).partitions;
     assert.equal(p.nvs.partition_bytes, 48 * 1024);
     assert.equal(p.storage.partition_bytes, 3 * 1024 * 1024);

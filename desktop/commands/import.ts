@@ -39,9 +39,18 @@ function readDocument(file: string): unknown {
 // The document as the device gives it back: every item, in order, by section
 // (what a fresh boot changes is left out: the time of export, the device's
 // own settings line, the boot count).
+// What a device changes by itself when it boots at another time: a schedule
+// whose hour has come is marked reminded (src/schedule/reminder.ts). The
+// comparison leaves it out, so an import near a reminder is not refused.
+function stable(section: string, it: unknown): string {
+  if (section === "events" && it && typeof it === "object" && "reminded" in it) return JSON.stringify({ ...(it as Record<string, unknown>), reminded: 0 });
+  return JSON.stringify(it);
+}
+
 function collect(host: Host): Map<string, string[]> {
   const m = new Map<string, string[]>();
   let cur: string[] = [];
+  let section = "";
   const sink: ExportSink = {
     head() {},
     single(s: SectionName, it: Item | null) {
@@ -49,10 +58,11 @@ function collect(host: Host): Map<string, string[]> {
     },
     list(s: SectionName) {
       cur = [];
+      section = s;
       m.set(s, cur);
     },
     item(it: Item) {
-      cur.push(JSON.stringify(it));
+      cur.push(stable(section, it));
     },
     endList() {},
     absent() {},
@@ -67,7 +77,7 @@ function expected(doc: Record<string, any>): Map<string, string[]> {
   const one = (k: string, v: any) => m.set(k, v ? [JSON.stringify(k === "health" ? { ...v, boots: 0 } : v)] : []);
   for (const k of ["config", "profile", "relationship", "health"]) one(k, doc[k]);
   for (const k of ["likes", "dislikes", "family", "facts", "traits", "habits", "moments", "goals", "events", "chat", "pending", "episodes", "episode_tombstones"])
-    m.set(k, Array.isArray(doc[k]) ? doc[k].map((x: unknown) => JSON.stringify(x)) : []);
+    m.set(k, Array.isArray(doc[k]) ? doc[k].map((x: unknown) => stable(k, x)) : []);
   for (const k of ["facts", "moments", "events", "digests", "tombstones"]) m.set(`archive.${k}`, doc.archive ? doc.archive[k].map((x: unknown) => JSON.stringify(x)) : []);
   return m;
 }

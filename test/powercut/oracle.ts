@@ -306,6 +306,13 @@ function searchFor(svc: Booted["service"], e: Entry, v: Verdict): string | undef
     const day = formatDate(e.ts * 1000);
     const d = callTool(svc, { action: "recall", type: e.kind, start_date: day, end_date: day, limit: 50 });
     for (const it of ((d.json ?? {}) as Record<string, any>).items ?? []) if (it.content === e.key && it.digest !== true) return e.kind === "fact" ? it.content : value.moment(it.topic ?? "", it.content);
+    // still past the budget (look-alike records of that day came first): the
+    // record must be readable all the same, so the archive itself is asked,
+    // without a budget (what a later call, or the export, reads)
+    const a = svc.tool.archive;
+    if (a && (e.kind === "fact" || e.kind === "moment"))
+      for (const it of a.recall(e.kind, { keyword: keywordOf(e.key), start: day, end: day, limit: 50 }) as Record<string, any>[])
+        if (it.content === e.key && it.digest !== true) return e.kind === "fact" ? it.content : value.moment(it.topic ?? "", it.content);
   }
   return undefined;
 }

@@ -53,12 +53,12 @@ export const scenarios: Scenario[] = [
     name: "xiaozhi: a tool error is a result with isError false and text 'error: …'; plain MCP keeps isError true",
     run() {
       const { svc, call } = boot();
-      const r = call({ action: "write", type: "age", content: "八岁" });
+      const r = call({ action: "write", type: "age", content: "好几岁" });
       equal(r.result.isError, false);
       ok(r.result.content[0].text.startsWith("error: "), r.result.content[0].text);
       ok(r.result.content[0].text.indexOf("age") >= 0, "says what is wrong");
       ok(r.result.content[0].text.indexOf("call memory again") >= 0, "and what to call instead");
-      const plain = JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "memory", arguments: { action: "write", type: "age", content: "八岁" } } }))!);
+      const plain = JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "memory", arguments: { action: "write", type: "age", content: "好几岁" } } }))!);
       equal(plain.result.isError, true, "MCP over stdio: the spec's isError");
       equal(call({ action: "write", type: "age", content: "8" }).result.isError, false);
       equal(svc.memory.profile().age, 8);
@@ -266,7 +266,7 @@ export const scenarios: Scenario[] = [
       };
       const server = new XiaozhiServerDouble(linkWire(plain));
       await server.connect();
-      const [bad] = await server.turn({ user: "我八岁", calls: [{ tool: "memory", args: { action: "write", type: "age", content: "八岁" } }], reply: [] });
+      const [bad] = await server.turn({ user: "我八岁", calls: [{ tool: "memory", args: { action: "write", type: "age", content: "好几岁" } }], reply: [] });
       equal(bad.action, "ERROR");
       equal(bad.modelSaw, undefined, "the model never reads why");
       equal(bad.spoken, "工具调用错误: 工具调用返回错误，但未提供具体错误信息");
