@@ -208,12 +208,13 @@ export function beforeDropping(stale: string, keep: string): void {
 
 // Boot, before anything reads or writes a file: finishes settles a cut
 // interrupted, and settles every name listed twice. Returns what it did.
-export function settleNames(root: string): string[] {
+export function settleNames(root: string, prefix = ""): string[] {
   const done: string[] = [];
   const seen = new Map<string, number>();
   try {
     const it = new Iterator(root);
-    for (let e = it.next(); e; e = it.next()) if (e.length !== undefined) seen.set(e.name, (seen.get(e.name) ?? 0) + 1);
+    for (let e = it.next(); e; e = it.next())
+      if (e.length !== undefined && (e.name.indexOf(prefix) === 0 || e.name.indexOf(TEMP + prefix) === 0)) seen.set(e.name, (seen.get(e.name) ?? 0) + 1);
   } catch (e) {
     rethrowFatal(e);
     return done;

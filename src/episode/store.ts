@@ -18,7 +18,7 @@
 import { File, Iterator, System } from "file";
 import config from "mc/config";
 import { crc32 } from "../nvs/crc32";
-import { beforeDropping } from "../archive/settle";
+import { beforeDropping, settleNames, TEMP } from "../archive/settle";
 import {
   EPISODE_SLOTS,
   EPISODE_SIG_BYTES,
@@ -311,7 +311,22 @@ export class EpisodeStore implements EpisodeStoreApi {
     try {
       const it = new Iterator(this.root);
       const pre = this.name + ".";
-      for (let e = it.next(); e; e = it.next()) if (e.name.indexOf(pre) === 0 && e.length !== undefined) names.set(this.root + e.name, e.length);
+      let twice = false;
+      for (let e = it.next(); e; e = it.next()) {
+        if (e.length === undefined) continue;
+        if (e.name.indexOf(pre) === 0) {
+          if (names.has(this.root + e.name)) twice = true;
+          names.set(this.root + e.name, e.length);
+        } else if (e.name.indexOf(TEMP + pre) === 0) twice = true;
+      }
+      // a name listed twice, or a settle a cut interrupted (src/archive/settle.ts;
+      // on the device the archive's check has done it already at boot)
+      if (twice) {
+        for (const d of settleNames(this.root, pre)) this.notes.push(d);
+        names.clear();
+        const again = new Iterator(this.root);
+        for (let e = again.next(); e; e = again.next()) if (e.name.indexOf(pre) === 0 && e.length !== undefined) names.set(this.root + e.name, e.length);
+      }
     } catch (e) {
       if (fatal(e)) throw e;
       listed = false; // never taken for "no files": each file is asked on its own
@@ -1084,6 +1099,12 @@ export class EpisodeStore implements EpisodeStoreApi {
             i += m;
           }
         }
+      } catch (e) {
+        // a copy listed and opened whose reads fail (a cut while a slot was
+        // written in place, on the real SPIFFS): rebuilt from the other by steps
+        if (fatal(e) || this.bad[1 - k]) throw e;
+        this.markBad(k, `copy ${k} unreadable`);
+        return 0;
       } finally {
         this.close(f);
       }
