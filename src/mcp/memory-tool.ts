@@ -535,7 +535,8 @@ export class MemoryTool implements Tool {
     const h = m.healthRecord();
     const b = m.bootReport;
     const doc: Record<string, unknown> = {
-      nvs: { used_bytes: used, usable_bytes: NVS_USABLE_BYTES, percent: pct(used, NVS_USABLE_BYTES) },
+      // second_copies: "given back" while NVS (shared with the firmware) is short of room
+      nvs: { used_bytes: used, usable_bytes: NVS_USABLE_BYTES, percent: pct(used, NVS_USABLE_BYTES), second_copies: m.room.single ? "given back" : "kept", ...(m.roomNote ? { note: m.roomNote } : {}) },
       archive: "not available",
       records,
       boots: h.boots,
