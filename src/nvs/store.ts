@@ -516,7 +516,18 @@ export class Store<T extends object> {
     else order = this.held.b && !this.held.a ? ["a", "b"] : ["b", "a"];
     const first = order[0];
     try {
-      const keys = this.writeSlot(this.slot(first), blobs);
+      let keys: string[];
+      try {
+        keys = this.writeSlot(this.slot(first), blobs);
+      } catch (e) {
+        // NVS short of room, one copy kept (Room): the held copy makes way
+        // when the mirror file holds that same table (a cut before the new
+        // copy is whole leaves the mirror's, which boot takes), then once more
+        if (!(single && e instanceof StoreError && this.mirror && !this.mirrorStale && this.persistedLength >= 0)) throw e;
+        this.held = { a: undefined, b: undefined };
+        this.deleteStale();
+        keys = this.writeSlot(this.slot(first), blobs);
+      }
       if (changed) this.held = first === "a" ? { a: keys, b: undefined } : { a: undefined, b: keys };
       else this.held[first] = keys;
     } catch (e) {
