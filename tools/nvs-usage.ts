@@ -187,6 +187,8 @@ function neighbourhood(set: (ns: string, key: string, type: "u8" | "i32" | "str"
       neighbourhood_grew_until: { rounds: grow - 1, refused: refused || "never", live_percent_of_usable: st.percent },
       petmem_flush_when_full: petmemWrite,
       petmem_status_after: mem3.health.writeErrors ? `write errors ${mem3.health.writeErrors}: ${mem3.health.lastWriteError}` : "no write error",
+      second_copies: mem3.room.single ? "given back" : "kept",
+      petmem_bytes_after: entries(dev3.nvs.stats().liveEntries) - entries(st.liveEntries - petmemPeak),
     }) + "\n",
   );
 }
