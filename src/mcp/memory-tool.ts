@@ -205,7 +205,10 @@ export class MemoryTool implements Tool {
           return this.search(args);
       }
     } catch (e) {
-      if (e instanceof MemoryError) throw new ToolError(e.code === "not_found" ? `${e.message}; action=read with type=${typeof args.type === "string" && args.type ? args.type : "schedule"} lists what is stored` : e.message);
+      // the hint names a type read accepts, never the caller's text (which may
+      // hold a lone surrogate, found by `npm run fuzz -- --xs`, seed 29130)
+      if (e instanceof MemoryError)
+        throw new ToolError(e.code === "not_found" ? `${e.message}; action=read with type=${typeof args.type === "string" && (READ_TYPES as readonly string[]).indexOf(args.type) >= 0 ? args.type : "schedule"} lists what is stored` : e.message);
       throw e;
     }
   }
