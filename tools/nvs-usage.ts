@@ -1,11 +1,13 @@
 // npm run nvs-usage: NVS used by petmem, counted with the host-sim NVS entry
-// model. Two JSON lines:
+// model. Three JSON lines:
 //  1. write_mix: the blob bytes written per store over a simulated day of five
 //     conversations (ten exchanges each, two remembered lines, two tool writes,
 //     the quiet-period flush between lines), i.e. how much of NVS's write
 //     budget each store takes (and the bytes the mirrors wrote to the storage
 //     partition, src/nvs/mirror.ts);
-//  2. the budget: every store full (both copies), and the peak during a flush
+//  2. the neighbourhood (issue 28): what a xiaozhi board's firmware keeps in
+//     NVS, petmem's peak share beside it, and what happens as it grows;
+//  3. the budget: every store full (both copies), and the peak during a flush
 //     that rewrites every store, against the usable pages (all but the one NVS
 //     keeps free). Exits 1 when the peak passes PEAK_LIMIT of the usable bytes.
 import Preference from "preference";
@@ -93,9 +95,8 @@ const out = {
   steady_after_rewrite_bytes: after.liveBytes,
   record_bytes,
 };
-process.stdout.write(JSON.stringify(out) + "\n");
 
-// ---- 3. the neighbourhood -----------------------------------------------------
+// ---- 3. the neighbourhood (printed before the budget, which stays the last line) -----------------------------------------------------
 // NVS is shared with the firmware around petmem. What a xiaozhi board keeps
 // there, written through host-sim's ESP-IDF set path (entry for entry as on
 // the device): ESP-IDF's Wi-Fi driver (`nvs.net80211`, WIFI_STORAGE_FLASH: the
@@ -192,4 +193,5 @@ function neighbourhood(set: (ns: string, key: string, type: "u8" | "i32" | "str"
     }) + "\n",
   );
 }
+process.stdout.write(JSON.stringify(out) + "\n");
 process.exit(peak <= usable * PEAK_LIMIT ? 0 : 1);
