@@ -114,6 +114,8 @@ export class ArchiveStream {
       // a copy, not a rename: a cut inside a rename leaves both names on one
       // object, and the twin's later delete would free the segment's pages
       if (copyInto(this.path(seq, "twn"), this.path(seq))) {
+        File.delete(this.path(seq, "twn")); // two objects: the twin's delete frees none of the segment's pages
+        twins.delete(seq);
         segs.set(seq, len);
         this.repaired.push(`${c}${seq}: the twin copied into the segment's place`);
       }
@@ -145,7 +147,7 @@ export class ArchiveStream {
     // segment (it is being copied again: the segment is the only whole copy).
     if (twinLen > 0 && twinLen >= segLen && (!f || twinLen > segLen)) {
       if (f) f.close();
-      if (removeAll(this.path(seq)) && copyInto(this.path(seq, "twn"), this.path(seq))) {
+      if (removeAll(this.path(seq)) && copyInto(this.path(seq, "twn"), this.path(seq)) && File.delete(this.path(seq, "twn"))) {
         this.repaired.push(`${STREAM_CHAR[this.stream]}${seq}: ${f ? "shorter than its twin" : "unreadable"}, its twin put in its place`);
         this.segs.set(seq, twinLen);
         twinLen = -1;
