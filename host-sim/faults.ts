@@ -14,6 +14,11 @@ export const FAULT_KINDS = [
   "full", // NVS or SPIFFS fills during a write
   "bit_flip", // one bit flipped at rest, anywhere in NVS or the storage partition
   "mount_failure", // SPIFFS fails to mount at boot and Moddable formats the partition
+  // the states the real SPIFFS library (pellepl/spiffs, ESP-IDF's configuration) leaves when
+  // power is lost inside an operation (docs/DESIGN.md, "What the real SPIFFS leaves at a cut"):
+  "spiffs_rename_tear", // a cut inside File.rename: both names listed, sharing one object
+  "spiffs_header_tear", // a cut while an index header is rewritten (a write open, a create, an append): the name listed twice
+  "spiffs_rewrite_tear", // a cut while bytes inside a file are replaced (in place, or "wb+" on an existing file): listed, reads fail
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -25,7 +30,10 @@ export interface FaultOptions {
 
 // Which module models which kind. power_cut is the flash chip's (SimDevice.cutAfter).
 export const NVS_FAULTS = ["nvs_crc", "nvs_init_cut", "full", "bit_flip"] as const;
-export const SPIFFS_FAULTS = ["spiffs_read_error", "spiffs_not_finalized", "rename_false", "delete_false", "open_limit", "full", "bit_flip", "mount_failure"] as const;
+export const SPIFFS_FAULTS = [
+  "spiffs_read_error", "spiffs_not_finalized", "rename_false", "delete_false", "open_limit", "full", "bit_flip", "mount_failure",
+  "spiffs_rename_tear", "spiffs_header_tear", "spiffs_rewrite_tear",
+] as const;
 export type NvsFault = (typeof NVS_FAULTS)[number];
 export type SpiffsFault = (typeof SPIFFS_FAULTS)[number];
 
@@ -46,6 +54,10 @@ export class FaultArm<K extends string> {
     if (--a.left > 0) return undefined;
     this.armed.delete(kind);
     return a.opts;
+  }
+
+  disarm(kind: K): void {
+    this.armed.delete(kind);
   }
 
   isArmed(kind: K): boolean {

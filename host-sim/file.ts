@@ -113,6 +113,15 @@ export class File {
         }
       }
     }
+    // esp_spiffs: a write open updates the object's mtime (its index header is written anew)
+    if (w && !first) {
+      try {
+        fs.touch(name);
+      } catch (e) {
+        fs.release();
+        throw e;
+      }
+    }
     this.#name = name;
     this.#write = w;
     this.#boot = SimDevice.current.boots;
@@ -246,11 +255,7 @@ export class File {
 
 // O_TRUNC on an existing object: SPIFFS deletes its pages and keeps the name.
 function truncate(fs: Spiffs, name: string): void {
-  fs.flash.program(fs.partition, 8, (kept) => {
-    if (kept < 8) return;
-    fs.load(name, new Uint8Array(0));
-    fs.listener.truncate?.(name, 0);
-  });
+  fs.truncate(name);
 }
 
 // Lists the objects under a path. SPIFFS is flat: the VFS emulates folders by

@@ -130,6 +130,12 @@ export class Flash {
     return this.cutAt !== 0 && this.writes >= this.cutAt;
   }
 
+  // A model that tore an operation itself (a SPIFFS rename or header rewrite
+  // left half done, as the real library leaves it) loses power here.
+  powerCutNow(): never {
+    return this.powerOff();
+  }
+
   private powerOff(): never {
     this.powered = false;
     this.cutAt = 0;

@@ -1300,6 +1300,18 @@ export class Nvs {
     this.checkKey(key);
     this.assertReady();
     this.armedFill();
+    this.inOp++;
+    try {
+      this.setLocked(namespace, key, type, value);
+    } finally {
+      this.inOp--;
+    }
+  }
+
+  // NVS's lock is held from here: nothing else writes NVS until it returns.
+  private inOp = 0;
+
+  private setLocked(namespace: string, key: string, type: NvsType, value: number | string | Uint8Array): void {
     const nso = this.createOrOpenNamespace(namespace, true);
     if (nso.err !== OK) fail(nso.err, "open");
     const k = keyField(key);
@@ -1324,6 +1336,15 @@ export class Nvs {
     this.checkKey(namespace);
     this.checkKey(key);
     this.assertReady();
+    this.inOp++;
+    try {
+      return this.eraseLocked(namespace, key);
+    } finally {
+      this.inOp--;
+    }
+  }
+
+  private eraseLocked(namespace: string, key: string): boolean {
     const nso = this.createOrOpenNamespace(namespace, true);
     if (nso.err !== OK) fail(nso.err, "open");
     const err = this.eraseItem(nso.index, keyField(key));
@@ -1426,6 +1447,13 @@ export class Nvs {
         this.initCut = opts;
         return `power cut armed at operation ${opts.at ?? 1} of the next nvs_flash_init`;
       case "full": {
+        // armed from inside an NVS operation (a test's hook on a flash write):
+        // the other component's writes wait for NVS's lock, as on the device,
+        // and fill before the next set instead of inside this one
+        if (this.inOp > 0) {
+          this.fillAt = { left: 1, opts };
+          return "NVS fills before the next set";
+        }
         if (opts.at !== undefined && opts.at > 1) {
           this.fillAt = { left: opts.at, opts };
           return `NVS fills before set ${opts.at}`;

@@ -78,6 +78,15 @@ export class Spiffs {
   tearModes: readonly TearMode[] = TEAR_MODES;
   tearSeed: number | undefined;
   lastTear: { name: string; mode: TearMode; pages: number; reached: number } | undefined;
+  // What a cut inside a rename or an index header rewrite leaves in the real
+  // library (docs/DESIGN.md, "What the real SPIFFS leaves at a cut"):
+  // two names on one object (a torn rename): name -> the other name
+  readonly sharedWith = new Map<string, string>();
+  // a second index header of the same name (a torn header rewrite), with its length
+  readonly shadow = new Map<string, number>();
+  // names whose object was freed through another name, or whose index points at
+  // pages a torn rewrite deleted: listed with their length, open works, reads fail
+  readonly dangling = new Set<string>();
   private faults = new FaultArm<SpiffsFault>();
   private mountFailure = false;
 
@@ -124,12 +133,17 @@ export class Spiffs {
     }
   }
 
+  disarm(kind: SpiffsFault): void {
+    if (kind === "mount_failure") this.mountFailure = false;
+    else this.faults.disarm(kind);
+  }
+
   isArmed(kind: SpiffsFault): boolean {
     return kind === "mount_failure" ? this.mountFailure : this.faults.isArmed(kind);
   }
 
   // An operation asks whether an armed fault fires now.
-  due(kind: "spiffs_read_error" | "rename_false" | "delete_false" | "open_limit" | "full"): boolean {
+  due(kind: "spiffs_read_error" | "rename_false" | "delete_false" | "open_limit" | "full" | "spiffs_rename_tear" | "spiffs_header_tear" | "spiffs_rewrite_tear"): boolean {
     return this.faults.due(kind) !== undefined;
   }
 
@@ -149,6 +163,9 @@ export class Spiffs {
       this.listener.remove?.(name);
     }
     this.notFinalized.clear();
+    this.sharedWith.clear();
+    this.shadow.clear();
+    this.dangling.clear();
     this.flash.erase(this.partition, Math.floor(this.bytes / BLOCK_BYTES));
   }
 
@@ -191,8 +208,15 @@ export class Spiffs {
     };
   }
 
+  // A name with a second index header is listed twice (as readdir shows it).
   list(): { name: string; length: number }[] {
-    return [...this.lengths].map(([name, length]) => ({ name, length }));
+    const out: { name: string; length: number }[] = [];
+    for (const [name, length] of this.lengths) {
+      out.push({ name, length });
+      const s = this.shadow.get(name);
+      if (s !== undefined) out.push({ name, length: s });
+    }
+    return out;
   }
 
   // ---- descriptors ---------------------------------------------------------------------
@@ -218,7 +242,21 @@ export class Spiffs {
   checkRead(name: string): void {
     this.flash.assertPowered();
     if (this.notFinalized.has(name)) throw new SpiffsError("SPIFFS_ERR_NOT_FINALIZED", "not finalized");
+    if (this.dangling.has(name)) throw new SpiffsError("SPIFFS_ERR_DELETED", "deleted");
     if (this.due("spiffs_read_error")) throw new SpiffsError("SPIFFS_ERR_READ", "read error");
+  }
+
+  // ESP-IDF opens for writing with an mtime update (SPIFFS_fupdate_meta): the
+  // object's index header is written anew and the old one deleted. A cut
+  // between the two leaves the name listed twice (spiffs_header_tear).
+  touch(name: string): void {
+    if (!this.exists(name) || !this.due("spiffs_header_tear")) return;
+    this.tearHeader(name);
+  }
+
+  private tearHeader(name: string): never {
+    this.flash.program(this.partition, PAGE_BYTES, () => this.shadow.set(name, this.length(name)));
+    this.flash.powerCutNow();
   }
 
   // ---- objects -------------------------------------------------------------------------
@@ -234,6 +272,8 @@ export class Spiffs {
       this.lengths.set(name, 0);
       this.listener.create?.(name);
     });
+    // the create's mtime update rewrites the new header
+    if (this.due("spiffs_header_tear")) this.tearHeader(name);
   }
 
   read(name: string, offset: number, count: number): Uint8Array {
@@ -249,16 +289,45 @@ export class Spiffs {
   write(name: string, offset: number, data: Uint8Array): void {
     const len = this.length(name);
     if (this.notFinalized.has(name)) throw new SpiffsError("SPIFFS_ERR_NOT_FINALIZED", "not finalized");
+    if (this.dangling.has(name)) throw new SpiffsError("SPIFFS_ERR_DELETED", "deleted");
     const newLen = Math.max(len, offset + data.length);
     if (this.due("full") || this.usedPages() - pagesFor(len) + pagesFor(newLen) > this.usablePages)
       throw new SpiffsError("SPIFFS_ERR_FULL", "file system full");
+    // bytes replaced inside the file: SPIFFS writes new data pages, deletes the
+    // old ones, then the index; a cut between leaves the index on deleted pages
+    if (offset < len && this.due("spiffs_rewrite_tear")) {
+      this.flash.program(this.partition, Math.min(data.length, DATA_PER_PAGE), () => this.dangling.add(name));
+      this.flash.powerCutNow();
+    }
     this.flash.program(this.partition, data.length, (kept) => {
       if (kept >= data.length) {
         this.put(name, len, offset, data);
+        this.afterWrite(name, offset, data.length);
         return;
       }
       this.tear(name, len, offset, data, kept);
     });
+  }
+
+  // A write through one of two names on one object: the other name's header
+  // still maps the object's old pages up to its own length. Bytes past that
+  // length leave it as it was; bytes inside it delete pages it maps (reads of
+  // it fail). A name with a second header: the rewritten header is found after
+  // the stale one from now on, so the name shows the stale length again.
+  private afterWrite(name: string, offset: number, n: number): void {
+    const other = this.sharedWith.get(name);
+    if (other !== undefined && offset < this.lengths.get(other)!) {
+      this.dangling.add(other);
+      this.sharedWith.delete(name);
+      this.sharedWith.delete(other);
+    }
+    const s = this.shadow.get(name);
+    if (s !== undefined) {
+      const now = this.length(name);
+      this.shadow.set(name, now);
+      this.lengths.set(name, Math.min(s, now));
+      void n;
+    }
   }
 
   private put(name: string, len: number, offset: number, part: Uint8Array): void {
@@ -305,21 +374,36 @@ export class Spiffs {
 
   // SPIFFS deletes from the end of an object backwards: a cut part way leaves a
   // shorter file under the same name. SPIFFS_remove needs a free descriptor.
+  // SPIFFS_remove first marks the index header deleted (one flag write), then
+  // deletes the pages: the real library, cut anywhere inside it, leaves the
+  // name as it was (a cut at that first write) or gone, never a shorter file.
+  // Removing one of two names on one object frees the pages the other maps
+  // (it stays listed; its reads fail). A name with a second header: the first
+  // remove leaves the stale header (listed, reads fail), the next removes it.
   remove(name: string): boolean {
     if (this.due("delete_false") || !this.exists(name) || this.openFiles >= MAX_OPEN) return false;
     const len = this.length(name);
     this.flash.program(this.partition, pagesFor(len) * PAGE_HEADER_BYTES, (kept) => {
-      const total = pagesFor(len) * PAGE_HEADER_BYTES;
-      if (kept >= total) {
-        this.files.delete(name);
-        this.lengths.delete(name);
-        this.notFinalized.delete(name);
-        this.listener.remove?.(name);
-      } else {
-        const keep = Math.floor((len * (total - kept)) / total);
-        this.lengths.set(name, keep);
-        this.listener.truncate?.(name, keep);
+      if (kept <= 0) return;
+      const other = this.sharedWith.get(name);
+      if (other !== undefined) {
+        this.dangling.add(other);
+        this.sharedWith.delete(other);
+        this.sharedWith.delete(name);
       }
+      const s = this.shadow.get(name);
+      if (s !== undefined) {
+        this.shadow.delete(name);
+        this.lengths.set(name, s);
+        this.dangling.add(name);
+        this.listener.truncate?.(name, s);
+        return;
+      }
+      this.files.delete(name);
+      this.lengths.delete(name);
+      this.notFinalized.delete(name);
+      this.dangling.delete(name);
+      this.listener.remove?.(name);
     });
     return true;
   }
@@ -336,12 +420,38 @@ export class Spiffs {
       return false;
     }
     if (!this.exists(from) || this.exists(to) || this.notFinalized.has(from) || this.openFiles >= MAX_OPEN) return false;
+    if (this.due("spiffs_rename_tear")) {
+      // the new header is written, the old one not yet deleted: both names
+      // listed, one object (the real library, cut at that write)
+      this.flash.program(this.partition, PAGE_BYTES, () => {
+        this.files.set(to, this.files.get(from)!.slice());
+        this.lengths.set(to, this.lengths.get(from)!);
+        this.sharedWith.set(from, to);
+        this.sharedWith.set(to, from);
+        if (this.dangling.has(from)) this.dangling.add(to);
+        this.listener.create?.(to);
+        this.listener.write?.(to, 0, this.content(to));
+      });
+      this.flash.powerCutNow();
+    }
     this.flash.program(this.partition, PAGE_BYTES, (kept) => {
       if (kept < PAGE_BYTES) return;
       this.files.set(to, this.files.get(from)!);
       this.lengths.set(to, this.lengths.get(from)!);
       this.files.delete(from);
       this.lengths.delete(from);
+      const other = this.sharedWith.get(from);
+      if (other !== undefined) {
+        this.sharedWith.delete(from);
+        this.sharedWith.set(to, other);
+        this.sharedWith.set(other, to);
+      }
+      for (const set of [this.dangling, this.notFinalized]) if (set.delete(from)) set.add(to);
+      const s = this.shadow.get(from);
+      if (s !== undefined) {
+        this.shadow.delete(from);
+        this.shadow.set(to, s);
+      }
       this.listener.rename?.(from, to);
     });
     return true;
@@ -351,6 +461,23 @@ export class Spiffs {
   load(name: string, bytes: Uint8Array): void {
     this.files.set(name, bytes);
     this.lengths.set(name, bytes.length);
+  }
+
+  // "wb+" on an existing object (O_TRUNC): SPIFFS deletes its pages from the
+  // end and keeps the name. The real library, cut inside, mostly leaves the
+  // name with its length and pages deleted (reads fail): spiffs_rewrite_tear.
+  truncate(name: string): void {
+    if (this.length(name) > 0 && this.due("spiffs_rewrite_tear")) {
+      this.flash.program(this.partition, 8, () => this.dangling.add(name));
+      this.flash.powerCutNow();
+    }
+    this.flash.program(this.partition, 8, (kept) => {
+      if (kept < 8) return;
+      this.load(name, new Uint8Array(0));
+      this.dangling.delete(name);
+      this.shadow.delete(name);
+      this.listener.truncate?.(name, 0);
+    });
   }
 
   content(name: string): Uint8Array {

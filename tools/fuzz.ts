@@ -10,7 +10,7 @@
 // Exits non-zero if any counter is not zero.
 import "../host-sim/trace";
 import { setTraceSink } from "../host-sim/trace-sink";
-import { fuzz, summary, type FuzzResult } from "../test/fuzz/fuzzer";
+import { fuzz, summary, type FuzzResult, type Report } from "../test/fuzz/fuzzer";
 import { fuzzXs } from "../test/xs/fuzz";
 
 function usage(message: string): never {
@@ -35,10 +35,16 @@ for (let i = 0; i < argv.length; i++) {
 setTraceSink(() => {});
 const engine = xs ? "xs" : "node";
 process.stderr.write(`fuzz: ${engine}, seed ${seed} (replay: npm run fuzz -- --n ${n} --seed ${seed}${xs ? " --xs" : ""})\n`);
-const r: FuzzResult & { stopped_early?: string } = xs ? await fuzzXs({ n, seed }) : fuzz({ n, seed });
-for (const x of r.reports) process.stderr.write(JSON.stringify(x) + "\n");
+// every finding goes out as it is found, with its seed and index, so a run
+// that dies later (or is killed by a timeout) still leaves what it found
+const onReport = (x: Report) =>
+  process.stderr.write(
+    `fuzz: finding, seed ${seed}, input ${x.at} (replay: npm run fuzz -- --n ${(x.at ?? n - 1) + 1} --seed ${seed}${xs ? " --xs" : ""}): ${JSON.stringify(x)}\n`,
+  );
+const r: FuzzResult & { stopped_early?: string } = xs ? await fuzzXs({ n, seed, onReport }) : fuzz({ n, seed, onReport });
 const { reports, ...stats } = r;
 process.stderr.write(`fuzz: ${engine}: ${(r.ms / 1000).toFixed(1)} s, ${Math.round(r.inputs / Math.max(r.ms / 1000, 0.001))} inputs/s${r.stopped_early ? `; ${r.stopped_early}` : ""}\n`);
 process.stdout.write(JSON.stringify({ engine, ...stats }) + "\n");
 process.stdout.write(summary(r, engine) + "\n");
+process.stderr.write(`fuzz: ${engine}, seed ${seed}: ${r.inputs} inputs, ${r.bad_responses + r.crashes + r.state_changed_on_reject} findings\n`);
 process.exit(r.bad_responses || r.crashes || r.state_changed_on_reject || r.inputs !== n ? 1 : 0);

@@ -1,11 +1,13 @@
 // npm run nvs-usage: NVS used by petmem, counted with the host-sim NVS entry
-// model. Two JSON lines:
+// model. Three JSON lines:
 //  1. write_mix: the blob bytes written per store over a simulated day of five
 //     conversations (ten exchanges each, two remembered lines, two tool writes,
 //     the quiet-period flush between lines), i.e. how much of NVS's write
 //     budget each store takes (and the bytes the mirrors wrote to the storage
 //     partition, src/nvs/mirror.ts);
-//  2. the budget: every store full (both copies), and the peak during a flush
+//  2. the neighbourhood (issue 28): what a xiaozhi board's firmware keeps in
+//     NVS, petmem's peak share beside it, and what happens as it grows;
+//  3. the budget: every store full (both copies), and the peak during a flush
 //     that rewrites every store, against the usable pages (all but the one NVS
 //     keeps free). Exits 1 when the peak passes PEAK_LIMIT of the usable bytes.
 import Preference from "preference";
@@ -93,5 +95,103 @@ const out = {
   steady_after_rewrite_bytes: after.liveBytes,
   record_bytes,
 };
+
+// ---- 3. the neighbourhood (printed before the budget, which stays the last line) -----------------------------------------------------
+// NVS is shared with the firmware around petmem. What a xiaozhi board keeps
+// there, written through host-sim's ESP-IDF set path (entry for entry as on
+// the device): ESP-IDF's Wi-Fi driver (`nvs.net80211`, WIFI_STORAGE_FLASH: the
+// station and soft-AP configuration, the last AP's info), the PHY calibration
+// (`phy`: ESP32-S3 cal_data, 1904 bytes), and the companion firmware's own
+// settings (78/xiaozhi-esp32's Settings namespaces: up to 10 saved networks,
+// the websocket and MQTT endpoints and credentials, the board's uuid, volume,
+// display, the assets URL). Then every petmem store full, a full rewrite (the
+// peak), and the neighbourhood growing (more networks, a bigger AP list) until
+// NVS refuses: how much room petmem leaves and what is left when it does.
+function neighbourhood(set: (ns: string, key: string, type: "u8" | "i32" | "str" | "blob", v: number | string | Uint8Array) => void, grow = 0): void {
+  const blob = (n: number) => new Uint8Array(n).fill(0x5a);
+  const str = (n: number, c = "x") => c.repeat(n);
+  // ESP-IDF Wi-Fi (esp_wifi_set_config with flash storage), about 40 items
+  for (const k of ["opmode", "sta.authmode", "sta.chan", "sta.scan_method", "sta.sort_method", "sta.minrssi", "sta.minauth", "sta.pmf_e", "sta.pmf_r", "sta.btm_e", "sta.rrm_e", "sta.mbo_e", "sta.ft", "sta.owe", "sta.trans_d", "sta.sae_h2e", "sta.lis_intval", "ap.authmode", "ap.chan", "ap.hidden", "ap.max.conn", "bcn.interval", "ap.pmf_e", "ap.pmf_r", "ap.p_cipher", "ap.sae_h2e", "bw", "sta.phym", "sta.phybw", "ap.phym", "ap.phybw"])
+    set("nvs.net80211", k, "u8", 1);
+  set("nvs.net80211", "sta.ssid", "blob", blob(36));
+  set("nvs.net80211", "sta.pswd", "blob", blob(65));
+  set("nvs.net80211", "sta.bssid", "blob", blob(6));
+  set("nvs.net80211", "sta.pmk", "blob", blob(32));
+  set("nvs.net80211", "sta.apinfo", "blob", blob(700 + grow * 200));
+  set("nvs.net80211", "ap.ssid", "blob", blob(36));
+  set("nvs.net80211", "ap.passwd", "blob", blob(65));
+  set("nvs.net80211", "country", "blob", blob(12));
+  // PHY calibration
+  set("phy", "cal_data", "blob", blob(1904));
+  set("phy", "cal_mac", "blob", blob(6));
+  set("phy", "cal_version", "i32", 1);
+  // xiaozhi-esp32's settings
+  const nets = Math.min(10, 3 + grow);
+  for (let i = 0; i < nets; i++) {
+    set("wifi", i ? `ssid${i}` : "ssid", "str", str(24, String.fromCharCode(97 + i)));
+    set("wifi", i ? `password${i}` : "password", "str", str(20));
+  }
+  set("websocket", "url", "str", str(48));
+  set("websocket", "token", "str", str(40));
+  set("websocket", "version", "i32", 3);
+  for (const k of ["endpoint", "client_id", "username", "password", "publish_topic"]) set("mqtt", k, "str", str(k === "password" ? 44 : 60));
+  set("board", "uuid", "str", str(36));
+  set("audio", "output_volume", "i32", 70);
+  set("display", "brightness", "i32", 75);
+  set("display", "theme", "str", str(5));
+  set("assets", "download_url", "str", str(96));
+}
+{
+  const dev3 = new SimDevice({ now: Date.UTC(2026, 1, 5, 5, 0) }).install();
+  const set = (ns: string, key: string, type: "u8" | "i32" | "str" | "blob", v: number | string | Uint8Array) => dev3.nvs.set(ns, key, type, v);
+  neighbourhood(set);
+  const n0 = dev3.nvs.stats().liveEntries;
+  const mem3 = new Memory();
+  mem3.boot();
+  fillEveryStore(mem3);
+  mem3.flush();
+  const withPetmem = dev3.nvs.stats().liveEntries;
+  dev3.nvs.peakLiveEntries = withPetmem;
+  touchEveryStore(mem3);
+  mem3.flush();
+  const peakAll = dev3.nvs.peakLiveEntries;
+  const petmemPeak = peakAll - n0;
+  // the neighbourhood grows (more saved networks, a bigger AP list) until NVS refuses
+  let grow = 0, refused = "";
+  for (grow = 1; grow <= 40 && !refused; grow++) {
+    try {
+      neighbourhood(set, grow);
+    } catch (e) {
+      refused = (e as Error).message;
+    }
+  }
+  const st = dev3.nvs.stats();
+  let petmemWrite = "ok";
+  try {
+    touchEveryStore(mem3);
+    mem3.flush();
+  } catch (e) {
+    petmemWrite = (e as Error).message;
+  }
+  const entries = (n: number) => n * ENTRY_BYTES;
+  process.stdout.write(
+    JSON.stringify({
+      neighbourhood: {
+        namespaces: ["nvs.net80211", "phy", "wifi", "websocket", "mqtt", "board", "audio", "display", "assets"],
+        bytes: entries(n0),
+        percent_of_partition: Math.round((entries(n0) / dev3.nvs.bytes) * 1000) / 10,
+      },
+      petmem_peak_bytes: entries(petmemPeak),
+      petmem_peak_percent_of_partition: Math.round((entries(petmemPeak) / dev3.nvs.bytes) * 1000) / 10,
+      all_peak_percent_of_usable: Math.round((entries(peakAll) / (st.usableEntries * ENTRY_BYTES)) * 1000) / 10,
+      headroom_bytes_at_peak: entries(st.usableEntries - peakAll),
+      neighbourhood_grew_until: { rounds: grow - 1, refused: refused || "never", live_percent_of_usable: st.percent },
+      petmem_flush_when_full: petmemWrite,
+      petmem_status_after: mem3.health.writeErrors ? `write errors ${mem3.health.writeErrors}: ${mem3.health.lastWriteError}` : "no write error",
+      second_copies: mem3.room.single ? "given back" : "kept",
+      petmem_bytes_after: entries(dev3.nvs.stats().liveEntries) - entries(st.liveEntries - petmemPeak),
+    }) + "\n",
+  );
+}
 process.stdout.write(JSON.stringify(out) + "\n");
 process.exit(peak <= usable * PEAK_LIMIT ? 0 : 1);

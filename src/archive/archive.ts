@@ -27,6 +27,7 @@ export type { Budget } from "./query";
 import { Tombstones } from "./tomb";
 import { Migration } from "./migrate";
 import { Scrubber } from "./scrub";
+import { settleNames } from "./settle";
 import { DigestBuilder } from "./digest";
 import { lineKind, KIND_RECORD, readSide } from "./segment";
 import { daysInMonth, fromLocal, toLocal } from "../time/local";
@@ -148,6 +149,13 @@ export class Archive {
   // (a few KB); the catalogs' entries and the tombstones. Never throws (but a
   // power cut in the simulator): what cannot be read is named and kept.
   check(): CheckReport {
+    // first of all: names a cut left on one object (src/archive/settle.ts)
+    try {
+      const settled = settleNames(this.root);
+      if (settled.length) trace(`archive: ${settled.join("; ")}\n`);
+    } catch (e) {
+      rethrowFatal(e);
+    }
     let files = this.files();
     let relist = false;
     for (const s of STREAMS) {

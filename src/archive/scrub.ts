@@ -12,6 +12,7 @@ import { STREAM_CODE, STREAM_CHAR, parseRecord } from "./codec";
 import { lineKind, KIND_RECORD } from "./segment";
 import { scanRange, validEndOf, type ArchiveStream, type Buffers } from "./stream";
 import { Tombstones, hex } from "./tomb";
+import { settle, removeAll } from "./settle";
 
 const STEP_WRITE = 8192;
 
@@ -46,6 +47,18 @@ export class Scrubber {
       const seq = Number(m[2]);
       const scr = s.path(seq).replace(/jsonl$/, "scr"), old = s.path(seq).replace(/jsonl$/, "old");
       if (m[3] === "old") {
+        // segment, .old and .scr all there: a cut inside one of the swap's
+        // renames left the segment on one object with .old (the first) or .scr
+        // (the second). The segment is settled onto its own object (as it is:
+        // the original, or the rewrite), then the other two names go.
+        if (File.exists(s.path(seq)) && File.exists(scr)) {
+          if (settle(s.path(seq))) {
+            removeAll(scr);
+            removeAll(old);
+            File.delete(s.path(seq, "six"));
+          }
+          return;
+        }
         // committed: the rewritten segment is the segment
         if (!File.exists(s.path(seq)) && File.exists(scr)) File.rename(scr, s.path(seq));
         if (File.exists(s.path(seq))) {

@@ -13,6 +13,7 @@ import { File } from "file";
 import { CHUNK, ArchiveError, validEnd, scanRange, readInto, writeAt, openAppend, openWrite, remove, rename, rethrowFatal, messageOf } from "./file";
 import { lineT, headerLine, parseRecord, textsOf, NL, STREAM_CHAR, type Line, type Stream } from "./codec";
 import { sigAdd } from "./fold";
+import { copyInto, removeAll } from "./settle";
 import { Catalog, SUMMARY_BYTES, SUMMARY_MASK } from "./catalog";
 import { SEGMENT_BLOCKS, RECORD, NO_MIN, segName, parseName, readSide, createSide, writeSideRecords, BlockBuilder, decodeRecords, lineKind, KIND_RECORD, type BlockInfo } from "./segment";
 
@@ -84,6 +85,7 @@ export class ArchiveStream {
   load(files: Map<string, number>): void {
     const segs = new Map<number, number>();
     const twins = new Map<number, number>();
+    const rets: number[] = [];
     const c = STREAM_CHAR[this.stream];
     this.repaired = [];
     this.unreadable = [];
@@ -94,19 +96,28 @@ export class ArchiveStream {
       if (p.seq === this.skip) return;
       if (p.ext === "jsonl") segs.set(p.seq, len);
       else if (p.ext === "twn") twins.set(p.seq, len);
-      else if (p.ext === "ret") {
-        // a retire cut after its digest was written: finish it
-        if (File.delete(this.path(p.seq, "ret"))) this.repaired.push(`retired ${name}`);
-        if (files.has(`${name.slice(0, 7)}.six`)) File.delete(this.path(p.seq, "six"));
-      }
+      else if (p.ext === "ret") rets.push(p.seq);
     });
+    for (const seq of rets) {
+      // a retire cut after its digest was written: finish it. A cut inside
+      // its rename leaves the segment on the same object: it goes too (its
+      // records are in the digest), never left listed on freed pages.
+      const name = `${c}${String(seq).padStart(6, "0")}`;
+      if (File.delete(this.path(seq, "ret"))) this.repaired.push(`retired ${name}.ret`);
+      if (segs.has(seq) && removeAll(this.path(seq))) segs.delete(seq);
+      if (files.has(`${name}.six`)) File.delete(this.path(seq, "six"));
+    }
     // a twin whose segment is gone (a cut between the delete and the rename
     // of a repair) becomes the segment
     twins.forEach((len, seq) => {
       if (segs.has(seq)) return;
-      if (File.rename(this.path(seq, "twn"), this.path(seq))) {
+      // a copy, not a rename: a cut inside a rename leaves both names on one
+      // object, and the twin's later delete would free the segment's pages
+      if (copyInto(this.path(seq, "twn"), this.path(seq))) {
+        File.delete(this.path(seq, "twn")); // two objects: the twin's delete frees none of the segment's pages
+        twins.delete(seq);
         segs.set(seq, len);
-        this.repaired.push(`${c}${seq}: the twin became the segment`);
+        this.repaired.push(`${c}${seq}: the twin copied into the segment's place`);
       }
     });
     this.cat.load(this.bufs.chunk, files.has(`${c}.cat`));
@@ -136,7 +147,7 @@ export class ArchiveStream {
     // segment (it is being copied again: the segment is the only whole copy).
     if (twinLen > 0 && twinLen >= segLen && (!f || twinLen > segLen)) {
       if (f) f.close();
-      if (File.delete(this.path(seq)) && File.rename(this.path(seq, "twn"), this.path(seq))) {
+      if (removeAll(this.path(seq)) && copyInto(this.path(seq, "twn"), this.path(seq)) && File.delete(this.path(seq, "twn"))) {
         this.repaired.push(`${STREAM_CHAR[this.stream]}${seq}: ${f ? "shorter than its twin" : "unreadable"}, its twin put in its place`);
         this.segs.set(seq, twinLen);
         twinLen = -1;

@@ -18,6 +18,7 @@
 import { File, Iterator, System } from "file";
 import config from "mc/config";
 import { crc32 } from "../nvs/crc32";
+import { beforeDropping, settleNames, TEMP } from "../archive/settle";
 import {
   EPISODE_SLOTS,
   EPISODE_SIG_BYTES,
@@ -310,7 +311,22 @@ export class EpisodeStore implements EpisodeStoreApi {
     try {
       const it = new Iterator(this.root);
       const pre = this.name + ".";
-      for (let e = it.next(); e; e = it.next()) if (e.name.indexOf(pre) === 0 && e.length !== undefined) names.set(this.root + e.name, e.length);
+      let twice = false;
+      for (let e = it.next(); e; e = it.next()) {
+        if (e.length === undefined) continue;
+        if (e.name.indexOf(pre) === 0) {
+          if (names.has(this.root + e.name)) twice = true;
+          names.set(this.root + e.name, e.length);
+        } else if (e.name.indexOf(TEMP + pre) === 0) twice = true;
+      }
+      // a name listed twice, or a settle a cut interrupted (src/archive/settle.ts;
+      // on the device the archive's check has done it already at boot)
+      if (twice) {
+        for (const d of settleNames(this.root, pre)) this.notes.push(d);
+        names.clear();
+        const again = new Iterator(this.root);
+        for (let e = again.next(); e; e = again.next()) if (e.name.indexOf(pre) === 0 && e.length !== undefined) names.set(this.root + e.name, e.length);
+      }
     } catch (e) {
       if (fatal(e)) throw e;
       listed = false; // never taken for "no files": each file is asked on its own
@@ -318,7 +334,12 @@ export class EpisodeStore implements EpisodeStoreApi {
     const len = (p: string) => (listed ? names.get(p) : this.probe(p));
     // a rebuild a reboot interrupted starts again
     for (const part of ["h", "t", "x"] as const)
-      for (let k = 0; k < 2; k++) if (len(this.tmp(part, k)) !== undefined && this.remove(this.tmp(part, k))) this.notes.push(`deleted ${this.tmp(part, k)}`);
+      for (let k = 0; k < 2; k++)
+        if (len(this.tmp(part, k)) !== undefined) {
+          // a cut inside the rename into place leaves both names on one object
+          if (len(this.tmp(part, k)) === len(this.path(part, k))) beforeDropping(this.tmp(part, k), this.path(part, k));
+          if (this.remove(this.tmp(part, k))) this.notes.push(`deleted ${this.tmp(part, k)}`);
+        }
     for (let k = 0; k < 2; k++) {
       this.hLen[k] = len(this.path("h", k)) ?? -1;
       this.tLen[k] = len(this.path("t", k)) ?? -1;
@@ -635,6 +656,20 @@ export class EpisodeStore implements EpisodeStoreApi {
     return this.bad[0] ? 1 : 0;
   }
 
+  // n records of `size` bytes of copy p at pos, or none (0) when they cannot be
+  // read and the other copy can serve them (copy p is then marked unreadable).
+  private rdOr(f: File, p: number, part: "h" | "t", pos: number, n: number, size: number, buf: Uint8Array): number {
+    if (this.bad[p] && !this.bad[1 - p]) return 0;
+    try {
+      this.rd(f, pos, n * size, buf);
+      return n;
+    } catch (e) {
+      if (fatal(e) || this.bad[1 - p]) throw e;
+      this.markBad(p, `${part}${p} unreadable`);
+      return 0;
+    }
+  }
+
   // One slot's header and text from copy k into h[0..128) and t[0..672); false when not whole there.
   private readSlot(k: number, slot: number, h: Uint8Array, t: Uint8Array): boolean {
     if (this.bad[k] || (slot + 1) * HEADER_BYTES > this.hLen[k] || (slot + 1) * TEXT_BYTES > this.tLen[k]) return false;
@@ -701,12 +736,15 @@ export class EpisodeStore implements EpisodeStoreApi {
       }
       for (let first = 0; first < n; first += per) {
         const c = Math.min(per, n - first);
-        const hc = Math.max(0, Math.min(c, hs - first));
-        this.rd(fh as File, first * HEADER_BYTES, hc * HEADER_BYTES, hb);
+        let hc = Math.max(0, Math.min(c, hs - first));
+        // a copy listed and opened whose reads fail (the real SPIFFS, cut while
+        // a slot was written in place, leaves its index on deleted pages): its
+        // slots come from the other copy, and it is rebuilt by steps
+        hc = this.rdOr(fh as File, p, "h", first * HEADER_BYTES, hc, HEADER_BYTES, hb);
         let tc = 0;
         if (tb) {
           tc = Math.max(0, Math.min(c, ts - first));
-          this.rd(ft as File, first * TEXT_BYTES, tc * TEXT_BYTES, tb);
+          tc = this.rdOr(ft as File, p, "t", first * TEXT_BYTES, tc, TEXT_BYTES, tb);
         }
         for (let i = 0; i < c; i++) {
           const s = first + i;
@@ -1061,6 +1099,12 @@ export class EpisodeStore implements EpisodeStoreApi {
             i += m;
           }
         }
+      } catch (e) {
+        // a copy listed and opened whose reads fail (a cut while a slot was
+        // written in place, on the real SPIFFS): rebuilt from the other by steps
+        if (fatal(e) || this.bad[1 - k]) throw e;
+        this.markBad(k, `copy ${k} unreadable`);
+        return 0;
       } finally {
         this.close(f);
       }

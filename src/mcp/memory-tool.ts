@@ -218,7 +218,10 @@ export class MemoryTool implements Tool {
           return this.search(args);
       }
     } catch (e) {
-      if (e instanceof MemoryError) throw new ToolError(e.code === "not_found" ? `${e.message}; action=read with type=${typeof args.type === "string" && args.type ? args.type : "schedule"} lists what is stored` : e.message);
+      // the hint names a type read accepts, never the caller's text (which may
+      // hold a lone surrogate, found by `npm run fuzz -- --xs`, seed 29130)
+      if (e instanceof MemoryError)
+        throw new ToolError(e.code === "not_found" ? `${e.message}; action=read with type=${typeof args.type === "string" && (READ_TYPES as readonly string[]).indexOf(args.type) >= 0 ? args.type : "schedule"} lists what is stored` : e.message);
       throw e;
     }
   }
@@ -548,7 +551,8 @@ export class MemoryTool implements Tool {
     const h = m.healthRecord();
     const b = m.bootReport;
     const doc: Record<string, unknown> = {
-      nvs: { used_bytes: used, usable_bytes: NVS_USABLE_BYTES, percent: pct(used, NVS_USABLE_BYTES) },
+      // second_copies: "given back" while NVS (shared with the firmware) is short of room
+      nvs: { used_bytes: used, usable_bytes: NVS_USABLE_BYTES, percent: pct(used, NVS_USABLE_BYTES), second_copies: m.room.single ? "given back" : "kept", ...(m.roomNote ? { note: m.roomNote } : {}) },
       archive: "not available",
       records,
       boots: h.boots,

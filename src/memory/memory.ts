@@ -4,7 +4,7 @@
 // Bad input throws a MemoryError and changes nothing.
 
 import Preference from "preference";
-import { Store, StoreError, type StoreMark } from "../nvs/store";
+import { Store, StoreError, DOMAIN, type StoreMark, type Room } from "../nvs/store";
 import { Health, type HealthEvent } from "../nvs/health";
 import { FileMirror, type Mirror } from "../nvs/mirror";
 import { now } from "../time/clock";
@@ -169,8 +169,14 @@ export type MemoryMark = Record<string, StoreMark>;
 
 const NAMES = Object.keys(SPECS) as StoreName[];
 
+// The key that says the second copies were given back (Room): one u8 entry.
+const ROOM_KEY = "room";
+
 export class Memory {
   readonly health = new Health();
+  // NVS short of room: the two-copy stores keep one copy (src/nvs/store.ts Room)
+  readonly room: Room = { single: false };
+  roomNote: string | undefined; // what the last give-back or take-back did, for `status`
   readonly stores: StoreMap;
   overflow: OverflowHook | undefined;
   private domainKeys: Record<string, string[]> = {};
@@ -180,7 +186,7 @@ export class Memory {
   constructor(readonly mirror: Mirror | undefined = new FileMirror()) {
     const keys = (ns: string) => (this.domainKeys[ns] ??= this.listKeys(ns));
     const s = {} as Record<string, Store<object>>;
-    for (const name of NAMES) s[name] = new Store(SPECS[name] as never, this.health, keys, mirror);
+    for (const name of NAMES) s[name] = new Store(SPECS[name] as never, this.health, keys, mirror, this.room);
     this.stores = s as unknown as StoreMap;
   }
 
@@ -202,6 +208,16 @@ export class Memory {
   // counts the boot, and writes again every copy that is missing, damaged,
   // older or in an older format. Never throws for what is on flash.
   boot(): BootReport {
+    // second copies given back at an earlier boot: read as such; taken back by
+    // the first flush of this boot that writes everything it must (after the
+    // boot's own writes, such as confirmed items a cut left pending)
+    let given = false;
+    try {
+      given = Preference.get(DOMAIN, ROOM_KEY) === 1;
+    } catch (e) {
+      if (e instanceof Error && e.name === "PowerCut") throw e;
+    }
+    this.room.single = given;
     for (const name of NAMES) this.stores[name].all();
     const lost = this.health.lost.slice();
     const rec = this.recordHealth(true);
@@ -219,10 +235,73 @@ export class Memory {
       } catch (e) {
         if (!(e instanceof StoreError)) throw e;
         this.health.writeFailed(name, e.message);
-        r.failed.push(name);
+        if (this.retryWithRoom(name)) r.repaired.push(name);
+        else r.failed.push(name);
       }
     }
     return r;
+  }
+
+  // ---- room (NVS shared with the firmware) -----------------------------------------
+
+  // A store's write failed: give back the second copies (once) and try it again.
+  private retryWithRoom(name: StoreName): boolean {
+    if (this.room.single) return false;
+    this.giveBack();
+    try {
+      this.stores[name].flush();
+      return true;
+    } catch (e) {
+      if (!(e instanceof StoreError)) throw e;
+      return false;
+    }
+  }
+
+  // Every two-copy store deletes one of its copies; the mirror file keeps a
+  // copy of each table. Remembered in NVS (one entry) for the next boot.
+  giveBack(): void {
+    this.room.single = true;
+    this.takeBackTried = true; // not before the next boot
+    this.roomNote = "NVS short of room: second copies given back (the mirror file keeps a copy)";
+    for (const name of NAMES) {
+      const st = this.stores[name];
+      if (st.giveBack()) st.dropStale(); // deletes the copy, writes nothing
+    }
+    try {
+      Preference.set(DOMAIN, ROOM_KEY, 1);
+    } catch (e) {
+      if (e instanceof Error && e.name === "PowerCut") throw e;
+    }
+  }
+
+  private takeBackTried = false;
+
+  // After a give-back (once per boot): write the second copies again; if one
+  // does not fit, give them back again at once.
+  private takeBack(): void {
+    this.room.single = false;
+    for (const name of NAMES) this.stores[name].takeBack();
+    for (const name of NAMES) {
+      const st = this.stores[name];
+      if (!st.mustWrite) continue;
+      try {
+        st.flush();
+      } catch (e) {
+        if (!(e instanceof StoreError)) throw e;
+        this.giveBack();
+        return;
+      }
+      if (st.degraded) {
+        this.giveBack();
+        return;
+      }
+    }
+    try {
+      Preference.delete(DOMAIN, ROOM_KEY);
+    } catch (e) {
+      if (e instanceof Error && e.name === "PowerCut") throw e;
+    }
+    this.roomNote = "NVS has room again: second copies taken back";
   }
 
   // ---- flush --------------------------------------------------------------------
@@ -246,10 +325,15 @@ export class Memory {
       } catch (e) {
         if (!(e instanceof StoreError)) throw e;
         this.health.writeFailed(name, e.message);
-        failure ??= e;
+        if (this.retryWithRoom(name)) written++;
+        else failure ??= e;
       }
     }
     if (failure) throw failure;
+    if (this.room.single && !this.takeBackTried && !only) {
+      this.takeBackTried = true;
+      this.takeBack();
+    }
     return written;
   }
 
@@ -280,12 +364,17 @@ export class Memory {
         continue;
       }
       try {
-        st.flush();
+        try {
+          st.flush();
+        } catch (e) {
+          if (!(e instanceof StoreError)) throw e;
+          this.health.writeFailed(name, e.message);
+          if (!this.retryWithRoom(name)) throw e;
+        }
         c.saved.push(name);
         if (st.degraded) c.degraded.push(name);
       } catch (e) {
         if (!(e instanceof StoreError)) throw e;
-        this.health.writeFailed(name, e.message);
         c.error = e.message;
         st.restore(m[name]);
         c.unsaved.push(name);
@@ -345,7 +434,7 @@ export class Memory {
       const st = this.stores[name];
       records[name] = st.count;
       blobBytes[name] = st.blobBytes;
-      copies[name] = st.copies;
+      copies[name] = st.copies === 2 && this.room.single ? 1 : st.copies;
     }
     return { records, blobBytes, copies };
   }

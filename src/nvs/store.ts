@@ -81,6 +81,16 @@ export function newer(a: number, b: number): boolean {
   return ((a - b) | 0) > 0;
 }
 
+// NVS is shared with the firmware around petmem (Wi-Fi, PHY calibration, the
+// companion firmware's settings). When a write of petmem's fails there (NVS
+// full, as far as petmem can tell: the device says only that it failed), the
+// two-copy stores give back their second copy (the mirror file on the storage
+// partition still holds a copy of every table) and keep one; `single` says
+// so, and the next boot takes the second copies back if they fit again.
+export interface Room {
+  single: boolean;
+}
+
 export class StoreError extends Error {
   // saved: the new table reached flash (in one copy) although a write failed
   constructor(message: string, readonly saved = false) {
@@ -122,7 +132,13 @@ export class Store<T extends object> {
   private mirrorStale = false; // the mirror (third copy, src/nvs/mirror.ts) lacks the current table
   restored = false; // boot found no valid NVS copy and took the mirror's
 
-  constructor(readonly spec: StoreSpec<T>, readonly health: Health, private domainKeys: (ns: string) => string[], private mirror?: Mirror) {
+  constructor(
+    readonly spec: StoreSpec<T>,
+    readonly health: Health,
+    private domainKeys: (ns: string) => string[],
+    private mirror?: Mirror,
+    private room: Room = { single: false },
+  ) {
     if (spec.key.length > 12) throw new RangeError("store key prefix too long");
     this.perPart = Math.floor((MAX_BLOB_BYTES - HEADER_BYTES) / spec.layout.size);
     if (this.perPart < 1) throw new RangeError(`${spec.name}: record larger than a blob`);
@@ -237,6 +253,8 @@ export class Store<T extends object> {
       if (best && c.slot !== "old" && c.seq === best.seq && !c.migrated && !best.migrated && sameBytes(c.payload, best.payload)) this.held[c.slot as "a" | "b"] = c.keys;
     if (this.copies === 1) {
       if (best && best.slot !== "old") this.held = best.slot === "a" ? { a: best.keys, b: undefined } : { a: undefined, b: best.keys };
+    } else if (best && (!this.held.a || !this.held.b) && this.room.single && (this.held.a || this.held.b)) {
+      // the second copy was given back on purpose (Room): one copy is whole
     } else if (best && (!this.held.a || !this.held.b)) {
       this.repair = true;
       for (const s of this.slots)
@@ -485,12 +503,31 @@ export class Store<T extends object> {
     const blobs = this.blobs(payload, seq);
     // a slot that holds the current table is never erased before the other holds the new one
     let order: ("a" | "b")[];
-    if (this.copies === 1) order = [this.held.a ? "b" : "a"];
+    const single = this.copies === 2 && this.room.single;
+    if (single && !changed && (this.held.a || this.held.b)) {
+      // one copy holds the table: all a store keeps while NVS is short of room
+      this.dirty = false;
+      this.repair = false;
+      this.degraded = undefined;
+      return;
+    }
+    if (this.copies === 1 || single) order = [this.held.a ? "b" : "a"];
     else if (!changed) order = this.held.a ? ["b"] : this.held.b ? ["a"] : ["b", "a"];
     else order = this.held.b && !this.held.a ? ["a", "b"] : ["b", "a"];
     const first = order[0];
     try {
-      const keys = this.writeSlot(this.slot(first), blobs);
+      let keys: string[];
+      try {
+        keys = this.writeSlot(this.slot(first), blobs);
+      } catch (e) {
+        // NVS short of room, one copy kept (Room): the held copy makes way
+        // when the mirror file holds that same table (a cut before the new
+        // copy is whole leaves the mirror's, which boot takes), then once more
+        if (!(single && e instanceof StoreError && this.mirror && !this.mirrorStale && this.persistedLength >= 0)) throw e;
+        this.held = { a: undefined, b: undefined };
+        this.deleteStale();
+        keys = this.writeSlot(this.slot(first), blobs);
+      }
       if (changed) this.held = first === "a" ? { a: keys, b: undefined } : { a: undefined, b: keys };
       else this.held[first] = keys;
     } catch (e) {
@@ -517,6 +554,32 @@ export class Store<T extends object> {
         this.degrade(e.message);
       }
     }
+  }
+
+  // NVS is short of room (Room): the copy that does not hold the current table,
+  // or the second of two that do, is deleted at the next flush. Returns whether
+  // there is anything to delete.
+  giveBack(): boolean {
+    if (this.copies !== 2) return false;
+    this.load();
+    if (this.held.a && this.held.b) this.held.b = undefined;
+    if (this.repair && (this.held.a || this.held.b)) {
+      this.repair = false;
+      this.degraded = undefined;
+    }
+    return this.stale().length > 0;
+  }
+
+  // Deletes now what no slot holds (the copy giveBack let go), without writing.
+  dropStale(): boolean {
+    return this.deleteStale();
+  }
+
+  // Room came back: the second copy is written again at the next flush.
+  takeBack(): void {
+    if (this.copies !== 2) return;
+    this.load();
+    if (this.records && (!this.held.a || !this.held.b)) this.repair = true;
   }
 
   private degrade(message: string): boolean {

@@ -40,6 +40,7 @@ export interface Report {
   input: string;
   output?: string;
   detail: string;
+  at?: number; // the input's index in the run of its seed (replay: --n at+1 --seed S)
 }
 
 export interface FuzzResult {
@@ -869,8 +870,9 @@ export function fuzz(opts: FuzzOptions): FuzzResult {
     over_16k: 0, too_deep: 0, too_many_items: 0, deepest: 0, surrogates: 0, huge_numbers: 0, ms: 0, reports: [],
   };
   const writes0 = target.flashWrites();
+  let at = 0;
   const report = (r: Report) => {
-    const clipped = { ...r, input: clip(r.input), output: r.output === undefined ? undefined : clip(r.output) };
+    const clipped = { ...r, at: r.at ?? at, input: clip(r.input), output: r.output === undefined ? undefined : clip(r.output) };
     if (res.reports.length < maxReports) res.reports.push(clipped);
     opts.onReport?.(clipped);
   };
@@ -882,6 +884,7 @@ export function fuzz(opts: FuzzOptions): FuzzResult {
     }
     const input = generate(g);
     if (i < from) continue;
+    at = i;
     opts.onInput?.(i, res);
     res.inputs++;
     if (input.valid) res.valid_calls++;

@@ -21,12 +21,10 @@ export const EXPECTED_TO_FAIL: Record<string, string> = {
     "a SEALED moment segment not finalized at rest (/m000003.jsonl, /m000004.jsonl: 257 to 304 moments each): `moment \"以前的第912个时刻…\" (prefilled) is gone although an older one is still there`, or, for the oldest, `81 moments of 2025-09 left the flash and recall of the month shows no digest of them`; no second copy of a sealed segment",
   "spiffs_not_finalized/migrate":
     "a SEALED migrated segment not finalized at rest (/f000001.jsonl: all 299 version-1 facts; /m000001.jsonl: 119 moments): `fact \"旧档案第0条…\" (prefilled): acknowledged …, the device shows null`; no second copy of a sealed segment",
-  // NVS filled to the last entry by another namespace (host-sim fills through
-  // the real set path, byte-identical to ESP-IDF v6.0):
-  "full/listen":
-    "NVS stays full after the reboot, so the conversation's confirmed items cannot be written at boot: they are kept, confirmed, in the pending queue (nothing shown as memory that flash does not hold), and the oracle counts `a confirmed fact \"主人会游泳\" is still pending after boot`; written when space returns",
-  "full/tool":
-    "1 of 36 cases: `reboot failed: nvs_flash_init failed: ESP_ERR_NVS_NOT_ENOUGH_SPACE`: another namespace filled NVS to the last entry and ESP-IDF's own init cannot garbage-collect; petmem could give back its second copies when NVS nears full (not built)",
+  // (full/listen and full/tool are out since issue 28: petmem gives back its
+  // second copies when a write fails, and the held copy makes way when the
+  // mirror file holds the same table; full/tool's boot failure was host-sim's:
+  // the fill ran inside an NVS write.)
 };
 
 export function expectedToFail(kind: string, workload?: string): string | undefined {

@@ -4,6 +4,7 @@ import { scenarios as preference } from "./preference.scn";
 import { scenarios as nvsSpace } from "./nvs-space.scn";
 import { scenarios as nvsFormat } from "./nvs-format.scn";
 import { scenarios as file } from "./file.scn";
+import { scenarios as spiffsTear } from "./spiffs-tear.scn";
 import { scenarios as timer } from "./timer.scn";
 import { scenarios as store } from "./store.scn";
 import { scenarios as xsEngine } from "./xs-engine.scn";
@@ -56,6 +57,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "nvs-space", scenarios: nvsSpace },
   { file: "nvs-format", scenarios: nvsFormat },
   { file: "file", scenarios: file },
+  { file: "spiffs-tear", scenarios: spiffsTear },
   { file: "timer", scenarios: timer },
   { file: "store", scenarios: store },
   { file: "xs-engine", scenarios: xsEngine },

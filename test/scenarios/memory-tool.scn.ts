@@ -17,6 +17,21 @@ function boot() {
 
 export const scenarios: Scenario[] = [
   {
+    name: "a not-found hint names a type read accepts, never the caller's text (fuzz seed 29130: a lone surrogate echoed)",
+    run() {
+      const { call } = boot();
+      const r = call({ action: "complete_schedule", content: "dentist", type: "\udc00吃冰淇淋" });
+      ok(r.isError);
+      equal(r.text, "error: schedule not found or already completed; action=read with type=schedule lists what is stored");
+      for (let i = 0; i < r.text.length; i++) {
+        const c = r.text.charCodeAt(i);
+        ok(c < 0xd800 || c > 0xdfff, `no surrogate at ${i}`);
+      }
+      const f = call({ action: "complete_schedule", content: "dentist", type: "event" });
+      equal(f.text, "error: schedule not found or already completed; action=read with type=event lists what is stored");
+    },
+  },
+  {
     name: "write every type, then read returns the seed's overview",
     run() {
       const { call } = boot();

@@ -38,6 +38,8 @@ export interface XsFuzzRunOptions {
   maxEngineCrashes?: number;
   // a worker silent this long (no new input) is killed and counted as a crash
   stallMs?: number;
+  // every finding as it is found (also past maxReports)
+  onReport?(r: Report): void;
 }
 
 export async function fuzzXs(opts: XsFuzzRunOptions): Promise<XsFuzzResult> {
@@ -57,6 +59,7 @@ export async function fuzzXs(opts: XsFuzzRunOptions): Promise<XsFuzzResult> {
   const dec = new TextDecoder();
   const report = (r: Report) => {
     if (res.reports.length < maxReports) res.reports.push(r);
+    opts.onReport?.(r);
   };
   const stallMs = opts.stallMs ?? 60_000;
   try {
@@ -104,7 +107,7 @@ export async function fuzzXs(opts: XsFuzzRunOptions): Promise<XsFuzzResult> {
         res.inputs++;
         res.crashes++;
         const where = e instanceof XsException ? "uncaught in XS" : "XS engine";
-        report({ kind: "crash", input: await inputText(bin, parts, opts.seed, last.i), detail: `input ${last.i}: ${where}: ${why}` });
+        report({ kind: "crash", at: last.i, input: await inputText(bin, parts, opts.seed, last.i), detail: `input ${last.i}: ${where}: ${why}` });
         from = last.i + 1;
         if (res.crashes >= (opts.maxEngineCrashes ?? 50)) {
           res.stopped_early = `stopped after ${res.crashes} engine crashes, at input ${from} of ${opts.n}`;
