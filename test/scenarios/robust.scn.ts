@@ -67,12 +67,14 @@ export function dropMirror(prefix: string): number {
 }
 
 // Fills NVS from another namespace until nothing more fits.
+let fillRound = 0;
 function fillNvs(): void {
   let i = 0;
+  const round = fillRound++;
   for (const size of [1000, 200, 40, 4])
     for (;;) {
       try {
-        Preference.set("filler", "f" + i++, new ArrayBuffer(size));
+        Preference.set("filler", `f${round}.${i++}`, new ArrayBuffer(size));
       } catch {
         break;
       }
@@ -238,23 +240,30 @@ export const scenarios: Scenario[] = [
       const call = tool(svc);
       equal(call({ action: "write", type: "name", content: "小王" }).json.result, "added");
       fillNvs();
+      // NVS short of room: petmem first gives back its second copies (the
+      // mirror file keeps a copy of each table) and the write goes through;
+      // then the neighbourhood grows into that room too
+      call({ action: "write", type: "fact", content: "主人喜欢下雨天" });
+      fillNvs();
+      const held = svc.memory.facts().map((f) => f.content);
       const before = call({ action: "read" }).text;
       const r = call({ action: "write", type: "fact", content: "主人在北京工作" });
       ok(r.isError, "an error");
       ok(r.text.startsWith("error: not saved: facts: NVS write failed"), r.text);
       ok(r.text.includes("nothing changed"), r.text);
       equal(call({ action: "read" }).text, before, "RAM as before");
-      equal(svc.memory.stores.facts.isDirty, false, "nothing pending either");
+      // nothing of it pending either (a store that gave back its second copy may still be due a rewrite: NVS room, src/memory/memory.ts)
+      ok(!svc.memory.facts().some((f) => f.content === "主人在北京工作"), "not in RAM");
       dev.reboot();
       let svc2 = new Service({ sink: { remind() {} } });
-      deepEqual(svc2.memory.facts(), [], "flash as before");
+      deepEqual(svc2.memory.facts().map((f) => f.content), held, "flash as before");
       equal(svc2.memory.profile().name, "小王");
       for (const k of Preference.keys("filler")) Preference.delete("filler", k);
       const again = tool(svc2)({ action: "write", type: "fact", content: "主人在北京工作" });
       equal(again.json.result, "added", "a retry succeeds");
       dev.reboot();
       svc2 = new Service({ sink: { remind() {} } });
-      deepEqual(svc2.memory.facts().map((f) => f.content), ["主人在北京工作"]);
+      deepEqual(svc2.memory.facts().map((f) => f.content), [...held, "主人在北京工作"]);
     },
   },
   {
