@@ -10,13 +10,13 @@ import { createRequire } from "node:module";
 import "../host-sim/trace";
 import { SimDevice } from "../host-sim/device";
 import type { Booted } from "../src/app/boot";
-import { request } from "../src/net/http";
-import { sync, type SyncOptions, type SyncReport } from "../src/sync/replicate";
+import type { SyncOptions, SyncReport } from "../src/sync/replicate";
 import { recordId } from "../src/archive/line";
 import { keyId } from "../src/backup/schema";
 import { bootOn } from "./scenarios/backup.scn";
 import { smallPet, held, sameDocs } from "./scenarios/sync.scn";
 import { startCouch, removeCouch, type Couch } from "./couch/server";
+import { syncAt, served as servedBy } from "./couch/device-sync";
 
 const require = createRequire(import.meta.url);
 type Doc = Record<string, unknown> & { _id: string; _rev?: string };
@@ -37,32 +37,8 @@ function app(): AppDb {
   return new PouchDB(`owner-app-${++apps}`, { adapter: "memory" });
 }
 
-async function run(dev: SimDevice, b: Booted, o: Partial<SyncOptions> & { db: string }): Promise<SyncReport> {
-  dev.install();
-  const start = Date.now(), virt = dev.clock.now;
-  const t = setInterval(() => dev.clock.advanceTo(virt + (Date.now() - start)), 5);
-  try {
-    return await sync(b, { transport: request, remote: { host: "127.0.0.1", port: couch.port }, limits: { timeout: 10000 }, ...o });
-  } finally {
-    clearInterval(t);
-    dev.clock.advanceTo(virt + (Date.now() - start));
-  }
-}
-
-async function served(db: string): Promise<{ docs: Map<string, number>; episodes: string[]; conflicts: string[] }> {
-  const { bodyOf, hashOf } = await import("../src/sync/docs");
-  const j = (await (await fetch(`${couch.url}/${db}/_all_docs?include_docs=true&conflicts=true`)).json()) as { rows: { id: string; doc: Record<string, unknown> }[] };
-  const docs = new Map<string, number>();
-  const episodes: string[] = [];
-  const conflicts: string[] = [];
-  for (const row of j.rows) {
-    if (!row.doc) continue;
-    if (row.doc._conflicts) conflicts.push(row.id);
-    if (row.id.startsWith("episode:")) episodes.push(String(row.doc.content));
-    else if (!row.id.startsWith("digest:") && !row.id.startsWith("_")) docs.set(row.id, hashOf(bodyOf(row.doc)));
-  }
-  return { docs, episodes: episodes.sort(), conflicts };
-}
+const run = (dev: SimDevice, b: Booted, o: Partial<SyncOptions> & { db: string }): Promise<SyncReport> => syncAt(couch.port, 10000, dev, b, o);
+const served = (db: string) => servedBy(couch.url, db);
 
 // A pet synced with a new database, and the owner's app holding a replica of it.
 async function setup(name: string): Promise<{ P: ReturnType<typeof smallPet>; db: string; url: string; a: AppDb; now: () => number }> {

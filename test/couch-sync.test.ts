@@ -13,13 +13,12 @@ import path from "node:path";
 import "../host-sim/trace";
 import { SimDevice } from "../host-sim/device";
 import type { Booted } from "../src/app/boot";
-import { request } from "../src/net/http";
-import { sync, SyncError, type SyncOptions, type SyncReport } from "../src/sync/replicate";
-import { bodyOf, hashOf } from "../src/sync/docs";
+import { SyncError, type SyncOptions, type SyncReport } from "../src/sync/replicate";
 import { bootOn, fillDevice } from "./scenarios/backup.scn";
 import { smallPet, held, sameDocs } from "./scenarios/sync.scn";
 import { toolCaller } from "./scenarios/tool-call";
 import { startCouch, removeCouch, type Couch } from "./couch/server";
+import { syncAt, served as servedBy } from "./couch/device-sync";
 import { startProxy, type Proxy, type CutAt } from "./couch/proxy";
 
 let couch: Couch;
@@ -30,34 +29,8 @@ function newDb(): string {
   return `owner-${++dbs}`;
 }
 
-// The device's clock follows real time while a sync runs (its HTTP timeouts are device timers).
-async function run(dev: SimDevice, b: Booted, o: Partial<SyncOptions> & { db: string }): Promise<SyncReport> {
-  dev.install();
-  const start = Date.now(), virt = dev.clock.now;
-  const t = setInterval(() => dev.clock.advanceTo(virt + (Date.now() - start)), 5);
-  try {
-    return await sync(b, { transport: request, remote: { host: "127.0.0.1", port: proxy.port }, limits: { timeout: 5000 }, ...o });
-  } finally {
-    clearInterval(t);
-    dev.clock.advanceTo(virt + (Date.now() - start));
-  }
-}
-
-// What the server serves, in the shape of held(): id → body hash, and episode contents.
-async function served(db: string): Promise<{ docs: Map<string, number>; episodes: string[]; conflicts: string[] }> {
-  const r = await fetch(`${couch.url}/${db}/_all_docs?include_docs=true&conflicts=true`);
-  const j = (await r.json()) as { rows: { id: string; doc: Record<string, unknown> }[] };
-  const docs = new Map<string, number>();
-  const episodes: string[] = [];
-  const conflicts: string[] = [];
-  for (const row of j.rows) {
-    if (!row.doc) continue;
-    if (row.doc._conflicts) conflicts.push(row.id);
-    if (row.id.startsWith("episode:")) episodes.push(String(row.doc.content));
-    else if (!row.id.startsWith("digest:") && !row.id.startsWith("_")) docs.set(row.id, hashOf(bodyOf(row.doc)));
-  }
-  return { docs, episodes: episodes.sort(), conflicts };
-}
+const run = (dev: SimDevice, b: Booted, o: Partial<SyncOptions> & { db: string }): Promise<SyncReport> => syncAt(proxy.port, 5000, dev, b, o);
+const served = (db: string) => servedBy(couch.url, db);
 
 async function oracle(dev: SimDevice, b: Booted, db: string, what: string): Promise<void> {
   dev.install();
