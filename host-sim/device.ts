@@ -38,7 +38,7 @@ export class SimDevice {
 
   install(): this {
     current = this;
-    setTimeSource(() => this.clock.now);
+    setTimeSource(() => this.clock.wall, () => this.clock.now, () => this.clock.wallSet);
     return this;
   }
 

@@ -1,8 +1,10 @@
 // `petmem serve` (the default command, and `npm start`): the pet on this
 // machine, serving the MCP tool `memory` on stdin/stdout (newline-delimited
 // JSON-RPC), or with --xiaozhi the xiaozhi server's messages. Time runs on the
-// real clock, from --now and faster by --speed; reminders and device traces go
-// to stderr with one log line per call. stdin closing ends the run.
+// real clock, from --now and faster by --speed; device traces go to stderr
+// with one log line per call. Reminders go to stderr too, and on stdout as an
+// MCP notifications/message (or, with --xiaozhi, as the device's spoken turn).
+// stdin closing ends the run.
 
 import { DATA, NOW, TZ, UsageError, type Command, type Context } from "../command.js";
 import { openHost, parseNow, parseTz, machineTz, currentTz, type Host } from "../host.js";
@@ -100,6 +102,13 @@ export const serve: Command = {
         return;
       }
       const transport = stdioTransport(end);
+      // reminders: an MCP logging notification on stdout (stderr keeps the trace line)
+      host.service.addReminderSink({
+        remind: (r) => {
+          const n = host.service.reminderNotification(r);
+          if (n !== undefined) transport.send(n);
+        },
+      });
       transport.start((m) => {
         const t0 = performance.now();
         const reply = host.service.handle(m);

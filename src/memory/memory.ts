@@ -96,6 +96,9 @@ const blankAffection = (t: number): Affection => ({
   dayAffection: 0,
 });
 
+// The fields that date a record (unix seconds), moved by redate().
+const REDATED_FIELDS = ["timestamp", "updated", "lastSeen", "firstMeet", "lastChat", "first"];
+
 export function seconds(): number {
   return Math.floor(now() / 1000);
 }
@@ -223,6 +226,37 @@ export class Memory {
       }
     }
     return r;
+  }
+
+  // ---- the clock (src/time/clock.ts, docs/DESIGN.md "Clocks") --------------------
+
+  // Records this boot dated by the clock's estimate (a time field in
+  // [from, to], unix seconds) move by `shift` seconds to their true time,
+  // once the clock is trusted. Returns how many records moved; the stores
+  // changed are dirty (the caller flushes).
+  redate(from: number, to: number, shift: number): number {
+    let moved = 0;
+    for (const name of NAMES) {
+      const st = this.stores[name] as unknown as { all(): object[]; set(list: object[]): void };
+      const list = st.all();
+      let changed = false;
+      const next = list.map((r) => {
+        let out: Record<string, unknown> | undefined;
+        for (const f of REDATED_FIELDS) {
+          const v = (r as Record<string, unknown>)[f];
+          if (typeof v === "number" && v >= from && v <= to) {
+            out ??= { ...(r as Record<string, unknown>) };
+            out[f] = v + shift;
+          }
+        }
+        if (!out) return r;
+        changed = true;
+        moved++;
+        return out;
+      });
+      if (changed) st.set(next);
+    }
+    return moved;
   }
 
   // ---- flush --------------------------------------------------------------------

@@ -1,8 +1,18 @@
-// The reminder service (seed 000 §4.4, §12.2): every 10 minutes on the
-// Moddable Timer, the schedules due within the next hour that were not
-// reminded yet go to a sink, once each, with the phrasing tier of their
-// priority: 4-5 urgent, 3 normal, 1-2 a light mention.
+// The reminder service (seed 000 §4.4, §12.2; issue 26): each schedule is
+// reminded once, with the phrasing tier of its priority (4-5 urgent, 3 normal,
+// 1-2 a light mention), at the moment it is due, on a one-shot Moddable Timer
+// armed for the next due moment; the seed's 10-minute check stays as the
+// safety net (a missed wake, a clock that moved, a schedule written by sync).
 //
+// When a schedule is due:
+// - Known before its window: as it enters the seed's window, AHEAD_MINUTES
+//   (one hour, §12.2 提前1小时) before it starts.
+// - Written inside its window (the person set it moments ago: an hour-ahead
+//   heads-up would only echo what they just said): at its start time. The
+//   service learns of new schedules at rearm(), which the service calls after
+//   every MCP call, every line heard and every conversation's batch; a
+//   schedule it first sees at boot is an old one (the boot check).
+// - All-day events (src/schedule/allday.ts): from 08:00 local.
 // Rules (issue 5 leaves them to us):
 // - Once: reminded=1 is written to flash BEFORE the sink hears of it (mark,
 //   flush the events store, then deliver). A power cut before the new copy of
@@ -14,27 +24,25 @@
 // - Missed: each check also reminds of unreminded schedules whose time passed
 //   at most MISSED_WINDOW_MINUTES (3 h) ago, flagged missed: after a boot these
 //   are the ones the device slept through. Older ones are not replayed.
-// - Clock unset (before SNTP): checks do nothing until the clock is valid; the
-//   network code may call checkNow() right after the time is set.
+// - Clock not trusted (src/time/clock.ts: unset at boot, before SNTP):
+//   checks do nothing until it is; the clock's trust event rearms at once.
 // - Before the due check, repeating schedules nobody completed move on to
 //   their current occurrence (Schedules.advance), and once per local day the
 //   store is cleaned (Schedules.cleanup).
-// - Events without a time (src/schedule/allday.ts): a birthday or anniversary
-//   is reminded the day before and on the day, a dated reminder on its day,
-//   from 08:00 local; flagged `allDay` with `day` "tomorrow" or "today".
 
 import Timer from "timer";
 import { Memory } from "../memory/memory";
 import { StoreError } from "../nvs/store";
-import { now, isValid } from "../time/clock";
-import { formatDate, parseLocal } from "../time/local";
+import { now, isValid, onTrust } from "../time/clock";
+import { saveFloor } from "../time/floor";
+import { formatDate, parseLocal, toLocal, fromLocal } from "../time/local";
 
 function fromLocalDate(date: string): number {
   return parseLocal(`${date} 00:00`) ?? 0;
 }
 import type { Repeat } from "../memory/types";
 import { Schedules, DEFAULT_CLEANUP_DAYS } from "./schedules";
-import { allDayDue } from "./allday";
+import { allDayDue, ALL_DAY_HOUR } from "./allday";
 
 export const CHECK_INTERVAL_MS = 600000; // seed §12.2: every 10 minutes
 export const AHEAD_MINUTES = 60; // remind up to an hour ahead
@@ -72,10 +80,17 @@ export interface ReminderOptions {
 }
 
 type TimerID = ReturnType<typeof Timer.repeat>;
+const MINUTE = 60000;
+// a wake never waits longer than this (the clock may be corrected meanwhile)
+const MAX_WAKE_MS = 6 * 3600000;
 
 export class ReminderService {
   readonly schedules: Schedules;
   private timer: TimerID | undefined;
+  private wake: TimerID | undefined; // the one-shot for the next due moment
+  wakeAt: number | undefined; // wall time it was armed for
+  private known: Record<string, boolean> | undefined; // schedules seen (content@datetime); undefined before the boot check
+  private fresh: Record<string, number> = {}; // written inside their window: due at their start
   private cleanedOn = ""; // local date of the last cleanup
   private readonly intervalMs: number;
   private readonly aheadMinutes: number;
@@ -96,26 +111,88 @@ export class ReminderService {
     return this.timer !== undefined;
   }
 
-  // Checks at once (the boot check: missed reminders), then every interval.
+  // Checks at once (the boot check: missed reminders), then every interval,
+  // and at each due moment (rearm).
   start(): void {
     if (this.timer) return;
-    this.timer = Timer.repeat(() => this.tick(), this.intervalMs);
-    this.tick();
+    this.timer = Timer.repeat(() => this.tick(true), this.intervalMs);
+    onTrust(() => this.rearm(0));
+    this.tick(false);
   }
 
   stop(): void {
     if (this.timer) Timer.clear(this.timer);
     this.timer = undefined;
+    if (this.wake !== undefined) Timer.clear(this.wake);
+    this.wake = undefined;
+    this.wakeAt = undefined;
   }
 
-  private tick(): void {
+  private tick(net: boolean): void {
     try {
       this.checkNow();
+      if (net) saveFloor();
     } catch (e) {
       // a timer callback must not throw; power cuts end the world anyway
       if (e instanceof Error && e.name === "PowerCut") throw e;
       this.lastError = e;
+      this.rearm(MINUTE); // not at once: the same failure would spin
+      return;
     }
+    this.rearm(undefined, false);
+  }
+
+  // Learns of new or changed schedules and arms the one-shot timer for the
+  // next due moment (`inMs`: check after that long instead, 0 at once, after
+  // the current call returns). Cheap: one pass over the 16 events.
+  rearm(inMs?: number, external = true): void {
+    if (!this.timer) return;
+    let wait = inMs;
+    if (wait === undefined) {
+      if (!isValid()) return; // the trust event rearms
+      const at = now();
+      const next = this.nextDue(at, external);
+      if (next === undefined) return;
+      wait = Math.max(0, Math.min(MAX_WAKE_MS, next - at));
+      if (this.wake !== undefined && this.wakeAt !== undefined && this.wakeAt <= at + wait && this.wakeAt > at) return; // an earlier wake is armed
+    }
+    this.wakeAt = now() + wait;
+    if (this.wake !== undefined) Timer.schedule(this.wake, wait);
+    else
+      this.wake = Timer.set(() => {
+        this.wake = undefined; // a one-shot timer is gone once it fired
+        this.wakeAt = undefined;
+        this.tick(false);
+      }, wait);
+  }
+
+  // The next moment something is due (wall ms). Learns which schedules are
+  // new: with `external` (a call or a conversation wrote them), a new one
+  // already inside its window is fresh: due at its start.
+  nextDue(at = now(), external = false): number | undefined {
+    let next: number | undefined;
+    const take = (t: number) => {
+      if (next === undefined || t < next) next = t;
+    };
+    const ahead = this.aheadMinutes * MINUTE;
+    const seen: Record<string, boolean> = {};
+    for (const d of this.schedules.due(at, 60 * 24 * 400, this.missedMinutes)) {
+      const v = d.schedule;
+      const key = `${v.content}@${v.datetime}`;
+      seen[key] = true;
+      if (external && this.known && !this.known[key] && d.start - ahead <= at && !d.missed) this.fresh[key] = d.start;
+      take(this.fresh[key] !== undefined ? this.fresh[key] : d.start - ahead);
+    }
+    if (this.known) this.known = seen;
+    for (const k of Object.keys(this.fresh)) if (!seen[k]) delete this.fresh[k];
+    // all-day events: from 08:00 local
+    if (this.memory.events().some((e) => !e.schedule || !e.time)) {
+      const t = toLocal(at);
+      let eight = fromLocal(t.year, t.month, t.day, ALL_DAY_HOUR);
+      if (eight <= at) eight = fromLocal(t.year, t.month, t.day + 1, ALL_DAY_HOUR);
+      take(eight);
+    }
+    return next;
   }
 
   // One check. Returns the reminders delivered.
@@ -129,7 +206,14 @@ export class ReminderService {
       if (s.cleanup(this.cleanupAgeDays, at) > 0) changed = true;
       this.cleanedOn = today;
     }
-    const due = s.due(at, this.aheadMinutes, this.missedMinutes);
+    // what is there now is known (fresh ones stay fresh); schedules written
+    // inside their window wait for their start
+    if (!this.known) this.known = {};
+    this.nextDue(at);
+    const due = s.due(at, this.aheadMinutes, this.missedMinutes).filter((d) => {
+      const f = this.fresh[`${d.schedule.content}@${d.schedule.datetime}`];
+      return f === undefined || f <= at;
+    });
     if (due.length && s.markReminded(due.map((d) => d.schedule)) > 0) changed = true;
     const events = this.memory.events();
     const all = allDayDue(events, at);
