@@ -17,6 +17,7 @@ import { Schedules } from "../schedule/schedules";
 import { ReminderService, type ReminderSink, type Reminder } from "../schedule/reminder";
 import { McpServer } from "../mcp/server";
 import { reminderSentence } from "../schedule/phrase";
+import { formatIso } from "../time/local";
 import { MemoryTool, type ArchiveAccess } from "../mcp/memory-tool";
 import { Listener, type ListenerOptions } from "../listen/listener";
 import type { Role } from "../memory/types";
@@ -156,7 +157,7 @@ export class Service {
   // "warning", the others "notice". README, "Reminders".
   reminderNotification(r: Reminder): string | undefined {
     const level = r.tier === "urgent" || r.missed ? "warning" : "notice";
-    return this.server.notification(level, "petmem.reminder", { type: "reminder", say: reminderSentence(r, now()), ...r });
+    return this.server.notification(level, "petmem.reminder", { type: "reminder", say: reminderSentence(r, now()), ...r, at: formatIso(now()) });
   }
 
   // Reads every store, repairs what it can, counts the boot (Memory.boot).
