@@ -14,6 +14,7 @@ export const FAULT_KINDS = [
   "full", // NVS or SPIFFS fills during a write
   "bit_flip", // one bit flipped at rest, anywhere in NVS or the storage partition
   "mount_failure", // SPIFFS fails to mount at boot and Moddable formats the partition
+  "clock_jump", // the RTC reads 1970 or a stale time at boot until the network sets it; later corrections forward and back
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 

@@ -9,8 +9,8 @@
 // chat log only at the end of a conversation, once.
 
 import Timer from "timer";
-import { now, bootClock, onTrust, isValid, type TrustEvent } from "../time/clock";
-import { readFloor, saveFloor } from "../time/floor";
+import { now, bootClock, onTrust, setSettleHook, settleClock, isValid, raiseFloor, trustedFloor, wall, carryUntrusted, untrustedSince, type TrustEvent } from "../time/clock";
+import { readFloor, saveFloor, readUntrusted, saveUntrusted } from "../time/floor";
 import { Memory, type BootReport } from "../memory/memory";
 import { SPECS, type StoreName } from "../memory/types";
 import { Schedules } from "../schedule/schedules";
@@ -55,6 +55,7 @@ export class Service {
   // notification, the xiaozhi link's spoken turn, the HTTP stream
   private readonly reminderSinks: ReminderSink[] = [];
   readonly clockAtBoot: { floor: number; wall: number; trusted: boolean };
+  private settleTimer: ReturnType<typeof Timer.set> | undefined;
   redated = 0; // records moved to their true time when the clock became trusted
   private readonly quietMs: number;
   flushErrors = 0;
@@ -65,8 +66,28 @@ export class Service {
     // the clock first: the last trusted time seen is where an unset clock's estimate starts
     const floor = readFloor();
     bootClock(floor);
-    this.clockAtBoot = { floor, wall: now(), trusted: isValid() };
+    // a clock setting takes effect between calls, never inside a store's write
+    setSettleHook(() => {
+      if (this.settleTimer === undefined)
+        this.settleTimer = Timer.set(() => {
+          this.settleTimer = undefined;
+          settleClock();
+        }, 0);
+    });
     this.boot = this.bootMemory();
+    // nothing the memory holds is newer than now: the floor rises to its newest record
+    try {
+      raiseFloor(this.memory.newestTime() * 1000);
+      if (!isValid()) {
+        // records of an earlier boot the clock never dated move with this boot's at trust
+        const carried = readUntrusted();
+        if (carried) carryUntrusted(carried);
+        else saveUntrusted(untrustedSince() ?? 0);
+      }
+    } catch (e) {
+      if (e instanceof Error && e.name === "PowerCut") throw e;
+    }
+    this.clockAtBoot = { floor: trustedFloor(), wall: wall(), trusted: isValid() };
     this.tool = new MemoryTool(this.memory, this.schedules, opts.archive);
     this.server.addTool(this.tool);
     this.server.onActivity = () => this.touch();
@@ -120,7 +141,14 @@ export class Service {
         const n = this.memory.redate(Math.floor(e.from / 1000), Math.ceil(e.to / 1000), Math.round(e.shift / 1000));
         this.redated += n;
         if (n) this.flush();
+        try {
+          this.redated += this.tool.episodes?.redate(Math.floor(e.from / 1000), Math.ceil(e.to / 1000), Math.round(e.shift / 1000)) ?? 0;
+        } catch (err) {
+          if (err instanceof Error && err.name === "PowerCut") throw err;
+          trace(`petmem: episodes not redated (${err instanceof Error ? err.message : String(err)})\n`);
+        }
       }
+      if (readUntrusted()) saveUntrusted(0);
     } else trace(`petmem: clock corrected by ${Math.round(e.shift / 60000)} min\n`);
     saveFloor(true);
   }
@@ -233,6 +261,8 @@ export class Service {
 
   stop(): void {
     this.reminders.stop();
+    if (this.settleTimer !== undefined) Timer.clear(this.settleTimer);
+    this.settleTimer = undefined;
     saveFloor(true);
     this.listener.stop();
     if (this.quiet !== undefined) Timer.clear(this.quiet);

@@ -7,7 +7,7 @@ import Preference from "preference";
 import { Store, StoreError, type StoreMark } from "../nvs/store";
 import { Health, type HealthEvent } from "../nvs/health";
 import { FileMirror, type Mirror } from "../nvs/mirror";
-import { now } from "../time/clock";
+import { now, untrustedSince } from "../time/clock";
 import { byteLength, truncate } from "../text/utf8";
 import {
   SPECS,
@@ -234,6 +234,20 @@ export class Memory {
   // [from, to], unix seconds) move by `shift` seconds to their true time,
   // once the clock is trusted. Returns how many records moved; the stores
   // changed are dirty (the caller flushes).
+  // The newest time a record holds (unix seconds; 0 when none).
+  newestTime(): number {
+    let max = 0;
+    for (const name of NAMES) {
+      const st = this.stores[name] as unknown as { all(): object[] };
+      for (const r of st.all())
+        for (const f of REDATED_FIELDS) {
+          const v = (r as Record<string, unknown>)[f];
+          if (typeof v === "number" && v > max) max = v;
+        }
+    }
+    return max;
+  }
+
   redate(from: number, to: number, shift: number): number {
     let moved = 0;
     for (const name of NAMES) {
@@ -573,6 +587,12 @@ export class Memory {
     if (!this.overflow) throw new MemoryError("full", `${type} are full (${SPECS[type].capacity}) and the archive is not available`);
     list.sort((a, b) => a.timestamp - b.timestamp);
     const out = list.slice(0, ROLL[type]);
+    // a record dated by the unset clock's estimate would enter the archive
+    // under a wrong date that no redate reaches (src/time/clock.ts): refused
+    // until the clock is set, changing nothing
+    const since = untrustedSince();
+    if (since !== undefined && out.some((r) => r.timestamp * 1000 >= since))
+      throw new MemoryError("full", `${type} are full (${SPECS[type].capacity}) and the clock is not set yet: the oldest can move to the archive once the network sets it; try again later`);
     this.overflow(type, out);
     list.splice(0, out.length);
   }

@@ -36,12 +36,14 @@ let ticksSource: () => number = () => Date.now();
 let platformSet: (() => boolean) | undefined; // the platform knows whether the RTC was set
 
 let floor = 0; // ms: the latest trusted time the memory saw
+let newest = 0; // ms: the newest time a record on flash holds (raiseFloor)
 let bootTicks = 0;
 let bootWall = 0;
 let trusted = false;
 let anchorWall = 0; // while trusted: the wall clock at anchorTicks
 let anchorTicks = 0;
 let estimateFrom = 0; // the estimate at boot: records dated from here on are this boot's
+let carried = false; // estimateFrom is an earlier boot's
 let lastShift = 0;
 let corrections = 0;
 
@@ -54,52 +56,92 @@ export interface TrustEvent {
 type Listener = (e: TrustEvent) => void;
 const listeners: Listener[] = [];
 
+function base(): number {
+  // a second after the floor or the newest record: never the same second as an old record
+  const b = floor > newest ? floor : newest;
+  return b > VALID_AFTER_MS ? b + 1000 : VALID_AFTER_MS;
+}
+
 function estimate(): number {
-  const base = floor > VALID_AFTER_MS ? floor : VALID_AFTER_MS;
-  return base + (ticksSource() - bootTicks);
+  return base() + (ticksSource() - bootTicks);
+}
+
+// A setting is seen anywhere (inside a store's write too), but it takes
+// effect at a safe point: the service's settle hook (a zero-delay timer)
+// calls settleClock(), which trusts the clock and runs the listeners (the
+// redate writes). Until then the clock stays as it was. Without a hook
+// (a bare test), it takes effect at once.
+let pendingTrust = false;
+const queue: TrustEvent[] = [];
+let settleHook: (() => void) | undefined;
+let settling = false;
+
+function request(): void {
+  if (settleHook) settleHook();
+  else settleClock();
 }
 
 // Whether the wall clock was set since the last look: a jump against the ticks.
 function poll(): void {
+  if (settling) return;
   const w = wallSource();
   const t = ticksSource();
   if (!trusted) {
-    if (w < VALID_AFTER_MS) return;
+    if (pendingTrust || w < VALID_AFTER_MS) return;
     const moved = w - bootWall - (t - bootTicks);
-    if (moved > JUMP_MS || moved < -JUMP_MS) trust(w, t);
+    if (moved > JUMP_MS || moved < -JUMP_MS) {
+      pendingTrust = true;
+      request();
+    }
     return;
   }
   const drift = w - anchorWall - (t - anchorTicks);
-  if (drift > JUMP_MS || drift < -JUMP_MS) {
-    anchorWall = w;
-    anchorTicks = t;
-    corrections++;
-    emit({ kind: "corrected", shift: drift, from: w - drift, to: w });
-  } else {
-    // a fast or slow RTC drifts slowly: the anchor follows it
-    anchorWall = w;
-    anchorTicks = t;
-  }
-}
-
-function trust(w: number, t: number): void {
-  const est = estimate();
-  trusted = true;
-  anchorWall = w;
+  anchorWall = w; // a fast or slow RTC drifts slowly: the anchor follows it
   anchorTicks = t;
-  lastShift = w - est;
-  if (w > floor) floor = w;
-  emit({ kind: "trusted", shift: lastShift, from: estimateFrom, to: est });
+  if (drift > JUMP_MS || drift < -JUMP_MS) {
+    corrections++;
+    queue.push({ kind: "corrected", shift: drift, from: w - drift, to: w });
+    request();
+  }
 }
 
-function emit(e: TrustEvent): void {
-  for (const l of listeners.slice()) {
-    try {
-      l(e);
-    } catch (err) {
-      if (err instanceof Error && err.name === "PowerCut") throw err;
+// Takes a setting seen since the last call into effect and tells the listeners.
+export function settleClock(): void {
+  if (settling) return;
+  settling = true;
+  try {
+    if (pendingTrust && !trusted) {
+      pendingTrust = false;
+      const w = wallSource();
+      const t = ticksSource();
+      if (w >= VALID_AFTER_MS) {
+        const est = estimate();
+        trusted = true;
+        anchorWall = w;
+        anchorTicks = t;
+        lastShift = w - est;
+        if (w > floor) floor = w;
+        queue.unshift({ kind: "trusted", shift: lastShift, from: estimateFrom, to: est });
+      }
     }
+    while (queue.length) {
+      const e = queue.shift()!;
+      for (const l of listeners.slice()) {
+        try {
+          l(e);
+        } catch (err) {
+          if (err instanceof Error && err.name === "PowerCut") throw err;
+        }
+      }
+    }
+  } finally {
+    settling = false;
   }
+}
+
+// The service's safe point for settleClock (undefined: at once).
+export function setSettleHook(hook: (() => void) | undefined): void {
+  settleHook = hook;
 }
 
 // Wall time for device code: the trusted wall clock, or the estimate.
@@ -119,6 +161,13 @@ export const isTrusted = isValid;
 // Milliseconds since boot, steady.
 export function sinceBoot(): number {
   return ticksSource() - bootTicks;
+}
+
+// While the clock is not trusted: the first time (ms) this boot's estimate
+// gave; records dated from there on are this boot's. Undefined once trusted.
+export function untrustedSince(): number | undefined {
+  poll();
+  return trusted ? undefined : estimateFrom;
 }
 
 // The raw wall clock (the RTC), for diagnostics.
@@ -145,7 +194,12 @@ export function clockState(): { trusted: boolean; floor: number; shift: number; 
 // when it reads a valid time not behind the floor.
 export function bootClock(floorMs: number): void {
   listeners.length = 0; // one boot, one set of listeners
+  queue.length = 0;
+  pendingTrust = false;
+  settleHook = undefined;
   floor = floorMs > 0 ? floorMs : 0;
+  newest = 0;
+  carried = false;
   bootTicks = ticksSource();
   bootWall = wallSource();
   trusted = false;
@@ -161,22 +215,32 @@ export function bootClock(floorMs: number): void {
   }
 }
 
+// What the memory already holds is no older than its newest record: the floor
+// rises to it (the service calls this once the stores are read), so an
+// estimate never dates a new record before an old one.
+export function raiseFloor(ms: number): void {
+  if (!(ms > newest)) return;
+  newest = ms;
+  if (!trusted && !carried) estimateFrom = base();
+}
+
+// Records an earlier boot dated by its estimate and never saw moved (the
+// clock was not trusted before that boot ended): they move with this boot's
+// at trust. `fromMs`: where that boot's estimate began (src/time/floor.ts).
+export function carryUntrusted(fromMs: number): void {
+  if (trusted || !(fromMs > 0)) return;
+  if (fromMs < estimateFrom) estimateFrom = fromMs;
+  carried = true;
+}
+
 // The network set the wall clock (SNTP): call right after Time.set. A first
 // setting makes it trusted; a later one is a correction.
 export function clockSynced(): void {
-  const w = wallSource();
-  const t = ticksSource();
-  if (w < VALID_AFTER_MS) return;
-  if (!trusted) trust(w, t);
-  else if (w !== anchorWall + (t - anchorTicks)) {
-    const drift = w - anchorWall - (t - anchorTicks);
-    anchorWall = w;
-    anchorTicks = t;
-    if (drift > JUMP_MS || drift < -JUMP_MS) {
-      corrections++;
-      emit({ kind: "corrected", shift: drift, from: w - drift, to: w });
-    }
-  }
+  if (wallSource() < VALID_AFTER_MS) return;
+  if (!trusted) {
+    pendingTrust = true;
+    request();
+  } else poll();
 }
 
 export function onTrust(l: Listener): () => void {

@@ -13,6 +13,10 @@ import { trustedFloor } from "./clock";
 export const FLOOR_DOMAIN = "petmem";
 export const FLOOR_KEY = "clk.t";
 export const FLOOR_STEP_MS = 3600000;
+// While a boot runs without a trusted clock: where its estimate began (whole
+// minutes, rounded down), so that a later boot that gets trusted time moves
+// those records too; deleted once the clock is trusted.
+export const UNTRUSTED_KEY = "clk.u";
 
 let saved = 0; // ms, as last read or written
 
@@ -38,6 +42,26 @@ export function saveFloor(force = false): boolean {
   } catch (e) {
     if (e instanceof Error && e.name === "PowerCut") throw e;
     return false;
+  }
+}
+
+export function readUntrusted(): number {
+  try {
+    const v = Preference.get(FLOOR_DOMAIN, UNTRUSTED_KEY);
+    return typeof v === "number" && v > 0 ? v * 60000 : 0;
+  } catch (e) {
+    if (e instanceof Error && e.name === "PowerCut") throw e;
+    return 0;
+  }
+}
+
+// Marks (ms > 0) or clears (0) records dated by an estimate on flash.
+export function saveUntrusted(ms: number): void {
+  try {
+    if (ms > 0) Preference.set(FLOOR_DOMAIN, UNTRUSTED_KEY, Math.floor(ms / 60000));
+    else Preference.delete(FLOOR_DOMAIN, UNTRUSTED_KEY);
+  } catch (e) {
+    if (e instanceof Error && e.name === "PowerCut") throw e;
   }
 }
 
