@@ -7,7 +7,7 @@
 // stdin closing ends the run.
 
 import { DATA, NOW, TZ, UsageError, type Command, type Context } from "../command.js";
-import { openHost, parseNow, parseTz, machineTz, currentTz, type Host } from "../host.js";
+import { openHost, parseNow, parseTz, machineTz, currentTz, hasZone, type Host } from "../host.js";
 import { stdioTransport } from "../stdio.js";
 import { runXiaozhi } from "../xiaozhi-stdio.js";
 import { describeReply, describeRequest, logLine } from "../call-log.js";
@@ -21,11 +21,14 @@ export function speedOf(v: string | true | undefined): number {
   return n;
 }
 
-// --tz and --now as every command that boots a device reads them
-export function timeOptions(ctx: Context): { tz?: number; now?: number } {
+// --tz and --now as every command that boots a device reads them. A --now
+// without a zone and without --tz is read in the data folder's zone: openHost
+// reads it again from nowText once the folder's configuration is known.
+export function timeOptions(ctx: Context): { tz?: number; now?: number; nowText?: string } {
   const tz = typeof ctx.opts.tz === "string" ? parseTz(ctx.opts.tz) : undefined;
   const now = typeof ctx.opts.now === "string" ? parseNow(ctx.opts.now, tz ?? machineTz()) : undefined;
-  return { tz, now };
+  const nowText = typeof ctx.opts.now === "string" && tz === undefined && !hasZone(ctx.opts.now) ? ctx.opts.now : undefined;
+  return { tz, now, nowText };
 }
 
 // The real-clock driver: virtual time follows wall time times `speed`.
@@ -65,8 +68,7 @@ export const serve: Command = {
     '  {"command": "/path/to/petmem/desktop/petmem.mjs", "args": ["--data", "/path/to/data"]}',
   async run(ctx) {
     const speed = speedOf(ctx.opts.speed);
-    const { tz, now } = timeOptions(ctx);
-    const host = openHost({ data: (ctx.opts.data as string) ?? ".petmem", command: "serve", now, tz });
+    const host = openHost({ data: (ctx.opts.data as string) ?? ".petmem", command: "serve", ...timeOptions(ctx) });
     ctx.err(partitionsLine(host) + "\n");
     if (ctx.opts.exit) {
       host.close();

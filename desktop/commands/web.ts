@@ -62,8 +62,7 @@ export const web: Command = {
   async run(ctx) {
     const port = portOf(ctx.opts.port);
     const speed = speedOf(ctx.opts.speed);
-    const { tz, now } = timeOptions(ctx);
-    const host = openHost({ data: (ctx.opts.data as string) ?? ".petmem", command: "web", now, tz });
+    const host = openHost({ data: (ctx.opts.data as string) ?? ".petmem", command: "web", ...timeOptions(ctx) });
     let stopClock: (() => void) | undefined;
     try {
       if (!ctx.quiet) ctx.err(partitionsLine(host) + "\n");

@@ -13,6 +13,7 @@ import { scenarios as localTime } from "./local-time.scn";
 import { scenarios as schedule } from "./schedule.scn";
 import { scenarios as scheduleReminder } from "./schedule-reminder.scn";
 import { scenarios as reminderReach } from "./reminder-reach.scn";
+import { scenarios as clock } from "./clock.scn";
 import { scenarios as mcpServer } from "./mcp-server.scn";
 import { scenarios as archive } from "./archive.scn";
 import { scenarios as archiveSegments } from "./archive-segments.scn";
@@ -65,6 +66,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "schedule", scenarios: schedule },
   { file: "schedule-reminder", scenarios: scheduleReminder },
   { file: "reminder-reach", scenarios: reminderReach },
+  { file: "clock", scenarios: clock },
   { file: "mcp-server", scenarios: mcpServer },
   { file: "archive", scenarios: archive },
   { file: "archive-segments", scenarios: archiveSegments },
