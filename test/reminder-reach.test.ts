@@ -13,6 +13,9 @@ import path from "node:path";
 import readline from "node:readline";
 import { spawn } from "node:child_process";
 import { PETMEM, startWebProcess, tempData } from "./web-server";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const START = "2026-02-05T07:58";
 const DUE = "2026-02-05 08:00";
@@ -71,6 +74,32 @@ describe("issue 26: a reminder 2 minutes after its schedule was written, at --sp
     assert.equal(await c.stop(), 0);
     assert.ok(c.err.some((l) => l.startsWith('{"reminder":') && l.includes("吃早饭")), "stderr keeps the trace line");
     assert.equal(c.out.filter((l) => l.includes("notifications/message")).length, 1, "once");
+  });
+
+  it("the official MCP SDK client receives it as a logging message (setLoggingLevel works)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "petmem-remind-sdk-"));
+    const transport = new StdioClientTransport({ command: process.execPath, args: [PETMEM, "--data", dir, "--now", START, "--tz", "+08:00", "--speed", "60"], cwd: os.tmpdir(), stderr: "pipe" });
+    const client = new Client({ name: "petmem-test", version: "1.0.0" });
+    const got: { level: string; logger?: string; data: any }[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void got.push(n.params as never));
+    try {
+      await client.connect(transport);
+      assert.deepEqual(client.getServerCapabilities()?.logging, {});
+      await client.setLoggingLevel("notice");
+      const r = await client.callTool({ name: "memory", arguments: { action: "write", type: "schedule", content: "喝水", datetime: DUE } });
+      assert.match((r.content as { text: string }[])[0].text, /"result":"added"/);
+      const t0 = Date.now();
+      while (!got.length && Date.now() - t0 < 15000) await new Promise((res) => setTimeout(res, 50));
+      assert.equal(got.length, 1, "one logging message");
+      assert.equal(got[0].level, "notice");
+      assert.equal(got[0].logger, "petmem.reminder");
+      assert.equal(got[0].data.content, "喝水");
+      const late = atMs(got[0].data.at) - dueMs;
+      assert.ok(late >= -60000 && late <= 60000, `delivered at ${got[0].data.at}`);
+    } finally {
+      await client.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("petmem serve --xiaozhi: the device's listen/detect [device_call] message", async () => {

@@ -1,4 +1,4 @@
-// The clock's floor on flash (docs/FORMAT.md §2.6): the latest trusted wall
+// The clock's floor on flash (docs/FORMAT.md §2.8): the latest trusted wall
 // time the memory saw, in whole minutes since 1970 (rounded down, so it never
 // claims a time that was not seen), as one NVS integer: namespace `petmem`,
 // key `clk.t`. It is what an unset clock's estimate starts from
