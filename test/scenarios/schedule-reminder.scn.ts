@@ -96,6 +96,11 @@ export const scenarios: Scenario[] = [
       dev.clock.advance(1); // 13:33
       deepEqual(names(got), ["取快递", "关火"]);
       equal(got[1].missed, false);
+      // a wake a few ms after the start (a real timer, x-cli-lin) is on time, not missed
+      s.add({ content: "关窗", datetime: "2026-02-05 13:34", force: true });
+      const late = svc.checkNow(Date.UTC(2026, 1, 5, 5, 34) + 700);
+      deepEqual(late.map((r) => `${r.content} ${r.missed} ${r.minutes}`), ["关窗 false 0"]);
+      got.splice(2);
       // written a day ahead: reminded as its hour opens
       s.add({ content: "开会", datetime: "2026-02-06 10:00" });
       svc.rearm();
