@@ -8,9 +8,9 @@
 //
 // Trust: the wall clock is TRUSTED once it was set in this boot: the platform
 // says so at boot (the RTC was set and is not behind the last trusted time
-// the memory saw), the network code calls clockSynced() after SNTP, or the
-// wall clock jumps against the ticks (only a setting moves it that way) to a
-// time not before 2024. Until then:
+// the memory saw), the network code calls clockSynced() after SNTP, the wall
+// clock jumps against the ticks (only a setting moves it that way), or it read
+// 1970 at boot and now reads a time after 2024. Until then:
 // - isValid() is false: every decision that forgets, purges, expires, moves,
 //   retires, reminds or counts days waits (its callers check isValid());
 // - now() is an ESTIMATE that is never later than the truth: the last
@@ -89,7 +89,9 @@ function poll(): void {
   if (!trusted) {
     if (pendingTrust || w < VALID_AFTER_MS) return;
     const moved = w - bootWall - (t - bootTicks);
-    if (moved > JUMP_MS || moved < -JUMP_MS) {
+    // an RTC that read 1970 and now reads a real time was set (without a steady
+    // ticks source, as on the device today, this is how SNTP's setting is seen)
+    if (moved > JUMP_MS || moved < -JUMP_MS || bootWall < VALID_AFTER_MS) {
       pendingTrust = true;
       request();
     }

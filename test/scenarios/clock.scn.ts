@@ -6,7 +6,7 @@
 // later corrections forward and back never remind twice.
 import { SimDevice } from "../../host-sim/device";
 import { bootDevice } from "../../src/app/boot";
-import { isValid, now, VALID_AFTER_MS } from "../../src/time/clock";
+import { isValid, now, setTimeSource, VALID_AFTER_MS } from "../../src/time/clock";
 import { readFloor } from "../../src/time/floor";
 import { fromLocal } from "../../src/time/local";
 import { ok, equal } from "./assert";
@@ -93,6 +93,22 @@ export const scenarios: Scenario[] = [
       equal(isValid(), true);
       equal(got.length, 1);
       b.service.stop();
+    },
+  },
+  {
+    name: "the device today (ticks are the wall clock's own count): an RTC that read 1970 at boot and now reads 2026 was set",
+    run() {
+      const dev = new SimDevice({ now: 5000 }).install();
+      let set = 0;
+      const rtc = () => dev.clock.now + set;
+      setTimeSource(rtc, rtc);
+      equal(isValid(), false);
+      dev.clock.advance(MIN);
+      equal(isValid(), false, "time passing in 1970 is not a setting");
+      set = T0 - dev.clock.now; // SNTP, then Time.set
+      equal(isValid(), true);
+      equal(now(), T0);
+      dev.install();
     },
   },
 ];
