@@ -253,13 +253,13 @@ export function onTrust(l: Listener): () => void {
   };
 }
 
-// The platform's sources: the wall clock, the ticks (default: the ones in
-// force) and whether the RTC was set by the network since power on. The clock
+// The platform's sources: the wall clock, the ticks (default: the wall
+// clock's own count) and whether the RTC was set by the network since power on. The clock
 // is then booted afresh, trusted if the platform says it was set or (without
 // a word) if the wall clock reads a valid time.
 export function setTimeSource(wallFn: () => number, ticksFn?: () => number, isSet?: () => boolean): void {
   wallSource = wallFn;
-  if (ticksFn) ticksSource = ticksFn;
+  ticksSource = ticksFn ?? wallFn; // none given: the wall clock's own count (a setting is then seen from 1970 only)
   platformSet = isSet;
   bootClock(0);
 }
