@@ -44,6 +44,42 @@ import type { Repeat } from "../memory/types";
 import { Schedules, DEFAULT_CLEANUP_DAYS } from "./schedules";
 import { allDayDue, ALL_DAY_HOUR } from "./allday";
 
+// "YYYY-MM-DD" and "HH:MM" as a local time, without a RegExp; undefined if malformed.
+function startMs(date: string, time: string): number | undefined {
+  if (date.length !== 10 || time.length !== 5) return undefined;
+  const y = num(date, 0, 4), mo = num(date, 5, 2), d = num(date, 8, 2), h = num(time, 0, 2), mi = num(time, 3, 2);
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59) return undefined;
+  return fromLocal(y, mo, d, h, mi);
+}
+
+function num(s: string, at: number, n: number): number {
+  let v = 0;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(at + i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+// FNV-1a over the three strings (with separators): a schedule's identity.
+function hashOf(content: string, date: string, time: string): number {
+  let h = 0x811c9dc5;
+  const add = (s: string) => {
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
+    h = Math.imul(h ^ 0x1f, 16777619) >>> 0;
+  };
+  add(content);
+  add(date);
+  add(time);
+  return h >>> 0;
+}
+
+function has(a: Uint32Array, n: number, h: number): boolean {
+  for (let i = 0; i < n; i++) if (a[i] === h) return true;
+  return false;
+}
+
 export const CHECK_INTERVAL_MS = 600000; // seed §12.2: every 10 minutes
 export const AHEAD_MINUTES = 60; // remind up to an hour ahead
 export const MISSED_WINDOW_MINUTES = 180; // missed reminders replayed at most 3 h late
@@ -89,8 +125,9 @@ export class ReminderService {
   private timer: TimerID | undefined;
   private wake: TimerID | undefined; // the one-shot for the next due moment
   wakeAt: number | undefined; // wall time it was armed for
-  private known: Record<string, boolean> | undefined; // schedules seen (content@datetime); undefined before the boot check
-  private fresh: Record<string, number> = {}; // written inside their window: due at their start
+  private known: Uint32Array | undefined; // hashes of the schedules seen; undefined before the boot check
+  private knownN = 0;
+  private fresh: number[] = []; // [hash, start, …]: written inside their window, due at their start
   private cleanedOn = ""; // local date of the last cleanup
   private readonly intervalMs: number;
   private readonly aheadMinutes: number;
@@ -168,31 +205,57 @@ export class ReminderService {
 
   // The next moment something is due (wall ms). Learns which schedules are
   // new: with `external` (a call or a conversation wrote them), a new one
-  // already inside its window is fresh: due at its start.
+  // already inside its window is fresh: due at its start. Runs after every
+  // call and line heard, so it allocates next to nothing: schedules are known
+  // by a 32-bit hash of content, date and time, starts computed without a
+  // RegExp (the XS heap's chunk peak, npm run heap).
   nextDue(at = now(), external = false): number | undefined {
     let next: number | undefined;
     const take = (t: number) => {
       if (next === undefined || t < next) next = t;
     };
     const ahead = this.aheadMinutes * MINUTE;
-    const seen: Record<string, boolean> = {};
-    for (const d of this.schedules.due(at, 60 * 24 * 400, this.missedMinutes)) {
-      const v = d.schedule;
-      const key = `${v.content}@${v.datetime}`;
-      seen[key] = true;
-      if (external && this.known && !this.known[key] && d.start - ahead <= at && !d.missed) this.fresh[key] = d.start;
-      take(this.fresh[key] !== undefined ? this.fresh[key] : d.start - ahead);
+    const list = this.memory.stores.events.all();
+    const seen = new Uint32Array(list.length);
+    let n = 0;
+    let plain = false;
+    for (let i = 0; i < list.length; i++) {
+      const e = list[i];
+      if (!e.schedule || !e.time) {
+        plain = true;
+        continue;
+      }
+      if (e.completed || e.reminded) continue;
+      const start = startMs(e.date, e.time);
+      if (start === undefined || start < at - this.missedMinutes * MINUTE) continue;
+      const h = hashOf(e.content, e.date, e.time);
+      seen[n++] = h;
+      let f = this.freshStart(h);
+      if (f === undefined && external && this.known && !has(this.known, this.knownN, h) && start - ahead <= at && start >= at - MINUTE) {
+        this.fresh.push(h, start);
+        f = start;
+      }
+      take(f !== undefined ? f : start - ahead);
     }
-    if (this.known) this.known = seen;
-    for (const k of Object.keys(this.fresh)) if (!seen[k]) delete this.fresh[k];
+    if (this.known) {
+      this.known = seen;
+      this.knownN = n;
+    }
+    // forget fresh marks of schedules no longer waiting
+    for (let k = this.fresh.length - 2; k >= 0; k -= 2) if (!has(seen, n, this.fresh[k])) this.fresh.splice(k, 2);
     // all-day events: from 08:00 local
-    if (this.memory.events().some((e) => !e.schedule || !e.time)) {
+    if (plain) {
       const t = toLocal(at);
       let eight = fromLocal(t.year, t.month, t.day, ALL_DAY_HOUR);
       if (eight <= at) eight = fromLocal(t.year, t.month, t.day + 1, ALL_DAY_HOUR);
       take(eight);
     }
     return next;
+  }
+
+  private freshStart(h: number): number | undefined {
+    for (let k = 0; k < this.fresh.length; k += 2) if (this.fresh[k] === h) return this.fresh[k + 1];
+    return undefined;
   }
 
   // One check. Returns the reminders delivered.
@@ -208,10 +271,11 @@ export class ReminderService {
     }
     // what is there now is known (fresh ones stay fresh); schedules written
     // inside their window wait for their start
-    if (!this.known) this.known = {};
+    if (!this.known) this.known = new Uint32Array(0);
     this.nextDue(at);
     const due = s.due(at, this.aheadMinutes, this.missedMinutes).filter((d) => {
-      const f = this.fresh[`${d.schedule.content}@${d.schedule.datetime}`];
+      const v = d.schedule;
+      const f = this.fresh.length ? this.freshStart(hashOf(v.content, v.datetime.slice(0, 10), v.datetime.slice(11))) : undefined;
       return f === undefined || f <= at;
     });
     if (due.length && s.markReminded(due.map((d) => d.schedule)) > 0) changed = true;
