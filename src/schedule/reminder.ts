@@ -127,6 +127,7 @@ export class ReminderService {
   wakeAt: number | undefined; // wall time it was armed for
   private known: Uint32Array | undefined; // hashes of the schedules seen; undefined before the boot check
   private knownN = 0;
+  private spare: Uint32Array | undefined; // the other buffer: known and spare swap at each pass
   private fresh: number[] = []; // [hash, start, …]: written inside their window, due at their start
   private cleanedOn = ""; // local date of the last cleanup
   private readonly intervalMs: number;
@@ -216,7 +217,8 @@ export class ReminderService {
     };
     const ahead = this.aheadMinutes * MINUTE;
     const list = this.memory.stores.events.all();
-    const seen = new Uint32Array(list.length);
+    let seen = this.spare;
+    if (!seen || seen.length < list.length) seen = new Uint32Array(list.length < 16 ? 16 : list.length);
     let n = 0;
     let plain = false;
     for (let i = 0; i < list.length; i++) {
@@ -238,9 +240,10 @@ export class ReminderService {
       take(f !== undefined ? f : start - ahead);
     }
     if (this.known) {
+      this.spare = this.known;
       this.known = seen;
       this.knownN = n;
-    }
+    } else this.spare = seen;
     // forget fresh marks of schedules no longer waiting
     for (let k = this.fresh.length - 2; k >= 0; k -= 2) if (!has(seen, n, this.fresh[k])) this.fresh.splice(k, 2);
     // all-day events: from 08:00 local
@@ -271,7 +274,7 @@ export class ReminderService {
     }
     // what is there now is known (fresh ones stay fresh); schedules written
     // inside their window wait for their start
-    if (!this.known) this.known = new Uint32Array(0);
+    if (!this.known) this.known = new Uint32Array(16);
     this.nextDue(at);
     const due = s.due(at, this.aheadMinutes, this.missedMinutes).filter((d) => {
       const v = d.schedule;
