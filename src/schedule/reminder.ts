@@ -75,11 +75,6 @@ function hashOf(content: string, date: string, time: string): number {
   return h >>> 0;
 }
 
-function has(a: Uint32Array, n: number, h: number): boolean {
-  for (let i = 0; i < n; i++) if (a[i] === h) return true;
-  return false;
-}
-
 export const CHECK_INTERVAL_MS = 600000; // seed §12.2: every 10 minutes
 export const AHEAD_MINUTES = 60; // remind up to an hour ahead
 export const MISSED_WINDOW_MINUTES = 180; // missed reminders replayed at most 3 h late
@@ -125,9 +120,11 @@ export class ReminderService {
   private timer: TimerID | undefined;
   private wake: TimerID | undefined; // the one-shot for the next due moment
   wakeAt: number | undefined; // wall time it was armed for
-  private known: Uint32Array | undefined; // hashes of the schedules seen; undefined before the boot check
-  private knownN = 0;
-  private spare: Uint32Array | undefined; // the other buffer: known and spare swap at each pass
+  // the XOR of the hashes of the schedules seen at the last pass (one number:
+  // the device's heap); undefined before the boot check. When it changed by
+  // exactly one schedule's hash, that schedule is the new one; several at once
+  // (rare) are taken as known.
+  private known: number | undefined;
   private fresh: number[] = []; // [hash, start, …]: written inside their window, due at their start
   private cleanedOn = ""; // local date of the last cleanup
   private readonly intervalMs: number;
@@ -207,9 +204,9 @@ export class ReminderService {
   // The next moment something is due (wall ms). Learns which schedules are
   // new: with `external` (a call or a conversation wrote them), a new one
   // already inside its window is fresh: due at its start. Runs after every
-  // call and line heard, so it allocates next to nothing: schedules are known
-  // by a 32-bit hash of content, date and time, starts computed without a
-  // RegExp (the XS heap's chunk peak, npm run heap).
+  // call and line heard, so it keeps and allocates next to nothing: the
+  // schedules seen are one XOR of 32-bit hashes of content, date and time,
+  // starts are computed without a RegExp (the XS heap, npm run heap).
   nextDue(at = now(), external = false): number | undefined {
     let next: number | undefined;
     const take = (t: number) => {
@@ -217,35 +214,41 @@ export class ReminderService {
     };
     const ahead = this.aheadMinutes * MINUTE;
     const list = this.memory.stores.events.all();
-    let seen = this.spare;
-    if (!seen || seen.length < list.length) seen = new Uint32Array(list.length < 16 ? 16 : list.length);
-    let n = 0;
+    let xor = 0;
     let plain = false;
     for (let i = 0; i < list.length; i++) {
       const e = list[i];
-      if (!e.schedule || !e.time) {
-        plain = true;
-        continue;
-      }
-      if (e.completed || e.reminded) continue;
+      if (!e.schedule || !e.time) plain = true;
+      else if (!e.completed && !e.reminded) xor = (xor ^ hashOf(e.content, e.date, e.time)) >>> 0;
+    }
+    const added = external && this.known !== undefined && xor !== this.known ? (xor ^ this.known) >>> 0 : 0;
+    if (this.known !== undefined) this.known = xor;
+    let live = 0; // fresh marks still waiting
+    for (let i = 0; i < list.length; i++) {
+      const e = list[i];
+      if (!e.schedule || !e.time || e.completed || e.reminded) continue;
       const start = startMs(e.date, e.time);
       if (start === undefined || start < at - this.missedMinutes * MINUTE) continue;
       const h = hashOf(e.content, e.date, e.time);
-      seen[n++] = h;
       let f = this.freshStart(h);
-      if (f === undefined && external && this.known && !has(this.known, this.knownN, h) && start - ahead <= at && start >= at - MINUTE) {
+      if (f === undefined && added !== 0 && h === added && start - ahead <= at && start >= at - MINUTE) {
         this.fresh.push(h, start);
         f = start;
       }
+      if (f !== undefined) live++;
       take(f !== undefined ? f : start - ahead);
     }
-    if (this.known) {
-      this.spare = this.known;
-      this.known = seen;
-      this.knownN = n;
-    } else this.spare = seen;
     // forget fresh marks of schedules no longer waiting
-    for (let k = this.fresh.length - 2; k >= 0; k -= 2) if (!has(seen, n, this.fresh[k])) this.fresh.splice(k, 2);
+    if (live * 2 < this.fresh.length)
+      for (let k = this.fresh.length - 2; k >= 0; k -= 2) {
+        const h = this.fresh[k];
+        let still = false;
+        for (let i = 0; i < list.length && !still; i++) {
+          const e = list[i];
+          still = !!e.schedule && !!e.time && !e.completed && !e.reminded && hashOf(e.content, e.date, e.time) === h;
+        }
+        if (!still) this.fresh.splice(k, 2);
+      }
     // all-day events: from 08:00 local
     if (plain) {
       const t = toLocal(at);
@@ -274,7 +277,7 @@ export class ReminderService {
     }
     // what is there now is known (fresh ones stay fresh); schedules written
     // inside their window wait for their start
-    if (!this.known) this.known = new Uint32Array(16);
+    if (this.known === undefined) this.known = 0;
     this.nextDue(at);
     const due = s.due(at, this.aheadMinutes, this.missedMinutes).filter((d) => {
       const v = d.schedule;

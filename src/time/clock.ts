@@ -54,7 +54,8 @@ export interface TrustEvent {
   to: number;
 }
 type Listener = (e: TrustEvent) => void;
-const listeners: Listener[] = [];
+// the listeners, composed into one function (no array on the device's heap)
+let chain: Listener | undefined;
 
 function base(): number {
   // a second after the floor or the newest record: never the same second as an old record
@@ -72,7 +73,8 @@ function estimate(): number {
 // redate writes). Until then the clock stays as it was. Without a hook
 // (a bare test), it takes effect at once.
 let pendingTrust = false;
-const queue: TrustEvent[] = [];
+let pendingShift = 0; // corrections seen since the last settle, summed (ms)
+let pendingCorrections = false;
 let settleHook: (() => void) | undefined;
 let settling = false;
 
@@ -102,7 +104,8 @@ function poll(): void {
   anchorTicks = t;
   if (drift > JUMP_MS || drift < -JUMP_MS) {
     corrections++;
-    queue.push({ kind: "corrected", shift: drift, from: w - drift, to: w });
+    pendingShift += drift;
+    pendingCorrections = true;
     request();
   }
 }
@@ -112,6 +115,7 @@ export function settleClock(): void {
   if (settling) return;
   settling = true;
   try {
+    let e: TrustEvent | undefined;
     if (pendingTrust && !trusted) {
       pendingTrust = false;
       const w = wallSource();
@@ -123,19 +127,18 @@ export function settleClock(): void {
         anchorTicks = t;
         lastShift = w - est;
         if (w > floor) floor = w;
-        queue.unshift({ kind: "trusted", shift: lastShift, from: estimateFrom, to: est });
+        pendingCorrections = false; // the setting is the news
+        pendingShift = 0;
+        e = { kind: "trusted", shift: lastShift, from: estimateFrom, to: est };
       }
     }
-    while (queue.length) {
-      const e = queue.shift()!;
-      for (const l of listeners.slice()) {
-        try {
-          l(e);
-        } catch (err) {
-          if (err instanceof Error && err.name === "PowerCut") throw err;
-        }
-      }
+    if (!e && pendingCorrections) {
+      const w = wallSource();
+      e = { kind: "corrected", shift: pendingShift, from: w - pendingShift, to: w };
+      pendingCorrections = false;
+      pendingShift = 0;
     }
+    if (e && chain) chain(e);
   } finally {
     settling = false;
   }
@@ -195,9 +198,10 @@ export function clockState(): { trusted: boolean; floor: number; shift: number; 
 // trusted at once when the platform says it was set, or (no platform word)
 // when it reads a valid time not behind the floor.
 export function bootClock(floorMs: number): void {
-  listeners.length = 0; // one boot, one set of listeners
-  queue.length = 0;
+  chain = undefined; // one boot, one set of listeners
   pendingTrust = false;
+  pendingCorrections = false;
+  pendingShift = 0;
   settleHook = undefined;
   floor = floorMs > 0 ? floorMs : 0;
   newest = 0;
@@ -245,11 +249,21 @@ export function clockSynced(): void {
   } else poll();
 }
 
+// A listener for trust and corrections (until the next boot); returns its removal.
 export function onTrust(l: Listener): () => void {
-  listeners.push(l);
+  let on = true;
+  const one: Listener = (e) => {
+    if (!on) return;
+    try {
+      l(e);
+    } catch (err) {
+      if (err instanceof Error && err.name === "PowerCut") throw err;
+    }
+  };
+  const prev = chain;
+  chain = prev ? (e) => (prev(e), one(e)) : one;
   return () => {
-    const i = listeners.indexOf(l);
-    if (i >= 0) listeners.splice(i, 1);
+    on = false;
   };
 }
 
