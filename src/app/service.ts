@@ -127,7 +127,7 @@ export class Service {
 
   start(): void {
     onTrust((e) => this.clockMoved(e));
-    saveFloor();
+    // the floor is written at trust, by the hourly net and at stop (src/time/floor.ts)
     this.reminders.start();
     this.listener.recover(); // confirmed items a cut or a reboot left pending
   }
