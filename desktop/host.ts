@@ -14,12 +14,15 @@ import { Failure, UsageError } from "./command.js";
 import { bootDevice, type Booted } from "../src/app/boot.js";
 import type { Service } from "../src/app/service.js";
 import { configOf, setTimeZone } from "../src/config/presets.js";
-import { utcOffset, parseOffset, formatOffset } from "../src/time/local.js";
+import { utcOffset, parseOffset, formatOffset, formatDateTime } from "../src/time/local.js";
+import { VALID_AFTER_MS, JUMP_MS } from "../src/time/clock.js";
+import { Memory } from "../src/memory/memory.js";
 
 export interface OpenOptions {
   data: string;
   command: string; // named in the lock, for a second process's message
   now?: number; // device wall time at start (ms since the epoch); default: the real clock
+  nowText?: string; // --now without a zone: read again in the data folder's zone (overrides now)
   tz?: number; // UTC offset in minutes to keep in the device's configuration
   mustExist?: boolean; // refuse a folder that holds no device yet
 }
@@ -47,9 +50,14 @@ export function machineTz(): number {
   return -new Date().getTimezoneOffset();
 }
 
+// Whether a date names its zone (Z or ±HH:MM at its end).
+export function hasZone(v: string): boolean {
+  return /[zZ]|[+-]\d\d:?\d\d$/.test(v);
+}
+
 // A date with a zone as given, without one in the offset `tz`; NaN if it is none.
 export function dateIn(v: string, tz: number): number {
-  return Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : v + formatOffset(tz));
+  return Date.parse(hasZone(v) ? v : v + formatOffset(tz));
 }
 
 // A date for --now (see dateIn), written as YYYY-MM-DD…
@@ -83,9 +91,26 @@ export function openHost(o: OpenOptions): Host {
     } catch (e) {
       throw new Failure(`${dir}: the data folder cannot be used: ${(e as Error).message} (\`petmem reset --data ${o.data}\` erases it)`);
     }
+    // --now without a zone: in the folder's zone (a new folder: this machine's)
+    if (o.nowText !== undefined) {
+      let zone = machineTz();
+      try {
+        const c = configOf(new Memory());
+        if (c.stored) zone = c.utcOffset;
+      } catch {
+        // an unreadable configuration: the machine's zone, and boot reports it
+      }
+      dev.clock.now = parseNow(o.nowText, zone);
+    }
+    // a clock before 2024 (--now 1970-01-01T00:00): a pet whose RTC the network has not set
+    if (dev.clock.now < VALID_AFTER_MS) dev.clock.unsetWall(dev.clock.now);
     const booted = bootDevice();
     const service = booted.service;
     trace(`petmem: ${booted.line}\n`);
+    const at = service.clockAtBoot;
+    if (at.trusted && at.floor && at.wall < at.floor - JUMP_MS)
+      trace(`petmem: the clock (${formatDateTime(at.wall)}) is earlier than the last trusted time this data folder saw (${formatDateTime(at.floor)}); nothing is forgotten, purged or expired for it and what is written is dated by it\n`);
+    else if (!at.trusted) trace(`petmem: the clock is not set (it reads ${new Date(at.wall).toISOString()}): memory waits for a set clock to forget, purge, expire, archive or remind, and dates what it writes from the last trusted time\n`);
     // the zone: the one asked for; a device that never stored one takes this
     // machine's; else the device's own (setTimeZone writes only a change)
     const want = o.tz ?? (configOf(service.memory).stored ? undefined : machineTz());

@@ -2,7 +2,9 @@
 // over stdio, so that a recorded session can be replayed or a server bridged:
 // one JSON message from the server per line on stdin (blank lines and lines
 // starting with # are skipped), the device's messages on stdout, one a line,
-// its hello first. stdin closing is the link closing: the conversation ends.
+// its hello first, and a due reminder as the device's own spoken turn
+// ({"type":"listen","state":"detect","text":"[device_call]…"}, docs/XIAOZHI.md).
+// stdin closing is the link closing: the conversation ends.
 // On stderr, one JSON line per event, as in --dialog:
 //   {"heard":{type,content,…,outcome}}   an item went into the pending queue
 //   {"memory":{type,content,result,…}}   a memory was formed (written to NVS)
@@ -27,6 +29,7 @@ export function runXiaozhi(service: Service, onClose: () => void, log?: (message
   };
   const out = (m: string) => process.stdout.write(m + "\n");
   out(link.hello());
+  link.send = out; // a due reminder: the device's spoken turn (listen/detect [device_call]…)
   const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   rl.on("line", (line) => {
     const t = line.trim();

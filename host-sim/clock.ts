@@ -11,13 +11,34 @@ export class SimTimer {
 }
 
 export class VirtualClock {
-  now: number;
+  now: number; // the true time: the timers (the device's ticks) run on it
+  // The RTC (the device's wall clock) reads now + wallOffset. A platform fault
+  // (clock_jump) makes it read 1970 or a stale time at boot (wallSet false)
+  // until setWall, and moves it by corrections; 0 and true by default.
+  wallOffset = 0;
+  wallSet = true;
   private timers: SimTimer[] = [];
   private nextId = 1;
   private firing = false;
 
   constructor(now = Date.UTC(2026, 0, 1)) {
     this.now = now;
+  }
+
+  get wall(): number {
+    return this.now + this.wallOffset;
+  }
+
+  // The network sets the wall clock to `ms` (SNTP, then Time.set).
+  setWall(ms: number): void {
+    this.wallOffset = ms - this.now;
+    this.wallSet = true;
+  }
+
+  // Power on without a set RTC: it reads `ms` (1970, or the stale time of the last power loss).
+  unsetWall(ms: number): void {
+    this.wallOffset = ms - this.now;
+    this.wallSet = false;
   }
 
   set(callback: TimerCallback, ms = 0, repeat = 0): SimTimer {

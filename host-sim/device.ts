@@ -8,7 +8,7 @@ import { Nvs } from "./nvs.js";
 import { Spiffs } from "./spiffs.js";
 import { VirtualClock } from "./clock.js";
 import { FAULT_KINDS, NVS_FAULTS, SPIFFS_FAULTS, type FaultKind, type FaultOptions, type NvsFault, type SpiffsFault } from "./faults.js";
-import { setTimeSource } from "../src/time/clock.js";
+import { setTimeSource, clockSynced } from "../src/time/clock.js";
 
 export interface DeviceOptions {
   nvsBytes?: number;
@@ -38,7 +38,7 @@ export class SimDevice {
 
   install(): this {
     current = this;
-    setTimeSource(() => this.clock.now);
+    setTimeSource(() => this.clock.wall, () => this.clock.now, () => this.clock.wallSet);
     return this;
   }
 
@@ -53,6 +53,12 @@ export class SimDevice {
   // was done, for a failure message.
   inject(kind: FaultKind, opts: FaultOptions = {}): string {
     if (!(FAULT_KINDS as readonly string[]).includes(kind)) throw new RangeError(`unknown fault ${String(kind)}`);
+    if (kind === "clock_jump") {
+      // the RTC at the next boot: 1970 (no battery) or the stale time of the power loss
+      const stale = (opts.seed ?? 0) % 2 === 0;
+      this.clock.unsetWall(stale ? this.clock.wall : 5000);
+      return stale ? "clock stale at boot" : "clock at 1970 at boot";
+    }
     if (kind === "power_cut") {
       this.spiffs.tearSeed = opts.seed;
       this.cutAfter(opts.at ?? 1);
@@ -62,6 +68,13 @@ export class SimDevice {
     if (onNvs) return this.nvs.inject(kind as NvsFault, opts);
     if ((SPIFFS_FAULTS as readonly string[]).includes(kind)) return this.spiffs.inject(kind as SpiffsFault, opts);
     throw new RangeError(`fault ${kind} is not modelled`);
+  }
+
+  // The network sets the wall clock (SNTP, then Time.set; the firmware then
+  // calls the clock's clockSynced()).
+  setWall(ms: number): void {
+    this.clock.setWall(ms);
+    clockSynced();
   }
 
   // Power comes back: what is on flash stays, everything in RAM is gone. Device

@@ -19,6 +19,7 @@ export const FAULT_KINDS = [
   "spiffs_rename_tear", // a cut inside File.rename: both names listed, sharing one object
   "spiffs_header_tear", // a cut while an index header is rewritten (a write open, a create, an append): the name listed twice
   "spiffs_rewrite_tear", // a cut while bytes inside a file are replaced (in place, or "wb+" on an existing file): listed, reads fail
+  "clock_jump", // the RTC reads 1970 or a stale time at boot until the network sets it; later corrections forward and back
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 

@@ -20,8 +20,7 @@ export const dialog: Command = {
   async run(ctx) {
     const file = ctx.args[0];
     if (file !== "-" && !fs.existsSync(file)) throw new Failure(`${file}: no such file`);
-    const { tz, now } = timeOptions(ctx);
-    const host = openHost({ data: (ctx.opts.data as string) ?? ".petmem", command: "dialog", now, tz });
+    const host = openHost({ data: (ctx.opts.data as string) ?? ".petmem", command: "dialog", ...timeOptions(ctx) });
     ctx.live();
     try {
       await runDialog(host.service, host.dev, file);

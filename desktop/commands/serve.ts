@@ -1,11 +1,13 @@
 // `petmem serve` (the default command, and `npm start`): the pet on this
 // machine, serving the MCP tool `memory` on stdin/stdout (newline-delimited
 // JSON-RPC), or with --xiaozhi the xiaozhi server's messages. Time runs on the
-// real clock, from --now and faster by --speed; reminders and device traces go
-// to stderr with one log line per call. stdin closing ends the run.
+// real clock, from --now and faster by --speed; device traces go to stderr
+// with one log line per call. Reminders go to stderr too, and on stdout as an
+// MCP notifications/message (or, with --xiaozhi, as the device's spoken turn).
+// stdin closing ends the run.
 
 import { DATA, NOW, TZ, UsageError, type Command, type Context } from "../command.js";
-import { openHost, parseNow, parseTz, machineTz, currentTz, type Host } from "../host.js";
+import { openHost, parseNow, parseTz, machineTz, currentTz, hasZone, type Host } from "../host.js";
 import { stdioTransport } from "../stdio.js";
 import { runXiaozhi } from "../xiaozhi-stdio.js";
 import { describeReply, describeRequest, logLine } from "../call-log.js";
@@ -19,11 +21,14 @@ export function speedOf(v: string | true | undefined): number {
   return n;
 }
 
-// --tz and --now as every command that boots a device reads them
-export function timeOptions(ctx: Context): { tz?: number; now?: number } {
+// --tz and --now as every command that boots a device reads them. A --now
+// without a zone and without --tz is read in the data folder's zone: openHost
+// reads it again from nowText once the folder's configuration is known.
+export function timeOptions(ctx: Context): { tz?: number; now?: number; nowText?: string } {
   const tz = typeof ctx.opts.tz === "string" ? parseTz(ctx.opts.tz) : undefined;
   const now = typeof ctx.opts.now === "string" ? parseNow(ctx.opts.now, tz ?? machineTz()) : undefined;
-  return { tz, now };
+  const nowText = typeof ctx.opts.now === "string" && tz === undefined && !hasZone(ctx.opts.now) ? ctx.opts.now : undefined;
+  return { tz, now, nowText };
 }
 
 // The real-clock driver: virtual time follows wall time times `speed`.
@@ -63,8 +68,7 @@ export const serve: Command = {
     '  {"command": "/path/to/petmem/desktop/petmem.mjs", "args": ["--data", "/path/to/data"]}',
   async run(ctx) {
     const speed = speedOf(ctx.opts.speed);
-    const { tz, now } = timeOptions(ctx);
-    const host = openHost({ data: (ctx.opts.data as string) ?? ".petmem", command: "serve", now, tz });
+    const host = openHost({ data: (ctx.opts.data as string) ?? ".petmem", command: "serve", ...timeOptions(ctx) });
     if (ctx.opts.exit) {
       ctx.out(partitionsLine(host) + "\n"); // what --exit asks for
       host.close();
@@ -102,6 +106,13 @@ export const serve: Command = {
         return;
       }
       const transport = stdioTransport(end);
+      // reminders: an MCP logging notification on stdout (stderr keeps the trace line)
+      host.service.addReminderSink({
+        remind: (r) => {
+          const n = host.service.reminderNotification(r);
+          if (n !== undefined) transport.send(n);
+        },
+      });
       transport.start((m) => {
         const t0 = performance.now();
         const reply = host.service.handle(m);

@@ -36,8 +36,7 @@ export const status: Command = {
   usage: "status [--data DIR] [--now T]",
   options: [DATA, NOW, TZ],
   run(ctx) {
-    const { tz, now } = timeOptions(ctx);
-    const host = openHost({ data: (ctx.opts.data as string) ?? ".petmem", command: "status", now, tz, mustExist: true });
+    const host = openHost({ data: (ctx.opts.data as string) ?? ".petmem", command: "status", ...timeOptions(ctx), mustExist: true });
     try {
       const st = JSON.parse(host.service.tool.call({ action: "status" })) as object;
       ctx.out(JSON.stringify({ status: st, schedules: schedules(host), time_zone: currentTz(), boot: host.booted.line, partitions: partitions(host) }, null, 2) + "\n");

@@ -7,7 +7,7 @@
 import net from "node:net";
 import { DATA, NOW, TZ, UsageError, Failure, type Command } from "../command.js";
 import { openHost, currentTz } from "../host.js";
-import { driveClock, timeOptions } from "./serve.js";
+import { driveClock, timeOptions, speedOf } from "./serve.js";
 import { partitionsLine } from "./status.js";
 import { logLine } from "../call-log.js";
 import { startWeb, BODY_MAX, IMPORT_MAX } from "../web/server.js";
@@ -44,6 +44,7 @@ export const API_HELP = `The page (no token; loopback only):
   GET  /api/search?q=WORDS  the AI's search (NVS and archive) and the episodes containing WORDS
   GET  /profile             profile, likes, family, facts, traits, habits, goals, schedules, events
   GET  /stats               the tool's status and the partitions' use
+  GET  /api/reminders       due reminders as server-sent events (event: reminder, data: JSON)
 The API (JSON in and out; header Authorization: Bearer TOKEN):
   POST /session/start       {"user_id"?}                   -> {"session_id", "started"}
   POST /session/message     {"role": "user"|"assistant", "text", "session_id"?}
@@ -63,20 +64,26 @@ body over ${BODY_MAX / 1024} KB (an import: ${IMPORT_MAX / 1024 / 1024} MB); 500
 export const web: Command = {
   name: "web",
   summary: "serve the timeline page and the HTTP API on 127.0.0.1",
-  usage: "web [--port N] [--data DIR] [--now T] [--tz ±HH:MM]",
-  options: [{ name: "--port", value: "N", help: "the port on 127.0.0.1 (0 picks a free one)", default: String(DEFAULT_PORT) }, DATA, NOW, TZ],
+  usage: "web [--port N] [--data DIR] [--now T] [--speed S] [--tz ±HH:MM]",
+  options: [
+    { name: "--port", value: "N", help: "the port on 127.0.0.1 (0 picks a free one)", default: String(DEFAULT_PORT) },
+    DATA,
+    NOW,
+    { name: "--speed", value: "S", help: "simulated seconds per real second, to watch reminders arrive", default: "1" },
+    TZ,
+  ],
   details:
     "Prints http://127.0.0.1:PORT and then `token: TOKEN` on stdout; open the address in a browser.\n" +
     "Binds 127.0.0.1 only. Ctrl-C stops it (the conversation under way ends, everything is flushed).\n\n" +
     API_HELP,
   async run(ctx) {
     const port = portOf(ctx.opts.port);
-    const { tz, now } = timeOptions(ctx);
+    const speed = speedOf(ctx.opts.speed);
     if (port !== 0) await portFree(port); // before the data folder is made or locked
-    const host = openHost({ data: (ctx.opts.data as string) ?? ".petmem", command: "web", now, tz });
+    const host = openHost({ data: (ctx.opts.data as string) ?? ".petmem", command: "web", ...timeOptions(ctx) });
     let stopClock: (() => void) | undefined;
     try {
-      stopClock = driveClock(host, 1);
+      stopClock = driveClock(host, speed);
       const log = (method: string, path: string, status: number, ms: number) => {
         if (!ctx.quiet) ctx.err(logLine(host.dev.clock.now, utcOffset(), { method: `${method} ${path}` }, String(status), Math.round(ms)));
       };

@@ -97,6 +97,7 @@ export const PAGE = `<!doctype html>
       </form>
       <div id="results" aria-live="polite"></div>
     </section>
+    <section class="card" id="reminders"><h2>Reminders · 提醒</h2><div class="muted" id="reminders-empty">none yet in this run · 暂无提醒</div><ul id="reminder-list" aria-live="polite"></ul></section>
     <section class="card" id="timeline"><h2>Timeline · 时间线</h2><div class="muted">loading…</div></section>
   </div>
   <div class="side">
@@ -279,7 +280,23 @@ export const PAGE = `<!doctype html>
     });
   });
 
+  // due reminders as they happen (server-sent events, GET /api/reminders)
+  function reminders() {
+    if (typeof EventSource === "undefined") return;
+    var src = new EventSource("/api/reminders");
+    src.addEventListener("reminder", function (ev) {
+      var r;
+      try { r = JSON.parse(ev.data); } catch (e) { return; }
+      var empty = document.getElementById("reminders-empty");
+      if (empty) empty.parentNode.removeChild(empty);
+      var list = document.getElementById("reminder-list");
+      var cls = "item reminder tier-" + r.tier + (r.missed ? " missed" : "");
+      list.insertBefore(el("li", { cls: cls, "data-tier": r.tier }, [el("time", { text: r.datetime }), el("span", { cls: "badge", text: r.missed ? "missed" : r.tier }), el("span", { cls: "text", text: r.say || r.content })]), list.firstChild);
+    });
+  }
+
   load();
+  reminders();
 })();
 </script>
 </body>

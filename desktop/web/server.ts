@@ -28,8 +28,10 @@ import type { Heard } from "../../src/listen/listener.js";
 import type { Formed } from "../../src/listen/pending.js";
 import { formatIso } from "../../src/time/local.js";
 import { now } from "../../src/time/clock.js";
+import { reminderSentence } from "../../src/schedule/phrase.js";
 
 export const BODY_MAX = 16 * 1024;
+export const RECENT_REMINDERS = 20; // what a new /api/reminders stream is sent first
 export const IMPORT_MAX = 32 * 1024 * 1024;
 export const TEXT_MAX_CHARS = 2000; // one utterance
 const FORGET_PASSES = 256; // each pass moves at most UPKEEP_WRITES episodes
@@ -89,6 +91,22 @@ export function startWeb(host: Host, opts: WebOptions): Promise<WebServer> {
       session.formed.push(...formed);
     }
   };
+
+  // Due reminders as server-sent events (GET /api/reminders; docs/HTTP-API.md):
+  // each stream gets the ones this run delivered (RECENT_REMINDERS at most,
+  // after Last-Event-ID when the browser reconnects), then each as it comes.
+  const recent: { id: number; data: string }[] = [];
+  const streams = new Set<http.ServerResponse>();
+  let reminderIds = 0;
+  const sse = (res: http.ServerResponse, e: { id: number; data: string }) => res.write(`id: ${e.id}\nevent: reminder\ndata: ${e.data}\n\n`);
+  const removeSink = service.addReminderSink({
+    remind: (r) => {
+      const e = { id: ++reminderIds, data: JSON.stringify({ say: reminderSentence(r, now()), ...r, at: formatIso(now()) }) };
+      recent.push(e);
+      if (recent.length > RECENT_REMINDERS) recent.shift();
+      for (const res of streams) sse(res, e);
+    },
+  });
 
   const openSession = (userId?: string): Session => {
     sessions++;
@@ -160,6 +178,24 @@ export function startWeb(host: Host, opts: WebOptions): Promise<WebServer> {
             return toolError(e);
           }
           sendJson(res, 200, v);
+        },
+      },
+    },
+    "/api/reminders": {
+      methods: {
+        GET: (req, res) => {
+          res.writeHead(200, { ...COMMON_HEADERS, "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", Connection: "keep-alive" });
+          res.write("retry: 3000\n\n");
+          const last = Number(req.headers["last-event-id"] ?? 0) || 0;
+          for (const e of recent) if (e.id > last) sse(res, e);
+          streams.add(res);
+          const ping = setInterval(() => res.write(": ping\n\n"), 15000);
+          const done = () => {
+            clearInterval(ping);
+            streams.delete(res);
+          };
+          req.on("close", done);
+          res.on("close", done);
         },
       },
     },
@@ -429,6 +465,8 @@ export function startWeb(host: Host, opts: WebOptions): Promise<WebServer> {
         token,
         close: () =>
           new Promise<void>((done) => {
+            removeSink();
+            for (const r of streams) r.end();
             server.close(() => done());
             server.closeAllConnections();
           }),

@@ -9,12 +9,15 @@
 // chat log only at the end of a conversation, once.
 
 import Timer from "timer";
-import { now } from "../time/clock";
+import { now, bootClock, onTrust, setSettleHook, settleClock, isValid, raiseFloor, trustedFloor, wall, carryUntrusted, untrustedSince, type TrustEvent } from "../time/clock";
+import { readFloor, saveFloor, readUntrusted, saveUntrusted } from "../time/floor";
 import { Memory, type BootReport } from "../memory/memory";
 import { SPECS, type StoreName } from "../memory/types";
 import { Schedules } from "../schedule/schedules";
-import { ReminderService, type ReminderSink } from "../schedule/reminder";
+import { ReminderService, type ReminderSink, type Reminder } from "../schedule/reminder";
 import { McpServer } from "../mcp/server";
+import { reminderSentence } from "../schedule/phrase";
+import { formatIso } from "../time/local";
 import { MemoryTool, type ArchiveAccess } from "../mcp/memory-tool";
 import { Listener, type ListenerOptions } from "../listen/listener";
 import type { Role } from "../memory/types";
@@ -48,24 +51,106 @@ export class Service {
   readonly reminders: ReminderService;
   readonly listener: Listener;
   private quiet: ReturnType<typeof Timer.set> | undefined;
+  // where reminders go besides the trace (src/schedule/reminder.ts): the MCP
+  // notification, the xiaozhi link's spoken turn, the HTTP stream
+  private readonly reminderSinks: ReminderSink[] = [];
+  readonly clockAtBoot: { floor: number; wall: number; trusted: boolean };
+  private settleTimer: ReturnType<typeof Timer.set> | undefined;
+  redated = 0; // records moved to their true time when the clock became trusted
   private readonly quietMs: number;
   flushErrors = 0;
   readonly boot: BootReport;
 
   constructor(opts: ServiceOptions = {}) {
     this.quietMs = opts.quietMs ?? QUIET_MS;
+    // the clock first: the last trusted time seen is where an unset clock's estimate starts
+    const floor = readFloor();
+    bootClock(floor);
+    // a clock setting takes effect between calls, never inside a store's write
+    setSettleHook(() => {
+      if (this.settleTimer === undefined)
+        this.settleTimer = Timer.set(() => {
+          this.settleTimer = undefined;
+          settleClock();
+        }, 0);
+    });
     this.boot = this.bootMemory();
+    // nothing the memory holds is newer than now: the floor rises to its newest record
+    try {
+      raiseFloor(this.memory.newestTime() * 1000);
+      if (!isValid()) {
+        // records of an earlier boot the clock never dated move with this boot's at trust
+        const carried = readUntrusted();
+        if (carried) carryUntrusted(carried);
+        else saveUntrusted(untrustedSince() ?? 0);
+      }
+    } catch (e) {
+      if (e instanceof Error && e.name === "PowerCut") throw e;
+    }
+    this.clockAtBoot = { floor: trustedFloor(), wall: wall(), trusted: isValid() };
     this.tool = new MemoryTool(this.memory, this.schedules, opts.archive);
     this.server.addTool(this.tool);
     this.server.onActivity = () => this.touch();
-    this.listener = new Listener(this.memory, this.schedules, { ...opts.listen, flush: () => this.flush(true) });
+    this.listener = new Listener(this.memory, this.schedules, {
+      ...opts.listen,
+      flush: () => {
+        const n = this.flush(true);
+        this.reminders?.rearm(); // the conversation's batch may have written a schedule
+        return n;
+      },
+    });
     this.listener.onConversation = (lines, rounds, _reason, formed) => this.conversationEpisode(lines, rounds, formed);
-    this.reminders = new ReminderService(this.memory, opts.sink ?? { remind: (r) => trace(JSON.stringify({ reminder: r }) + "\n") });
+    const trace1 = opts.sink ?? { remind: (r: Reminder) => trace(JSON.stringify({ reminder: r }) + "\n") };
+    this.reminders = new ReminderService(this.memory, {
+      remind: (r) => {
+        trace1.remind(r);
+        for (const s of this.reminderSinks.slice()) {
+          try {
+            s.remind(r);
+          } catch (e) {
+            if (e instanceof Error && e.name === "PowerCut") throw e;
+            trace(`petmem: a reminder sink failed: ${e instanceof Error ? e.message : String(e)}\n`);
+          }
+        }
+      },
+    });
+  }
+
+  // Another place reminders go (a link, a stream); returns its removal.
+  addReminderSink(s: ReminderSink): () => void {
+    this.reminderSinks.push(s);
+    return () => {
+      const i = this.reminderSinks.indexOf(s);
+      if (i >= 0) this.reminderSinks.splice(i, 1);
+    };
   }
 
   start(): void {
+    onTrust((e) => this.clockMoved(e));
+    // the floor is written at trust, by the hourly net and at stop (src/time/floor.ts)
     this.reminders.start();
     this.listener.recover(); // confirmed items a cut or a reboot left pending
+  }
+
+  // The clock became trusted (or was corrected): what this boot dated by the
+  // estimate moves to its true time (Memory.redate), the floor is written.
+  private clockMoved(e: TrustEvent): void {
+    if (e.kind === "trusted") {
+      trace(`petmem: clock set ${new Date(now()).toISOString()} (${Math.round(e.shift / 60000)} min after the estimate)\n`);
+      if (e.shift > 0) {
+        const n = this.memory.redate(Math.floor(e.from / 1000), Math.ceil(e.to / 1000), Math.round(e.shift / 1000));
+        this.redated += n;
+        if (n) this.flush();
+        try {
+          this.redated += this.tool.episodes?.redate(Math.floor(e.from / 1000), Math.ceil(e.to / 1000), Math.round(e.shift / 1000)) ?? 0;
+        } catch (err) {
+          if (err instanceof Error && err.name === "PowerCut") throw err;
+          trace(`petmem: episodes not redated (${err instanceof Error ? err.message : String(err)})\n`);
+        }
+      }
+      if (readUntrusted()) saveUntrusted(0);
+    } else trace(`petmem: clock corrected by ${Math.round(e.shift / 60000)} min\n`);
+    saveFloor(true);
   }
 
   // One line of the conversation (speech to text, or the reply): into the
@@ -86,6 +171,21 @@ export class Service {
       const reply = this.handle(m);
       if (reply !== undefined) t.send(reply);
     });
+    this.addReminderSink({
+      remind: (r) => {
+        const n = this.reminderNotification(r);
+        if (n !== undefined) t.send(n);
+      },
+    });
+  }
+
+  // A reminder as an MCP logging notification (notifications/message, logger
+  // "petmem.reminder"): data holds the reminder and `say`, the sentence the
+  // pet would say (src/schedule/phrase.ts). Urgent or missed ones are
+  // "warning", the others "notice". README, "Reminders".
+  reminderNotification(r: Reminder): string | undefined {
+    const level = r.tier === "urgent" || r.missed ? "warning" : "notice";
+    return this.server.notification(level, "petmem.reminder", { type: "reminder", say: reminderSentence(r, now()), ...r, at: formatIso(now()) });
   }
 
   // Reads every store, repairs what it can, counts the boot (Memory.boot).
@@ -147,8 +247,9 @@ export class Service {
 
   lastActive = 0; // ms: the last line heard or MCP call (a sync waits for quiet, src/sync/runner.ts)
 
-  // Activity postpones the quiet-period flush.
+  // Activity postpones the quiet-period flush, and may have written a schedule.
   private touch(): void {
+    this.reminders?.rearm();
     this.lastActive = now();
     if (this.quiet !== undefined) Timer.schedule(this.quiet, this.quietMs);
     else
@@ -160,6 +261,9 @@ export class Service {
 
   stop(): void {
     this.reminders.stop();
+    if (this.settleTimer !== undefined) Timer.clear(this.settleTimer);
+    this.settleTimer = undefined;
+    saveFloor(true);
     this.listener.stop();
     if (this.quiet !== undefined) Timer.clear(this.quiet);
     this.quiet = undefined;

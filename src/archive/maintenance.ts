@@ -13,7 +13,7 @@
 //   m.stop();
 
 import Timer from "timer";
-import { now, VALID_AFTER_MS } from "../time/clock";
+import { now, isValid } from "../time/clock";
 import { toLocal, fromLocal } from "../time/local";
 import type { Archiver, MoveReport } from "./archiver";
 
@@ -53,7 +53,7 @@ export function startMaintenance(archiver: Archiver, opts: MaintenanceOptions = 
   let timer: ReturnType<typeof Timer.set> | undefined;
   const plan = (): void => {
     const t = now();
-    run = t >= VALID_AFTER_MS;
+    run = isValid(); // a trusted clock (src/time/clock.ts): an unset or stale one moves nothing
     next = run ? nextRun(t, hour, minute) : t + HOUR;
     timer = Timer.set(fire, Math.max(1000, next - t));
   };

@@ -18,7 +18,7 @@
 
 import { EMOTIONS, type Emotion } from "../memory/types";
 import { MemoryError, text as checkText } from "../memory/memory";
-import { now as clockNow } from "../time/clock";
+import { now as clockNow, isValid } from "../time/clock";
 import { formatDate } from "../time/local";
 import { byteLength, encode } from "../text/utf8";
 import { crc32 } from "../nvs/crc32";
@@ -243,6 +243,8 @@ export class Episodes implements EpisodeReader {
   private fixedRecall: number;
   private readonly limits: (() => { episodeCap: number; recall: number }) | undefined;
   private readonly clock: () => number;
+  // forgetting and purging wait for a trusted clock (src/time/clock.ts); an injected clock is trusted
+  private readonly trusted: () => boolean;
   readonly signer: Signer;
   private known: { active: number; core: number; trash: number } | undefined;
   private lateTombs: Tombstone[] = []; // tombstones a failed write left to write again
@@ -254,6 +256,7 @@ export class Episodes implements EpisodeReader {
     this.fixedRecall = opts.recall ?? DEFAULT_RECALL;
     this.limits = opts.limits;
     this.clock = opts.now ?? clockNow;
+    this.trusted = opts.now ? () => true : isValid;
     this.signer = opts.signer ?? { signature: (t, k) => signature(t, k.slice()), similarity };
     if (!(this.fixedCap >= 1 && this.fixedCap <= EPISODE_SLOTS - BATCH)) throw new RangeError(`cap must be 1..${EPISODE_SLOTS - BATCH}`);
   }
@@ -673,6 +676,7 @@ export class Episodes implements EpisodeReader {
   maintain(nowMs = this.clock()): UpkeepReport {
     this.store.open();
     const t = secs(nowMs);
+    const timed = this.trusted(); // an unset clock purges and forgets nothing
     const purge = new Lowest(UPKEEP_WRITES); // key: purge_at
     const weak = new Lowest(UPKEEP_WRITES); // key: strength
     const low = new Lowest(UPKEEP_WRITES); // key: importance
@@ -680,7 +684,7 @@ export class Episodes implements EpisodeReader {
     this.store.scan((ep) => {
       if (ep.state === "trash") {
         trash++;
-        if (ep.purgeAt <= t) {
+        if (timed && ep.purgeAt <= t) {
           due++;
           purge.offer(ep.slot, ep.purgeAt);
         }
@@ -693,7 +697,7 @@ export class Episodes implements EpisodeReader {
         return;
       }
       low.offer(ep.slot, importance(ep, t));
-      if (t - ep.lastActiveAt >= FORGET_GRACE_S) {
+      if (timed && t - ep.lastActiveAt >= FORGET_GRACE_S) {
         const s = strength(ep, t);
         if (s < FORGET_BELOW) {
           weakN++;
@@ -750,6 +754,30 @@ export class Episodes implements EpisodeReader {
     this.known = { active: active - gone, core, trash: trash - report.purged + gone };
     report.more = due > report.purged || weakN > report.forgotten.length || over > 0;
     return report;
+  }
+
+  // The clock became trusted (src/app/service.ts): episodes this boot dated
+  // by the estimate (a time in [from, to], unix s) move by `shift` seconds to
+  // their true time, UPKEEP_WRITES slots a batch. Returns how many moved.
+  redate(from: number, to: number, shift: number): number {
+    this.store.open();
+    const inRange = (v: number) => v >= from && v <= to;
+    const slots: number[] = [];
+    this.store.scan((ep) => {
+      if (ep.state === "free") return;
+      if (inRange(ep.createdAt) || inRange(ep.lastActiveAt) || (ep.purgeAt && inRange(ep.purgeAt - TRASH_DAYS * DAY))) slots.push(ep.slot);
+    });
+    for (let k = 0; k < slots.length; k += UPKEEP_WRITES) {
+      const batch: Episode[] = [];
+      for (const slot of slots.slice(k, k + UPKEEP_WRITES)) {
+        const ep = this.store.read(slot);
+        if (!ep) continue;
+        const mv = (v: number) => (inRange(v) ? v + shift : v);
+        batch.push({ ...ep, createdAt: mv(ep.createdAt), lastActiveAt: mv(ep.lastActiveAt), purgeAt: ep.purgeAt && inRange(ep.purgeAt - TRASH_DAYS * DAY) ? ep.purgeAt + shift : ep.purgeAt });
+      }
+      if (batch.length) this.commit(batch, []);
+    }
+    return slots.length;
   }
 
   // The maintenance timer's step (src/archive/maintenance.ts, never during a

@@ -13,6 +13,12 @@
 //   {"type":"goodbye"}                         the session closed (MQTT/UDP)
 // Anything else (listen, system, alert, custom) is not petmem's and is ignored.
 // Out: {"session_id"?,"type":"mcp","payload":<JSON-RPC reply>}, as the firmware sends.
+// Out, unasked (issue 26): a due reminder as the device's own spoken turn,
+//   {"session_id"?,"type":"listen","state":"detect","text":"[device_call]哎对了，你下午2点有个会议哦"}
+// The server's listen handler (listenMessageHandler.py, docs/XIAOZHI.md) sends
+// the text back as stt, speaks it with the pet's TTS voice as one turn and puts
+// it in the dialogue as the ASSISTANT's line, so the model follows up when the
+// person answers. The stt echo is not the person's words: the link ignores it.
 //
 // MCP on this link (McpServer mode "xiaozhi"): the server gives the model only
 // content[0].text of a result whose isError is not true; it speaks a generic
@@ -40,8 +46,12 @@ import { INVALID_REQUEST, MAX_MESSAGE_BYTES, PARSE_ERROR, shapeProblem } from ".
 import { encode } from "../text/utf8";
 import { now } from "../time/clock";
 import { scan } from "./scan";
+import { reminderSentence } from "../schedule/phrase";
+import type { Reminder } from "../schedule/reminder";
 
 export const DUPLICATE_MS = 10000; // the fork ignores a sentence_start repeated within 10 s
+export const DEVICE_CALL = "[device_call]"; // listenMessageHandler.py: speak this text as the assistant
+export const ECHO_MS = 30000; // the server's stt echo of a device call comes back within this
 
 // What the server speaks when a tool call fails (mcp_handler.py, mcp_executor.py,
 // unified_tool_handler.py, connection.py): the assistant's voice, not the conversation.
@@ -118,6 +128,11 @@ export class XiaozhiLink {
   mood: Emotion = "neutral"; // the current turn's
   readonly stats: LinkStats = { mcp: 0, heard: 0, ignored: 0, dropped: 0 };
   onEnd: ((reason: LinkEnd) => void) | undefined;
+  // sends a message the device starts (a reminder's spoken turn); unset: reminders are not spoken
+  send: ((message: string) => void) | undefined;
+  reminders = 0; // spoken turns started
+  private calls: { text: string; at: number }[] = []; // device calls whose stt echo may still come
+  private removeSink: (() => void) | undefined;
   // lines of the conversation under way given to the listener (whose evolver
   // keeps the conversation's record)
   private lines = 0;
@@ -126,6 +141,13 @@ export class XiaozhiLink {
   private ending = false;
 
   constructor(readonly service: Service) {
+    this.removeSink = service.addReminderSink({
+      remind: (r) => {
+        if (!this.send) return;
+        this.send(this.reminderMessage(r));
+        this.reminders++;
+      },
+    });
     const l = service.listener;
     const prev = l.onEnd;
     // the listener ends a conversation by itself too (a farewell answered, idle)
@@ -143,6 +165,21 @@ export class XiaozhiLink {
   // hello when petmem is the whole device; otherwise the firmware sends it).
   hello(): string {
     return JSON.stringify({ type: "hello", version: 1, features: { mcp: true }, transport: "websocket" });
+  }
+
+  // A due reminder as the device's spoken turn: the listen/detect message
+  // with the [device_call] prefix (docs/XIAOZHI.md).
+  reminderMessage(r: Reminder): string {
+    const text = reminderSentence(r, now());
+    const at = now();
+    this.calls = this.calls.filter((c) => at - c.at < ECHO_MS);
+    this.calls.push({ text: bare(text), at });
+    const m: Json = {};
+    if (this.sessionId !== undefined) m.session_id = this.sessionId;
+    m.type = "listen";
+    m.state = "detect";
+    m.text = DEVICE_CALL + text;
+    return JSON.stringify(m);
   }
 
   // One message in, the messages to send back out.
@@ -183,6 +220,8 @@ export class XiaozhiLink {
 
   // The transport closed: the conversation is over.
   close(): void {
+    this.removeSink?.();
+    this.removeSink = undefined;
     this.end("close");
     this.sessionId = undefined;
   }
@@ -239,6 +278,15 @@ export class XiaozhiLink {
       this.stats.ignored++; // "% self_memory": the server calling a tool
       return;
     }
+    // the server's echo of a device call (a reminder the pet says): not the person's words
+    const at = now();
+    const b = bare(t);
+    const i = this.calls.findIndex((c) => c.text === b && at - c.at < ECHO_MS);
+    if (i >= 0) {
+      this.calls.splice(i, 1);
+      this.stats.ignored++;
+      return;
+    }
     this.heard("user", t);
   }
 
@@ -290,6 +338,13 @@ export class XiaozhiLink {
     }
     if (had) this.onEnd?.(reason);
   }
+}
+
+// A sentence without spaces, punctuation or emoji at its ends, as the server's
+// stt echo trims it (textUtils.get_string_no_punctuation_or_emoji); compared
+// without any punctuation inside either.
+function bare(s: string): string {
+  return s.replace(/[\s，,。.！!？?“”"：:\-－、；;…~～]/g, "");
 }
 
 // The xiaozhi server takes a result text that parses as JSON with a top-level

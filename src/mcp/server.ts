@@ -131,12 +131,18 @@ export interface ServerInfo {
   version: string;
 }
 
+// MCP's logging levels (RFC 5424's severities), least severe first.
+export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 export class McpServer {
   private tools: Tool[] = [];
   initialized = false;
   protocolVersion = PROTOCOL_VERSIONS[0];
   // called after every tools/call, so the device can flush after a quiet period
   onActivity: (() => void) | undefined;
+  // the least severe level the client wants in notifications/message (logging/setLevel)
+  logLevel: LogLevel = "debug";
   private mode: ReplyMode = "mcp"; // of the message being handled
 
   constructor(readonly info: ServerInfo) {}
@@ -227,6 +233,12 @@ export class McpServer {
           return this.list(rid, params);
         case "tools/call":
           return this.call(rid, params);
+        case "logging/setLevel": {
+          const level = params.level;
+          if (typeof level !== "string" || LOG_LEVELS.indexOf(level as LogLevel) < 0) return error(rid, INVALID_PARAMS, `invalid params: level must be one of ${LOG_LEVELS.join(", ")}`);
+          this.logLevel = level as LogLevel;
+          return reply(rid, {});
+        }
         default:
           return error(rid, METHOD_NOT_FOUND, `unknown method: ${quote(msg.method)}`);
       }
@@ -245,9 +257,18 @@ export class McpServer {
     this.protocolVersion = typeof asked === "string" && PROTOCOL_VERSIONS.includes(asked) ? asked : fallback;
     return reply(id, {
       protocolVersion: this.protocolVersion,
-      capabilities: { tools: {} },
+      // logging: reminders reach the client as notifications/message (README)
+      capabilities: this.mode === "xiaozhi" ? { tools: {} } : { tools: {}, logging: {} },
       serverInfo: { name: this.info.name, version: this.info.version },
     });
+  }
+
+  // An MCP logging notification (notifications/message) for the client, as a
+  // line to send; undefined when the client asked for a more severe level only.
+  // The spec lets a server send these before `initialized`.
+  notification(level: LogLevel, logger: string, data: unknown): string | undefined {
+    if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(this.logLevel)) return undefined;
+    return JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level, logger, data } });
   }
 
   // Pages of whole tools, each page's JSON at most PAGE_BYTES; the cursor is the

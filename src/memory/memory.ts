@@ -7,7 +7,7 @@ import Preference from "preference";
 import { Store, StoreError, DOMAIN, type StoreMark, type Room } from "../nvs/store";
 import { Health, type HealthEvent } from "../nvs/health";
 import { FileMirror, type Mirror } from "../nvs/mirror";
-import { now } from "../time/clock";
+import { now, untrustedSince } from "../time/clock";
 import { byteLength, truncate } from "../text/utf8";
 import {
   SPECS,
@@ -95,6 +95,9 @@ const blankAffection = (t: number): Affection => ({
   bestStreak: 0,
   dayAffection: 0,
 });
+
+// The fields that date a record (unix seconds), moved by redate().
+const REDATED_FIELDS = ["timestamp", "updated", "lastSeen", "firstMeet", "lastChat", "first"];
 
 export function seconds(): number {
   return Math.floor(now() / 1000);
@@ -302,6 +305,51 @@ export class Memory {
       if (e instanceof Error && e.name === "PowerCut") throw e;
     }
     this.roomNote = "NVS has room again: second copies taken back";
+  }
+
+  // ---- the clock (src/time/clock.ts, docs/DESIGN.md "Clocks") --------------------
+
+  // Records this boot dated by the clock's estimate (a time field in
+  // [from, to], unix seconds) move by `shift` seconds to their true time,
+  // once the clock is trusted. Returns how many records moved; the stores
+  // changed are dirty (the caller flushes).
+  // The newest time a record holds (unix seconds; 0 when none).
+  newestTime(): number {
+    let max = 0;
+    for (const name of NAMES) {
+      const st = this.stores[name] as unknown as { all(): object[] };
+      for (const r of st.all())
+        for (const f of REDATED_FIELDS) {
+          const v = (r as Record<string, unknown>)[f];
+          if (typeof v === "number" && v > max) max = v;
+        }
+    }
+    return max;
+  }
+
+  redate(from: number, to: number, shift: number): number {
+    let moved = 0;
+    for (const name of NAMES) {
+      const st = this.stores[name] as unknown as { all(): object[]; set(list: object[]): void };
+      const list = st.all();
+      let changed = false;
+      const next = list.map((r) => {
+        let out: Record<string, unknown> | undefined;
+        for (const f of REDATED_FIELDS) {
+          const v = (r as Record<string, unknown>)[f];
+          if (typeof v === "number" && v >= from && v <= to) {
+            out ??= { ...(r as Record<string, unknown>) };
+            out[f] = v + shift;
+          }
+        }
+        if (!out) return r;
+        changed = true;
+        moved++;
+        return out;
+      });
+      if (changed) st.set(next);
+    }
+    return moved;
   }
 
   // ---- flush --------------------------------------------------------------------
@@ -628,6 +676,12 @@ export class Memory {
     if (!this.overflow) throw new MemoryError("full", `${type} are full (${SPECS[type].capacity}) and the archive is not available`);
     list.sort((a, b) => a.timestamp - b.timestamp);
     const out = list.slice(0, ROLL[type]);
+    // a record dated by the unset clock's estimate would enter the archive
+    // under a wrong date that no redate reaches (src/time/clock.ts): refused
+    // until the clock is set, changing nothing
+    const since = untrustedSince();
+    if (since !== undefined && out.some((r) => r.timestamp * 1000 >= since))
+      throw new MemoryError("full", `${type} are full (${SPECS[type].capacity}) and the clock is not set yet: the oldest can move to the archive once the network sets it; try again later`);
     this.overflow(type, out);
     list.splice(0, out.length);
   }

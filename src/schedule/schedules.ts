@@ -311,7 +311,8 @@ export class Schedules {
     for (const e of this.memory.events()) {
       if (!isOpen(e) || e.reminded) continue;
       const s = startOf(e)!;
-      if (s >= at - missedMinutes * MINUTE && s <= at + aheadMinutes * MINUTE) out.push({ schedule: view(e), start: s, missed: s < at });
+      // missed: its time passed more than a minute ago (a wake a few ms after the start is on time)
+      if (s >= at - missedMinutes * MINUTE && s <= at + aheadMinutes * MINUTE) out.push({ schedule: view(e), start: s, missed: s < at - MINUTE });
     }
     return out.sort((x, y) => x.start - y.start || y.schedule.priority - x.schedule.priority);
   }

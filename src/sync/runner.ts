@@ -7,7 +7,7 @@
 
 import Timer from "timer";
 import type { Booted } from "../app/boot";
-import { now } from "../time/clock";
+import { now, isValid } from "../time/clock";
 import { sync, SyncError, type SyncOptions, type SyncReport } from "./replicate";
 
 export interface RunnerOptions extends Omit<SyncOptions, "busy"> {
@@ -55,7 +55,8 @@ export class SyncRunner {
   // Starts a sync when one is due and the pet is quiet; resolves when it ends.
   tick(): Promise<void> | undefined {
     const t = now();
-    if (this.running || t < this.due || this.busy()) return undefined;
+    // a sync stamps `at` on what it writes: it waits for a trusted clock (src/time/clock.ts)
+    if (this.running || t < this.due || this.busy() || !isValid()) return undefined;
     this.running = true;
     this.runs++;
     return sync(this.booted, { ...this.o, busy: this.busy }).then(

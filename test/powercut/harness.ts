@@ -42,7 +42,12 @@ export type Plan =
   | { mode: "op"; opts: FaultOptions } // before the first boot: fires at the at-th matching operation
   | { mode: "write"; partition: string; k: number; opts: FaultOptions } // when the k-th write of `partition` reached flash
   // before the reboot; after a power cut at write cutAt (of cutPartition only, if given)
-  | { mode: "boot"; opts: FaultOptions; cutAt?: number; cutPartition?: string };
+  | { mode: "boot"; opts: FaultOptions; cutAt?: number; cutPartition?: string }
+  // clock_jump: the RTC unset at the first boot (1970 or stale) and at the
+  // reboot; the network sets it at flash write `at[0]`, corrects it by
+  // `shifts[1]` at `at[1]` and by `shifts[2]` at `at[2]` (ms, forward or back);
+  // after the reboot it is set to the true time before the check
+  | { mode: "clock"; seed: number; at: number[]; shifts: number[] };
 
 export interface CaseResult {
   injected: boolean; // the fault was injected (for a cut: it happened)
@@ -119,6 +124,16 @@ export function runCase(w: Workload, kind: FaultKind | "none", plan: Plan): Case
     else dev.cutAfter(plan.cutAt, tearHalf);
   }
   if (plan.mode === "op" && !inject(plan.opts)) return res;
+  if (plan.mode === "clock") {
+    inject({ seed: plan.seed });
+    let n = 0;
+    dev.flash.onChange = () => {
+      n++;
+      const i = plan.at.indexOf(n);
+      if (i === 0) dev.setWall(dev.clock.now);
+      else if (i > 0) dev.setWall(dev.clock.wall + plan.shifts[i]);
+    };
+  }
   let notModelledLate = false;
   if (plan.mode === "write")
     onWrite(plan.partition, plan.k, () => {
@@ -168,6 +183,7 @@ export function runCase(w: Workload, kind: FaultKind | "none", plan: Plan): Case
   // a format at the reboot takes what lived only in the archive: ask the device what that was
   if (kind === "mount_failure" && !stopped && ai && !res.crashed) excused = archiveOnly(ai);
   if (plan.mode === "boot" && !inject(plan.opts)) return res;
+  if (plan.mode === "clock") inject({ seed: plan.seed + 1 });
   dev.flash.disarm();
   // power comes back; a cut inside NVS's own recovery (nvs_init_cut) means it comes back again
   for (let tries = 0; ; tries++) {
@@ -184,6 +200,9 @@ export function runCase(w: Workload, kind: FaultKind | "none", plan: Plan): Case
     }
   }
   let b;
+  const clockSet = () => {
+    if (plan.mode === "clock") dev.setWall(dev.clock.now); // the network, after the boot
+  };
   try {
     if (!ai || fresh) {
       ai = new Ai(dev, w.boot);
@@ -191,6 +210,7 @@ export function runCase(w: Workload, kind: FaultKind | "none", plan: Plan): Case
       fresh = false;
       b = ai.booted;
     } else b = ai.boot();
+    clockSet();
   } catch (e) {
     res.bootFailed = true;
     res.verdict.failures.push(`boot failed: ${msg(e)}`);
@@ -331,6 +351,24 @@ export function plans(kind: FaultKind | "none", w: Workload, o: SweepOptions): P
     case "mount_failure":
       out.push({ mode: "boot", opts: {} });
       break;
+    case "clock_jump": {
+      // set, corrected forward and back by minutes or hours, at seeded writes
+      const writes = countWrites(w);
+      const n = Math.max(2, Math.floor(seeds / 8));
+      let x = 0x9e3779b9;
+      const rnd = (m: number) => {
+        x = (Math.imul(x ^ (x >>> 15), 0x85ebca6b) + 0x6b43a9b5) >>> 0;
+        return x % m;
+      };
+      for (let s = 0; s < n; s++) {
+        const at = [1 + rnd(writes), 1 + rnd(writes), 1 + rnd(writes)].sort((a, b) => a - b);
+        const big = s % 2 === 1; // hours, else minutes
+        const fwd = (1 + rnd(big ? 12 : 50)) * (big ? 3600000 : 60000);
+        const back = -(1 + rnd(big ? 12 : 50)) * (big ? 3600000 : 60000);
+        out.push({ mode: "clock", seed: s, at: [at[0], at[1] === at[0] ? at[0] + 1 : at[1], at[2] <= at[1] ? at[1] + 2 : at[2]], shifts: [0, s % 4 < 2 ? fwd : back, s % 4 < 2 ? back : fwd] });
+      }
+      break;
+    }
     default:
       // spiffs_read_error, rename_false, delete_false, open_limit: at the first
       // operations of the first boot, then after storage writes spread over the run
@@ -421,6 +459,8 @@ export function describe(p: Plan): string {
       return `${p.cutAt !== undefined ? `cut at ${p.cutPartition ?? "flash"} write ${p.cutAt}, then ` : ""}at boot ${JSON.stringify(p.opts)}`;
     case "write":
       return `after ${p.partition} write ${p.k} ${JSON.stringify(p.opts)}`;
+    case "clock":
+      return `clock ${p.seed % 2 === 0 ? "stale" : "1970"} at boot, set at write ${p.at[0]}, moved ${p.shifts[1] / 60000} min at ${p.at[1]} and ${p.shifts[2] / 60000} min at ${p.at[2]}`;
     default:
       return JSON.stringify(p.opts);
   }

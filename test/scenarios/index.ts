@@ -13,6 +13,8 @@ import { scenarios as powercut } from "./powercut.scn";
 import { scenarios as localTime } from "./local-time.scn";
 import { scenarios as schedule } from "./schedule.scn";
 import { scenarios as scheduleReminder } from "./schedule-reminder.scn";
+import { scenarios as reminderReach } from "./reminder-reach.scn";
+import { scenarios as clock } from "./clock.scn";
 import { scenarios as mcpServer } from "./mcp-server.scn";
 import { scenarios as archive } from "./archive.scn";
 import { scenarios as archiveSegments } from "./archive-segments.scn";
@@ -66,6 +68,8 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "local-time", scenarios: localTime },
   { file: "schedule", scenarios: schedule },
   { file: "schedule-reminder", scenarios: scheduleReminder },
+  { file: "reminder-reach", scenarios: reminderReach },
+  { file: "clock", scenarios: clock },
   { file: "mcp-server", scenarios: mcpServer },
   { file: "archive", scenarios: archive },
   { file: "archive-segments", scenarios: archiveSegments },

@@ -31,7 +31,7 @@ export const scenarios: Scenario[] = [
     run() {
       const s = server();
       const r = rpc(s, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "c", version: "1" } } });
-      deepEqual(r.result.capabilities, { tools: {} });
+      deepEqual(r.result.capabilities, { tools: {}, logging: {} }, "logging: reminders arrive as notifications/message");
       equal(r.result.protocolVersion, "2024-11-05");
       equal(r.result.serverInfo.name, "petmem");
       equal(rpc(s, { jsonrpc: "2.0", id: "x", method: "initialize", params: { protocolVersion: "2025-06-18" } }).result.protocolVersion, "2025-06-18");

@@ -35,7 +35,7 @@ const names = (rs: Reminder[]) => rs.map((r) => r.content);
 
 export const scenarios: Scenario[] = [
   {
-    name: "checks every 10 minutes; each schedule is reminded once, at the first check within an hour of it, with its tier",
+    name: "each schedule is reminded once, as it enters the hour ahead of it (a one-shot timer; the 10-minute check is the safety net), with its tier",
     run() {
       const { svc, got, dev } = withSchedules([
         { content: "喝水", datetime: "2026-02-05 14:00", priority: 1 },
@@ -44,20 +44,23 @@ export const scenarios: Scenario[] = [
         { content: "明天", datetime: "2026-02-06 14:00", priority: 4 },
       ]);
       svc.start();
-      equal(dev.clock.pending(), 1, "one repeating timer");
+      equal(dev.clock.pending(), 2, "the 10-minute timer and the one-shot for the next due moment");
       deepEqual(names(got), ["喝水"], "boot check: 14:00 is exactly an hour ahead");
       equal(got[0].tier, "light");
       equal(got[0].missed, false);
       equal(got[0].minutes, 60);
-      dev.clock.advance(10 * MIN - 1);
-      equal(got.length, 1, "nothing between checks");
+      dev.clock.advance(5 * MIN - 1);
+      equal(got.length, 1, "nothing before the next window opens");
       dev.clock.advance(1);
-      deepEqual(names(got), ["喝水", "紧急会议"], "13:10: 14:05 is 55 minutes ahead");
+      deepEqual(names(got), ["喝水", "紧急会议"], "13:05: 14:05 enters its hour, not at the 13:10 check");
       equal(got[1].tier, "urgent");
+      equal(got[1].minutes, 60);
       equal(got[1].datetime, "2026-02-05 14:05");
       equal(got[1].priority, 5);
-      dev.clock.advance(10 * MIN);
-      deepEqual(names(got), ["喝水", "紧急会议", "买菜"]);
+      dev.clock.advance(15 * MIN - 1);
+      equal(got.length, 2);
+      dev.clock.advance(1);
+      deepEqual(names(got), ["喝水", "紧急会议", "买菜"], "13:20");
       equal(got[2].tier, "normal");
       dev.clock.advance(5 * 60 * MIN);
       equal(got.length, 3, "never twice");
@@ -69,23 +72,44 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "10-minute granularity: a schedule added between checks waits for the next check",
+    name: "a schedule written inside its hour (rearm after the write) is reminded at its start, within a minute; one written earlier as its hour opens",
     run() {
       const { svc, got, s, dev } = withSchedules([]);
       svc.start();
       dev.clock.advance(3 * MIN); // 13:03
       s.add({ content: "取快递", datetime: "2026-02-05 13:30" });
-      dev.clock.advance(7 * MIN - 1);
+      svc.rearm(); // the service does this after every call and conversation
+      dev.clock.advance(7 * MIN); // 13:10: the safety-net check does not take it early
+      equal(got.length, 0, "the person set it moments ago: no heads-up that echoes it");
+      dev.clock.advance(20 * MIN - 1);
       equal(got.length, 0);
-      dev.clock.advance(1); // 13:10
+      dev.clock.advance(1); // 13:30
       deepEqual(names(got), ["取快递"]);
-      equal(got[0].minutes, 20);
-      // a schedule that starts before the next check is reminded late, flagged missed
-      s.add({ content: "关火", datetime: "2026-02-05 13:15", force: true });
-      dev.clock.advance(10 * MIN); // 13:20
+      equal(got[0].minutes, 0);
+      equal(got[0].missed, false);
+      // written two minutes before: at its time, not at the next 10-minute check
+      dev.clock.advance(MIN); // 13:31
+      s.add({ content: "关火", datetime: "2026-02-05 13:33", force: true });
+      svc.rearm();
+      dev.clock.advance(2 * MIN - 1);
+      equal(got.length, 1);
+      dev.clock.advance(1); // 13:33
       deepEqual(names(got), ["取快递", "关火"]);
-      equal(got[1].missed, true);
-      equal(got[1].minutes, -5);
+      equal(got[1].missed, false);
+      // a wake a few ms after the start (a real timer, x-cli-lin) is on time, not missed
+      s.add({ content: "关窗", datetime: "2026-02-05 13:34", force: true });
+      const late = svc.checkNow(Date.UTC(2026, 1, 5, 5, 34) + 700);
+      deepEqual(late.map((r) => `${r.content} ${r.missed} ${r.minutes}`), ["关窗 false 0"]);
+      got.splice(2);
+      // written a day ahead: reminded as its hour opens
+      s.add({ content: "开会", datetime: "2026-02-06 10:00" });
+      svc.rearm();
+      dev.clock.advanceTo(Date.UTC(2026, 1, 6, 1, 0) - 1); // 2026-02-06 08:59:59.999 local
+      equal(got.length, 2);
+      dev.clock.advance(1);
+      deepEqual(names(got), ["取快递", "关火", "开会"]);
+      equal(got[2].minutes, 60);
+      svc.stop();
     },
   },
   {
@@ -108,12 +132,12 @@ export const scenarios: Scenario[] = [
     run() {
       const list = [
         { content: "吃药", datetime: "2026-02-05 14:05", priority: 5 },
-        { content: "散步", datetime: "2026-02-05 14:08", priority: 2 },
+        { content: "散步", datetime: "2026-02-05 14:05", priority: 2 },
       ];
-      // how many flash writes the 13:10 check makes
+      // how many flash writes the 13:05 wake makes
       const dry = withSchedules(list);
       dry.svc.start();
-      dry.dev.clock.advance(9 * MIN);
+      dry.dev.clock.advance(4 * MIN);
       const w0 = dry.dev.flash.writes;
       dry.dev.clock.advance(1 * MIN);
       const writes = dry.dev.flash.writes - w0;
@@ -123,7 +147,7 @@ export const scenarios: Scenario[] = [
       for (let n = 1; n <= writes; n++) {
         const a = withSchedules(list);
         a.svc.start();
-        a.dev.clock.advance(9 * MIN);
+        a.dev.clock.advance(4 * MIN);
         a.dev.cutAfter(n);
         const cut = SimDevice.survive(() => a.dev.clock.advance(1 * MIN));
         ok(cut, `cut at ${n}`);

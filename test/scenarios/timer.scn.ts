@@ -1,7 +1,7 @@
 // The timer module on the virtual clock, and the device clock module it drives.
 import Timer from "timer";
 import { SimDevice } from "../../host-sim/device";
-import { now, isValid } from "../../src/time/clock";
+import { now, isValid, wall, VALID_AFTER_MS } from "../../src/time/clock";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
 
@@ -58,13 +58,19 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "the device clock reads the simulator's time; unset before 2024",
+    name: "the device clock reads the simulator's time; unset before 2024 (an estimate, never 1970) until the network sets it",
     run() {
       const dev = new SimDevice({ now: 5000 }).install();
-      equal(now(), 5000);
+      equal(wall(), 5000);
       equal(isValid(), false);
-      dev.clock.advanceTo(Date.UTC(2026, 0, 1));
+      equal(now(), VALID_AFTER_MS, "the estimate: no trusted time seen yet, 2024-01-01 plus the time since boot");
+      dev.clock.advance(1000);
+      equal(now(), VALID_AFTER_MS + 1000);
+      equal(isValid(), false, "time passing is not a setting");
+      dev.setWall(Date.UTC(2026, 0, 1));
+      dev.clock.advance(0);
       equal(isValid(), true);
+      equal(now(), Date.UTC(2026, 0, 1));
     },
   },
   {

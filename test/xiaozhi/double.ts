@@ -22,6 +22,11 @@
 //   {emoji, emotion} once, tts sentence_start per sentence (an ERROR/NOTFOUND
 //   response is spoken as a sentence too), tts stop.
 // - goodbye: {"type":"goodbye"} (MQTT/UDP session end).
+// - a device's listen/detect with text (listenMessageHandler.py, docs/XIAOZHI.md):
+//   "[device_call]…": stt of the text (send_stt_message trims it), the text
+//   spoken as one TTS turn (tts start, a sentence_start per segment, tts stop),
+//   and Message(role="assistant") in the dialogue: the model's next turn sees
+//   it as its own words. Any other text: the user's words (startToChat).
 //
 // No Node API: it runs inside XS (a scenario) and in Node against `npm start --
 // --xiaozhi` (test/xiaozhi.test.ts).
@@ -78,6 +83,8 @@ export class XiaozhiServerDouble {
   crashes: string[] = []; // what would raise in handle_mcp_message
   outcomes: Outcome[] = [];
   sent: Json[] = []; // everything sent to the device
+  dialogue: { role: "user" | "assistant"; content: string }[] = []; // conn.dialogue, as far as the device moves it
+  deviceCalls: string[] = []; // texts the device asked the server to speak
   other: Json[] = []; // device messages that were not replies we waited for
 
   constructor(readonly wire: Wire) {}
@@ -99,6 +106,7 @@ export class XiaozhiServerDouble {
       const m = JSON.parse(raw) as Json;
       if (m.type !== "mcp" || !isObject(m.payload)) {
         this.other.push(m);
+        this.fromDevice(m);
         continue;
       }
       const p = m.payload;
@@ -221,17 +229,48 @@ export class XiaozhiServerDouble {
     for (const seg of sentence.split(/[。！？!?；;\n]/)) if (seg.trim()) this.send({ type: "tts", state: "sentence_start", text: seg, session_id: this.sessionId });
   }
 
+  // Handles what the device sent on its own (a listen/detect), reading until
+  // nothing more is queued (the in-process wire), or `limit` messages.
+  async drain(limit = 100): Promise<void> {
+    for (let i = 0; i < limit; i++) {
+      const raw = await this.wire.receive();
+      if (raw === undefined) return;
+      const m = JSON.parse(raw) as Json;
+      this.other.push(m);
+      this.fromDevice(m);
+    }
+  }
+
+  private fromDevice(m: Json): void {
+    if (m.type !== "listen" || m.state !== "detect" || typeof m.text !== "string") return;
+    const original = m.text;
+    if (original.startsWith("[device_call]")) {
+      const callText = original.slice("[device_call]".length).trim();
+      this.deviceCalls.push(callText);
+      this.send({ type: "stt", text: sttText(callText), session_id: this.sessionId });
+      this.send({ type: "tts", state: "start", session_id: this.sessionId });
+      this.say(callText);
+      this.send({ type: "tts", state: "stop", session_id: this.sessionId });
+      this.dialogue.push({ role: "assistant", content: callText });
+      return;
+    }
+    this.dialogue.push({ role: "user", content: original }); // startToChat: the model answers it
+  }
+
   goodbye(): void {
     this.send({ type: "goodbye", session_id: this.sessionId });
   }
 }
 
 // A wire to a link in the same process: what the link returns is queued.
-export function linkWire(link: { hello(): string; receive(m: string): string[] }): Wire & { log: string[] } {
+export function linkWire(link: { hello(): string; receive(m: string): string[] }): Wire & { log: string[]; push(m: string): void } {
   const queue: string[] = [link.hello()];
   const log: string[] = [];
   return {
     log,
+    push(m) {
+      queue.push(m); // a message the device sends on its own
+    },
     send(m) {
       log.push(m);
       for (const r of link.receive(m)) queue.push(r);
