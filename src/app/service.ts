@@ -61,19 +61,25 @@ export class Service {
   flushErrors = 0;
   readonly boot: BootReport;
 
+  // The clock's settle hook: a setting takes effect on a zero-delay timer,
+  // between calls, never inside a store's write. Fields, not closures of the
+  // constructor: a closure there keeps the constructor's scope (about 500
+  // bytes of the XS chunk heap, npm run heap).
+  private readonly settleSoon = (): void => {
+    if (this.settleTimer === undefined) this.settleTimer = Timer.set(this.settleNow, 0);
+  };
+  private readonly settleNow = (): void => {
+    this.settleTimer = undefined;
+    settleClock();
+  };
+
   constructor(opts: ServiceOptions = {}) {
     this.quietMs = opts.quietMs ?? QUIET_MS;
     // the clock first: the last trusted time seen is where an unset clock's estimate starts
     const floor = readFloor();
     bootClock(floor);
     // a clock setting takes effect between calls, never inside a store's write
-    setSettleHook(() => {
-      if (this.settleTimer === undefined)
-        this.settleTimer = Timer.set(() => {
-          this.settleTimer = undefined;
-          settleClock();
-        }, 0);
-    });
+    setSettleHook(this.settleSoon);
     this.boot = this.bootMemory();
     // nothing the memory holds is newer than now: the floor rises to its newest record
     try {
@@ -100,20 +106,24 @@ export class Service {
       },
     });
     this.listener.onConversation = (lines, rounds, _reason, formed) => this.conversationEpisode(lines, rounds, formed);
-    const trace1 = opts.sink ?? { remind: (r: Reminder) => trace(JSON.stringify({ reminder: r }) + "\n") };
-    this.reminders = new ReminderService(this.memory, {
-      remind: (r) => {
-        trace1.remind(r);
-        for (const s of this.reminderSinks.slice()) {
-          try {
-            s.remind(r);
-          } catch (e) {
-            if (e instanceof Error && e.name === "PowerCut") throw e;
-            trace(`petmem: a reminder sink failed: ${e instanceof Error ? e.message : String(e)}\n`);
-          }
-        }
-      },
-    });
+    this.traceSink = opts.sink;
+    this.reminders = new ReminderService(this.memory, this);
+  }
+
+  private readonly traceSink: ReminderSink | undefined;
+
+  // The reminder service's sink: the trace (or the sink given), then every sink added.
+  remind(r: Reminder): void {
+    if (this.traceSink) this.traceSink.remind(r);
+    else trace(JSON.stringify({ reminder: r }) + "\n");
+    for (const s of this.reminderSinks.slice()) {
+      try {
+        s.remind(r);
+      } catch (e) {
+        if (e instanceof Error && e.name === "PowerCut") throw e;
+        trace(`petmem: a reminder sink failed: ${e instanceof Error ? e.message : String(e)}\n`);
+      }
+    }
   }
 
   // Another place reminders go (a link, a stream); returns its removal.
