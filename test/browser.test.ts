@@ -76,7 +76,7 @@ describe("petmem web: the timeline page in chromium", function () {
       if (m.type() === "error") problems.push(`console: ${m.text()}`);
     });
     page.on("requestfailed", (r: { url(): string }) => problems.push(`request failed: ${r.url()}`));
-    await page.goto(w.url + "/", { waitUntil: "networkidle0" });
+    await page.goto(w.url + "/", { waitUntil: "networkidle2" /* the Reminders stream stays open */ });
     await page.waitForFunction('document.querySelector("#timeline section.month") !== null', { timeout: 20000 });
   });
 
@@ -159,7 +159,7 @@ describe("petmem web: the timeline page in chromium", function () {
 
   it("on a phone (390×844): one column, search at the top, the timeline readable", async () => {
     await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
-    await page.reload({ waitUntil: "networkidle0" });
+    await page.reload({ waitUntil: "networkidle2" /* the Reminders stream stays open */ });
     await page.waitForFunction('document.querySelector("#timeline section.month") !== null', { timeout: 20000 });
     try {
       const l = await layout();
@@ -173,7 +173,7 @@ describe("petmem web: the timeline page in chromium", function () {
       await shoot("timeline-phone.png");
     } finally {
       await page.setViewport({ width: 1280, height: 1000 });
-      await page.reload({ waitUntil: "networkidle0" });
+      await page.reload({ waitUntil: "networkidle2" /* the Reminders stream stays open */ });
       await page.waitForFunction('document.querySelector("#timeline section.month") !== null', { timeout: 20000 });
     }
   });
@@ -184,7 +184,7 @@ describe("petmem web: the timeline page in chromium", function () {
     const p2 = await browser.newPage();
     try {
       await p2.setViewport({ width: 390, height: 844, isMobile: true });
-      await p2.goto(e.url + "/", { waitUntil: "networkidle0" });
+      await p2.goto(e.url + "/", { waitUntil: "networkidle2" /* the Reminders stream stays open */ });
       await p2.waitForFunction('!document.querySelector("#empty-help").hidden', { timeout: 20000 });
       const help: string = await p2.evaluate('document.querySelector("#empty-help").innerText');
       assert.match(help, /petmem client-config/);

@@ -33,8 +33,10 @@ describe("episode store: fault sweeps under the absolute oracle", function () {
     if (kind === "power_cut") continue;
     it(`${kind}: nothing acknowledged lost, no damage served, the store opens`, function () {
       if (!plans(kind).length) {
-        // the episode files live on the storage partition: NVS faults cannot reach them
-        assert.ok(kind.indexOf("nvs") === 0, `${kind} has no case`);
+        // the episode files live on the storage partition: NVS faults cannot
+        // reach them; the store takes its times from its callers, so a clock
+        // jump is the service's (swept by npm run powercut, test/powercut.test.ts)
+        assert.ok(kind.indexOf("nvs") === 0 || kind === "clock_jump", `${kind} has no case`);
         this.skip();
       }
       const r = sweepKind(kind, { seeds: 32, ops: 40 });
