@@ -3,7 +3,7 @@
 //   recall type=episode   message or keyword, limit → the most similar, each with its age
 //   delete type=episode   content or id → to the trash (tombstone user_delete)
 //   read type=episode     active episodes, most important first, within READ_BUDGET_BYTES
-//   context               message, budget → the prompt block (src/episode/context.ts)
+//   context               message, budget → the prompt block (src/recall/context.ts)
 // Every argument is checked before anything changes; a store that fails
 // changes nothing and the reply says so.
 
@@ -11,7 +11,7 @@ import { ToolError } from "../text/reply";
 import { READ_BUDGET_BYTES, type ToolState } from "./tool-state";
 import { int, text } from "../memory/memory";
 import { episodeView, type Episodes } from "../episode/episodes";
-import { buildContext, CONTEXT_BUDGET, CONTEXT_MAX, CONTEXT_MIN } from "../episode/context";
+import { buildContext, CONTEXT_BUDGET, CONTEXT_MAX, CONTEXT_MIN } from "../recall/context";
 import { byteLength } from "../text/utf8";
 import { now } from "../time/clock";
 import { retrieve, BUDGET_SPENT, type ArchiveLookup, type Hit, type Sources } from "../recall/retrieve";
