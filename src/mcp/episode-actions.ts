@@ -62,7 +62,11 @@ function saved<T>(fn: () => T): T {
   }
 }
 
-export function episodeAction(tool: ToolState, action: "write" | "recall" | "delete" | "read" | "context", args: Record<string, unknown>): string {
+// The action is the call's own (args.action, checked by the table): the
+// table calls this directly, with no frame between (the XS stack's peak is
+// in these calls: `npm run heap`, phase "episodes").
+export function episodeAction(tool: ToolState, args: Record<string, unknown>): string {
+  const action = args.action as "write" | "recall" | "delete" | "read" | "context";
   for (const k of Object.keys(args))
     if (ACCEPTED[action].indexOf(k) < 0) throw new ToolError(`${action}${action === "context" ? "" : " type=episode"} does not take '${k}'; it takes ${ACCEPTED[action].slice(action === "context" ? 1 : 2).join(", ")}`);
   if (action === "context") return context(tool, args);

@@ -14,8 +14,9 @@ import { parseOffset, formatOffset, setUtcOffset } from "../time/local";
 export const SUMMARY_BYTES = 1024; // the reply's JSON, at most
 const TOP = 3; // likes and dislikes shown: the newest
 
-export function relationAction(tool: ToolState, action: "summary" | "config", args: Record<string, unknown>): string {
-  return action === "summary" ? summary(tool) : configAction(tool, args);
+// the action is the call's own (args.action, checked by the table)
+export function relationAction(tool: ToolState, args: Record<string, unknown>): string {
+  return args.action === "summary" ? summary(tool) : configAction(tool, args);
 }
 
 // ---- summary -----------------------------------------------------------------
