@@ -140,18 +140,21 @@ const TABLE: Record<Action, ActionFn> = {
   summary: relationAction,
   config: relationAction,
 };
-const BY_TYPE: { readonly [A in Action]?: Readonly<Record<string, ActionFn>> } = {
-  read: { episode: episodeAction },
-  write: { episode: episodeAction },
-  delete: { episode: episodeAction },
-  recall: { "": recallAnyAction, episode: episodeAction, snapshot: snapshotRecall },
+const BY_TYPE: { readonly [A in Action]?: readonly (readonly [string, ActionFn])[] } = {
+  read: [["episode", episodeAction]],
+  write: [["episode", episodeAction]],
+  delete: [["episode", episodeAction]],
+  recall: [["", recallAnyAction], ["episode", episodeAction], ["snapshot", snapshotRecall]],
 };
 
-// The module that does this call: by its type where the action routes by type, else by its action.
+// The module that does this call: by its type where the action routes by
+// type, else by its action. The type is compared, never used as a property
+// key: XS would keep each new string a caller sends as a key for ever.
 function route(action: Action, type: unknown): ActionFn {
   const by = BY_TYPE[action];
   const t = type === undefined ? "" : type;
-  return by && typeof t === "string" && Object.prototype.hasOwnProperty.call(by, t) ? by[t] : TABLE[action];
+  if (by) for (let i = 0; i < by.length; i++) if (by[i][0] === t) return by[i][1];
+  return TABLE[action];
 }
 
 export class MemoryTool implements Tool, ToolState {
