@@ -144,3 +144,19 @@ export function openHost(o: OpenOptions): Host {
 export function currentTz(): string {
   return formatOffset(utcOffset());
 }
+
+// The partitions' use (NVS and the storage partition), as status, the page
+// and the boot line of serve and web show it.
+export function partitions(host: Host) {
+  const n = host.dev.nvs.stats();
+  const s = host.dev.spiffs.stats();
+  return {
+    data: host.dir,
+    nvs: { partition_bytes: host.dev.nvs.bytes, used_bytes: n.liveBytes, percent: n.percent, namespaces: n.namespaces, erased_entries: n.erasedEntries },
+    storage: { partition_bytes: s.total, used_bytes: s.used, usable_bytes: s.usable, percent: s.percent, files: s.files },
+  };
+}
+
+export function partitionsLine(host: Host): string {
+  return JSON.stringify({ partitions: partitions(host) });
+}

@@ -5,7 +5,7 @@
 // timer and the archive's early-morning maintenance, and registers the MCP
 // tool `memory` (src/app/boot.ts). The companion's link to its server hands
 // each MCP payload to `service.handle(message)` and sends back what it
-// returns (see README, "Wiring into a companion firmware").
+// returns (see docs/DEVICE.md, "Wiring into a companion firmware").
 //
 // The device always boots: whatever the archive does, the NVS memory is
 // served, and one trace line says what was repaired, set aside or lost.

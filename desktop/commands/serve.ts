@@ -7,12 +7,11 @@
 // stdin closing ends the run.
 
 import { DATA, NOW, TZ, UsageError, type Command, type Context } from "../command.js";
-import { openHost, parseNow, parseTz, machineTz, currentTz, hasZone, type Host } from "../host.js";
+import { openHost, parseNow, parseTz, machineTz, currentTz, hasZone, partitionsLine, type Host } from "../host.js";
 import { stdioTransport } from "../stdio.js";
 import { runXiaozhi } from "../xiaozhi-stdio.js";
 import { describeReply, describeRequest, logLine } from "../call-log.js";
 import { utcOffset } from "../../src/time/local.js";
-import { partitionsLine } from "./status.js";
 
 export function speedOf(v: string | true | undefined): number {
   if (v === undefined) return 1;

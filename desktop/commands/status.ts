@@ -2,23 +2,9 @@
 // (action=status) plus the partitions' use, as one JSON document on stdout.
 
 import { DATA, NOW, TZ, type Command } from "../command.js";
-import { openHost, currentTz, type Host } from "../host.js";
+import { openHost, currentTz, partitions, type Host } from "../host.js";
 import { timeOptions } from "./serve.js";
 import { formatDateTime } from "../../src/time/local.js";
-
-export function partitions(host: Host) {
-  const n = host.dev.nvs.stats();
-  const s = host.dev.spiffs.stats();
-  return {
-    data: host.dir,
-    nvs: { partition_bytes: host.dev.nvs.bytes, used_bytes: n.liveBytes, percent: n.percent, namespaces: n.namespaces, erased_entries: n.erasedEntries },
-    storage: { partition_bytes: s.total, used_bytes: s.used, usable_bytes: s.usable, percent: s.percent, files: s.files },
-  };
-}
-
-export function partitionsLine(host: Host): string {
-  return JSON.stringify({ partitions: partitions(host) });
-}
 
 // the schedules (seed 000's events with a time): how many are open, done, and the next one
 export function schedules(host: Host) {

@@ -6,9 +6,8 @@
 
 import net from "node:net";
 import { DATA, NOW, TZ, UsageError, Failure, type Command } from "../command.js";
-import { openHost, currentTz } from "../host.js";
+import { openHost, currentTz, partitionsLine } from "../host.js";
 import { driveClock, timeOptions, speedOf } from "./serve.js";
-import { partitionsLine } from "./status.js";
 import { logLine } from "../call-log.js";
 import { startWeb, BODY_MAX, IMPORT_MAX } from "../web/server.js";
 import { utcOffset } from "../../src/time/local.js";

@@ -12,8 +12,7 @@
 //                  and its `query` over the episodes
 
 import type { Host } from "../host.js";
-import { currentTz } from "../host.js";
-import { partitions } from "../commands/status.js";
+import { currentTz, partitions } from "../host.js";
 import { formatDate, formatDateTime, formatIso } from "../../src/time/local.js";
 import { now } from "../../src/time/clock.js";
 import { relationView } from "../../src/relation/rules.js";

@@ -3,21 +3,21 @@
 //   recall type=episode   message or keyword, limit → the most similar, each with its age
 //   delete type=episode   content or id → to the trash (tombstone user_delete)
 //   read type=episode     active episodes, most important first, within READ_BUDGET_BYTES
-//   context               message, budget → the prompt block (src/episode/context.ts)
+//   context               message, budget → the prompt block (src/recall/context.ts)
 // Every argument is checked before anything changes; a store that fails
 // changes nothing and the reply says so.
 
-import { ToolError } from "./server";
-import type { MemoryTool } from "./memory-tool";
+import { ToolError } from "../text/reply";
+import { READ_BUDGET_BYTES, type ToolState } from "./tool-state";
 import { int, text } from "../memory/memory";
 import { episodeView, type Episodes } from "../episode/episodes";
-import { buildContext, CONTEXT_BUDGET, CONTEXT_MAX, CONTEXT_MIN } from "../episode/context";
+import { buildContext, CONTEXT_BUDGET, CONTEXT_MAX, CONTEXT_MIN } from "../recall/context";
 import { byteLength } from "../text/utf8";
 import { now } from "../time/clock";
 import { retrieve, BUDGET_SPENT, type ArchiveLookup, type Hit, type Sources } from "../recall/retrieve";
 
 // What the retrieval looks through: the tool's memory, schedules, episodes and archive.
-export function sourcesOf(tool: MemoryTool): Sources {
+export function sourcesOf(tool: ToolState): Sources {
   return { memory: tool.memory, schedules: tool.schedules, episodes: tool.episodes, archive: tool.archive as ArchiveLookup | undefined };
 }
 
@@ -32,7 +32,6 @@ export function view(h: Hit): Record<string, unknown> {
 }
 
 export const RECALL_MAX = 8;
-export const READ_BUDGET_BYTES = 6000; // as read of the other types (memory-tool.ts)
 const RESULT: Record<string, string> = { ADDED: "added", UPDATED: "updated", NOOP: "no_change" };
 const ACCEPTED: Record<string, string[]> = {
   write: ["action", "type", "content", "e", "i", "p", "j", "keywords", "emotion"],
@@ -46,7 +45,7 @@ function out(v: unknown): string {
   return JSON.stringify(v);
 }
 
-function need(tool: MemoryTool): Episodes {
+function need(tool: ToolState): Episodes {
   const eps = tool.episodes;
   if (!eps) throw new ToolError("episodes are not available on this device now (its storage partition cannot be used); write type=moment keeps what happened instead");
   return eps;
@@ -63,7 +62,11 @@ function saved<T>(fn: () => T): T {
   }
 }
 
-export function episodeAction(tool: MemoryTool, action: "write" | "recall" | "delete" | "read" | "context", args: Record<string, unknown>): string {
+// The action is the call's own (args.action, checked by the table): the
+// table calls this directly, with no frame between (the XS stack's peak is
+// in these calls: `npm run heap`, phase "episodes").
+export function episodeAction(tool: ToolState, args: Record<string, unknown>): string {
+  const action = args.action as "write" | "recall" | "delete" | "read" | "context";
   for (const k of Object.keys(args))
     if (ACCEPTED[action].indexOf(k) < 0) throw new ToolError(`${action}${action === "context" ? "" : " type=episode"} does not take '${k}'; it takes ${ACCEPTED[action].slice(action === "context" ? 1 : 2).join(", ")}`);
   if (action === "context") return context(tool, args);
@@ -127,7 +130,7 @@ export function episodeAction(tool: MemoryTool, action: "write" | "recall" | "de
   }
 }
 
-function context(tool: MemoryTool, args: Record<string, unknown>): string {
+function context(tool: ToolState, args: Record<string, unknown>): string {
   const message = args.message === undefined || args.message === null ? "" : text(args.message, "message", 4000, true, true);
   const budget = int(args.budget, "budget", CONTEXT_MIN, CONTEXT_MAX, CONTEXT_BUDGET);
   const c = buildContext(tool.memory, tool.episodes, message, budget, now(), { schedules: tool.schedules, archive: tool.archive as ArchiveLookup | undefined });

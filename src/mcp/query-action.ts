@@ -1,17 +1,17 @@
 // action=query and recall of snapshots (issue 16 items 7 and 8): the MCP
 // side of src/query. docs/DESIGN.md "The query language" and "Snapshots".
-import { ToolError } from "./server";
-import type { MemoryTool } from "./memory-tool";
+import { ToolError } from "../text/reply";
+import type { ToolState } from "./tool-state";
 import { parseQuery } from "../query/parse";
 import { runQuery } from "../query/run";
 import { snapshots } from "../query/snapshot";
 
-export function queryAction(tool: MemoryTool, args: Record<string, unknown>): string {
+export function queryAction(tool: ToolState, args: Record<string, unknown>): string {
   const q = parseQuery(args);
   return JSON.stringify(runQuery(q, { memory: tool.memory, archive: tool.archive, episodes: tool.episodes }));
 }
 
-export function snapshotRecall(tool: MemoryTool, args: Record<string, unknown>): string {
+export function snapshotRecall(tool: ToolState, args: Record<string, unknown>): string {
   const k = args.keyword !== undefined && args.keyword !== "" ? args.keyword : args.message;
   if (k === undefined || k === null || k === "") throw new ToolError("recall type=snapshot needs keyword (or message): what to look for");
   if (typeof k !== "string") throw new ToolError("keyword must be a string");

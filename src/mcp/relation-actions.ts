@@ -2,8 +2,8 @@
 // an AI can say) and action=config (the preset: show it, or set it with
 // preset=…). docs/DESIGN.md "The relationship" and "Presets".
 
-import { ToolError } from "./server";
-import type { MemoryTool } from "./memory-tool";
+import { ToolError } from "../text/reply";
+import type { ToolState } from "./tool-state";
 import { STAGES, stageIndex } from "../memory/types";
 import { byteLength } from "../text/utf8";
 import { now } from "../time/clock";
@@ -14,8 +14,9 @@ import { parseOffset, formatOffset, setUtcOffset } from "../time/local";
 export const SUMMARY_BYTES = 1024; // the reply's JSON, at most
 const TOP = 3; // likes and dislikes shown: the newest
 
-export function relationAction(tool: MemoryTool, action: "summary" | "config", args: Record<string, unknown>): string {
-  return action === "summary" ? summary(tool) : configAction(tool, args);
+// the action is the call's own (args.action, checked by the table)
+export function relationAction(tool: ToolState, args: Record<string, unknown>): string {
+  return args.action === "summary" ? summary(tool) : configAction(tool, args);
 }
 
 // ---- summary -----------------------------------------------------------------
@@ -28,7 +29,7 @@ function moodWords(mood: number): string {
 // relationship (stage, days together, streak, affection, mood, coins,
 // achievements), what memory holds (counts), and `text`: one sentence.
 // Read only: nothing is written, nothing is marked told.
-export function summary(tool: MemoryTool): string {
+export function summary(tool: ToolState): string {
   const m = tool.memory;
   const p = m.profile();
   const prefs = m.preferences();
@@ -109,7 +110,7 @@ export function summary(tool: MemoryTool): string {
 // Without preset or tz: the config in force. With preset and/or tz: sets
 // them (written before the reply, like a write), says what changed and when
 // it applies. A bad preset or tz is refused and changes nothing.
-function configAction(tool: MemoryTool, args: Record<string, unknown>): string {
+function configAction(tool: ToolState, args: Record<string, unknown>): string {
   const m = tool.memory;
   const given = args.preset;
   const tz = args.tz;

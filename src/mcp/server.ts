@@ -4,6 +4,9 @@
 // throws on input: anything malformed gets the standard error code.
 
 import { byteLength, encode } from "../text/utf8";
+import { quote } from "../text/reply";
+// ToolError and quote live in src/text/reply.ts (src/query checks arguments too)
+export { ToolError, quote } from "../text/reply";
 
 export const PROTOCOL_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18"];
 export const MAX_MESSAGE_BYTES = 16384;
@@ -47,35 +50,6 @@ export interface Tool {
   // Returns the reply text (JSON or prose). Throwing ToolError (or any Error)
   // makes an isError result with its message.
   call(args: Record<string, unknown>): string;
-}
-
-// A tool failure the caller should read: what was wrong and what is accepted.
-export class ToolError extends Error {
-  constructor(message: string) {
-    super(message);
-    // defined, not assigned: on the device Error.prototype is frozen and assigning `name` throws
-    Object.defineProperty(this, "name", { value: "ToolError", configurable: true, writable: true });
-  }
-}
-
-// A piece of the caller's input quoted in a message: at most `max` UTF-16 units,
-// never half of a surrogate pair, lone surrogates shown as U+FFFD, so the reply
-// stays well-formed Unicode whatever came in.
-export function quote(s: string, max = 64): string {
-  let out = "";
-  const n = Math.min(s.length, max);
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        if (i + 1 < n) out += s.slice(i, i + 2);
-        i++;
-      } else out += "\ufffd";
-    } else if (c >= 0xdc00 && c <= 0xdfff) out += "\ufffd";
-    else out += s.charAt(i);
-  }
-  return out;
 }
 
 type Id = string | number | null;

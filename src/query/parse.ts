@@ -14,7 +14,7 @@
 // Positions in messages count characters from 1. Every error is a ToolError
 // that names the bad part and where it is; parsing changes nothing.
 
-import { ToolError, quote } from "../mcp/server";
+import { ToolError, quote } from "../text/reply";
 import { encode, decode } from "../text/utf8";
 import { foldString } from "../archive/fold";
 import { FIELDS, fieldOf, fieldList, SOURCES, type Source, type FieldDef } from "./fields";

@@ -15,7 +15,7 @@
 // query (去年三月, 上个月, 2025-03, 夏天…) against the snapshot's month.
 // docs/DESIGN.md "Snapshots" gives the formula.
 
-import { ToolError } from "../mcp/server";
+import { ToolError } from "../text/reply";
 import { foldString } from "../archive/fold";
 import { DigestBuilder } from "../archive/digest";
 import type { ArchivedItem } from "../archive/line";

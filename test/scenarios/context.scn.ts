@@ -7,7 +7,7 @@ import { Episodes } from "../../src/episode/episodes";
 import { formEpisode, MIN_ROUNDS } from "../../src/episode/former";
 import { isWellFormed, encode } from "../../src/text/utf8";
 import { FakeEpisodeStore } from "./episode-fake";
-import { CONTEXT_HITS } from "../../src/episode/context";
+import { CONTEXT_HITS } from "../../src/recall/context";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
 import { toolCaller } from "./tool-call";

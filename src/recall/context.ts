@@ -18,9 +18,9 @@ import type { Memory } from "../memory/memory";
 import type { Schedules } from "../schedule/schedules";
 import { byteLength, truncate } from "../text/utf8";
 import { now as clockNow } from "../time/clock";
-import type { Episodes } from "./episodes";
-import type { Episode } from "./types";
-import { retrieve, type Hit, type ArchiveLookup } from "../recall/retrieve";
+import type { Episodes } from "../episode/episodes";
+import type { Episode } from "../episode/types";
+import { retrieve, type Hit, type ArchiveLookup } from "./retrieve";
 
 export const CONTEXT_BUDGET = 1200;
 export const CONTEXT_MIN = 200;
