@@ -12,8 +12,12 @@
 // of the old or the new table. Boot takes the newest valid copy (by seq) and
 // writes the other slot again when it is missing, damaged or older.
 //
-// A store may keep one copy (`copies: 1`, the chat log): then both slots live
-// in "petmem" and alternate, as every store did before (format 1).
+// A store may keep one NVS copy (`copies: 1`: the five large tables, format 3,
+// docs/design/nvs-share.md): then both slots live in "petmem" and alternate
+// (a flush writes the slot that does not hold the table, then deletes the
+// other), and the mirror file (src/nvs/mirror.ts) is its second copy at rest.
+// Its format-2 copy b in "petmem_b" is read once as a candidate, written into
+// a "petmem" slot when it is the only valid one, and deleted.
 
 import Preference from "preference";
 import { Layout } from "./layout";
@@ -69,7 +73,11 @@ const SLOTS_2: readonly SlotDef[] = Object.freeze([
   Object.freeze<SlotDef>({ name: "b", ns: DOMAIN_B, tag: "b" }),
   Object.freeze<SlotDef>({ name: "old", ns: DOMAIN, tag: "b" }),
 ]);
-const SLOTS_1: readonly SlotDef[] = Object.freeze([Object.freeze<SlotDef>({ name: "a", ns: DOMAIN, tag: "a" }), Object.freeze<SlotDef>({ name: "b", ns: DOMAIN, tag: "b" })]);
+const SLOTS_1: readonly SlotDef[] = Object.freeze([
+  Object.freeze<SlotDef>({ name: "a", ns: DOMAIN, tag: "a" }),
+  Object.freeze<SlotDef>({ name: "b", ns: DOMAIN, tag: "b" }),
+  Object.freeze<SlotDef>({ name: "old", ns: DOMAIN_B, tag: "b" }), // format 2's copy b
+]);
 
 // Keys are tracked across the two namespaces as "ns/key" ('/' is in neither).
 const ref = (ns: string, key: string) => ns + "/" + key;
@@ -230,7 +238,7 @@ export class Store<T extends object> {
 
   private read(): T[] {
     const keys: Record<string, string[]> = {};
-    for (const ns of DOMAINS) keys[ns] = ns === DOMAIN || this.copies === 2 ? this.mine(ns) : [];
+    for (const ns of DOMAINS) keys[ns] = this.mine(ns);
     const copies: Copy<T>[] = [];
     for (const s of this.slots) {
       const c = this.readCopy(s, keys[s.ns]);
@@ -252,7 +260,13 @@ export class Store<T extends object> {
     for (const c of copies)
       if (best && c.slot !== "old" && c.seq === best.seq && !c.migrated && !best.migrated && sameBytes(c.payload, best.payload)) this.held[c.slot as "a" | "b"] = c.keys;
     if (this.copies === 1) {
-      if (best && best.slot !== "old") this.held = best.slot === "a" ? { a: best.keys, b: undefined } : { a: undefined, b: best.keys };
+      if (best && (best.slot === "a" || best.slot === "b")) this.held = best.slot === "a" ? { a: best.keys, b: undefined } : { a: undefined, b: best.keys };
+      else if (best) {
+        // only the mirror, or format 2's copy b in "petmem_b", holds the
+        // table: written into a "petmem" slot before anything is deleted
+        this.held = { a: undefined, b: undefined };
+        this.repair = true;
+      }
     } else if (best && (!this.held.a || !this.held.b) && this.room.single && (this.held.a || this.held.b)) {
       // the second copy was given back on purpose (Room): one copy is whole
     } else if (best && (!this.held.a || !this.held.b)) {
@@ -523,7 +537,7 @@ export class Store<T extends object> {
         // NVS short of room, one copy kept (Room): the held copy makes way
         // when the mirror file holds that same table (a cut before the new
         // copy is whole leaves the mirror's, which boot takes), then once more
-        if (!(single && e instanceof StoreError && this.mirror && !this.mirrorStale && this.persistedLength >= 0)) throw e;
+        if (!((single || (this.copies === 1 && this.room.single)) && e instanceof StoreError && this.mirror && !this.mirrorStale && this.persistedLength >= 0)) throw e;
         this.held = { a: undefined, b: undefined };
         this.deleteStale();
         keys = this.writeSlot(this.slot(first), blobs);
