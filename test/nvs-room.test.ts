@@ -70,4 +70,25 @@ describe("NVS shared with the firmware: second copies given back and taken back"
     }
     assert.equal(room, undefined);
   });
+
+  it("when not even one NVS copy fits, the new table is saved in the mirror file alone and read back from it", () => {
+    const dev = new SimDevice({ now: Date.UTC(2026, 1, 5, 5, 0) }).install();
+    let mem = new Memory();
+    mem.boot();
+    assert.equal(mem.addFact("主人喜欢放风筝").action, "ADDED");
+    mem.flush();
+    dev.inject("full", { partition: "nvs" });
+    // a store never written before (nothing of it to give back or make way)
+    assert.equal(mem.addPreference("like", "恐龙").action, "ADDED");
+    mem.flush(); // threw StoreError (preferences: NVS write failed) before
+    assert.equal(mem.room.single, true);
+    assert.deepEqual(Preference.keys("petmem").filter((k) => k.startsWith("pref.")), [], "no NVS copy: it did not fit");
+    assert.match(mem.stores.preferences.degraded ?? "", /kept in the mirror file only/);
+    dev.reboot();
+    mem = new Memory();
+    const r = mem.boot();
+    assert.deepEqual(mem.preferences().likes, ["恐龙"]);
+    assert.deepEqual(r.setAside.filter((e) => e.store === "preferences"), [], "kept in the mirror on purpose: not damage");
+    assert.deepEqual(r.lost, []);
+  });
 });

@@ -237,7 +237,7 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "a write NVS refuses is answered 'not saved', changes neither RAM nor flash, and succeeds once there is room",
+    name: "a write neither NVS nor the mirror file can hold is answered 'not saved', changes neither RAM nor flash, and succeeds once there is room",
     run() {
       const dev = device();
       const svc = new Service({ sink: { remind() {} } });
@@ -249,7 +249,13 @@ export const scenarios: Scenario[] = [
       // then the neighbourhood grows into that room too
       call({ action: "write", type: "fact", content: "主人喜欢下雨天" });
       fillNvs();
+      // not even one NVS copy fits: the new table is saved in the mirror file alone
+      equal(call({ action: "write", type: "fact", content: "主人会弹钢琴" }).json.result, "added");
+      ok(String(call({ action: "status" }).json.last_write_error).includes("kept in the mirror file only"));
+      // and the storage partition is full too: nothing can hold it
+      dev.inject("full", { partition: "storage" });
       const held = svc.memory.facts().map((f) => f.content);
+      ok(held.includes("主人会弹钢琴"));
       const before = call({ action: "read" }).text;
       const r = call({ action: "write", type: "fact", content: "主人在北京工作" });
       ok(r.isError, "an error");
