@@ -12,7 +12,7 @@
 // replays with the same K (the replay line gives it). Why: a device that has
 // lived through tens of thousands of inputs spends most of each advance of
 // its clock on upkeep steps (archive, episodes), and its answers slow down;
-// see docs/design/nvs-share.md, "The fuzzer's throughput".
+// see docs/design/fuzz.md.
 // Exits non-zero if any counter is not zero.
 import "../host-sim/trace";
 import { setTraceSink } from "../host-sim/trace-sink";
