@@ -53,6 +53,28 @@ describe("fuzz: random and malformed MCP messages", () => {
     assert.deepEqual(strip(a), strip(b));
   });
 
+  it("a fresh device every `reset` inputs: each span starts on a new device, and a finding replays with the same reset", () => {
+    // a handler that breaks on the 50th input its device handles
+    const make = () => {
+      const t = serviceTarget();
+      let n = 0;
+      return { ...t, handle: (m: string) => (++n === 50 ? (() => { throw new TypeError("tired"); })() : t.handle(m)) };
+    };
+    let made = 0;
+    const counted = () => (made++, make());
+    const r = fuzz({ n: 250, seed: 7, reset: 100, makeTarget: counted });
+    assert.equal(made, 3, "one device per span of 100 inputs");
+    assert.deepEqual(r.reports.map((x) => x.at), [49, 149, 249]);
+    assert.equal(r.inputs, 250);
+    assert.ok(r.flash_writes > 0);
+    const once = fuzz({ n: 250, seed: 7, makeTarget: make });
+    assert.deepEqual(once.reports.map((x) => x.at), [49], "without a reset: one device");
+    const replay = fuzz({ n: 150, seed: 7, reset: 100, makeTarget: make });
+    assert.deepEqual(replay.reports.map((x) => [x.at, x.input]), r.reports.slice(0, 2).map((x) => [x.at, x.input]));
+    const strip = ({ ms, reports, ...rest }: ReturnType<typeof fuzz>) => rest;
+    assert.deepEqual(strip(fuzz({ n: 250, seed: 7, reset: 100 })), strip(fuzz({ n: 250, seed: 7, reset: 100 })), "the same seed and reset, the same run");
+  });
+
   it("the checker catches a handler that throws", () => {
     const r = fuzz({ n: 200, seed: SEED, target: broken((m, reply, _t, n) => (n % 10 === 3 ? (() => { throw new TypeError("boom"); })() : reply)) });
     assert.equal(r.crashes, 20);
@@ -215,6 +237,15 @@ describe("fuzz inside XS (device-like xsnap worker)", () => {
     assert.equal(r.crashes + r.bad_responses + r.state_changed_on_reject, 0);
     assert.ok(r.accepted > 300 && r.rejected > 700 && r.flash_writes > 100, JSON.stringify(r));
     coversTheIssue(r);
+  });
+
+  it("a fresh device every `reset` inputs inside XS: the run goes on, nothing found", async function () {
+    this.timeout(180000);
+    const r = await fuzzXs({ n: 450, seed: SEED, reset: 200 });
+    assert.deepEqual(r.reports, [], JSON.stringify(r.reports, null, 1));
+    assert.equal(r.inputs, 450);
+    assert.equal(r.workers, 1);
+    assert.ok(r.accepted > 50 && r.flash_writes > 100, JSON.stringify(r));
   });
 
   it("an abort of the engine counts as a crash of its input, and the run goes on in a new worker", async function () {

@@ -192,11 +192,20 @@ describe("fault sweeps under the absolute oracle", function () {
     if (lines[1].not_modelled) assert.equal(lines[1].injected, 0);
   });
 
-  it("npm run nvs-usage: every store full, two copies, and the peak stay under 75% of the usable space", () => {
+  it("npm run nvs-usage: every store full and the peak stay under 75% of the usable space, and petmem's peak share is at most 50% of the partition", () => {
     const out = execFileSync(process.execPath, ["--import", "tsx", "tools/nvs-usage.ts"], { encoding: "utf8" });
-    const j = JSON.parse(out.trim().split("\n").pop()!);
+    const lines = out.trim().split("\n").map((l) => JSON.parse(l));
+    const j = lines[lines.length - 1];
     assert.equal(j.partition_bytes, 49152);
     assert.ok(j.peak_percent_of_usable <= 75, `peak ${j.peak_percent_of_usable}% of usable`);
+    // issue 28: at most half of the partition, also beside the firmware's neighbourhood
+    assert.ok(j.peak_percent_of_partition <= 50, `peak ${j.peak_percent_of_partition}% of the partition`);
+    const n = lines.find((l) => l.neighbourhood);
+    assert.ok(n.petmem_peak_percent_of_partition <= 50, JSON.stringify(n));
+    assert.equal(n.neighbourhood_grew_until.refused.includes("NOT_ENOUGH_SPACE"), true, "the neighbourhood grows until NVS refuses it");
+    assert.equal(n.petmem_flush_when_full, "ok");
+    assert.equal(j.per_store.facts.copies, 1);
+    assert.equal(j.per_store.profile.copies, 2);
     assert.ok(j.nvs_peak_bytes > j.nvs_bytes_used, "the peak counts both copies during a swap");
     assert.ok(j.nvs_peak_bytes < j.usable_bytes);
     assert.equal(j.record_bytes.Event, 106);

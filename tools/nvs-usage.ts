@@ -19,6 +19,7 @@ import { SPECS } from "../src/memory/types";
 import { Service } from "../src/app/service";
 import "../host-sim/trace";
 import { setTraceSink } from "../host-sim/trace-sink";
+import { FLOOR_DOMAIN, FLOOR_KEY, UNTRUSTED_KEY } from "../src/time/floor";
 
 export const PEAK_LIMIT = 0.75; // leaves a quarter of NVS to the firmware around petmem and to GC
 
@@ -65,10 +66,18 @@ const THINGS = ["恐龙", "画画", "小猫", "篮球", "钢琴"];
   process.stdout.write(JSON.stringify({ write_mix: { conversations: 5, blob_bytes: total, nvs_bytes_written: dev.flash.partition("nvs").bytesWritten - nvsBefore, mirror_bytes_written: dev.flash.partition("storage").bytesWritten - storageBefore, per_store: per, percent: share } }) + "\n");
 }
 
+// petmem's own small NVS items besides the stores, counted at their worst:
+// the clock's floor and untrusted mark (§2.8) and the give-back mark `room`.
+function smallItems(): void {
+  Preference.set(FLOOR_DOMAIN, FLOOR_KEY, 29500000);
+  Preference.set(FLOOR_DOMAIN, UNTRUSTED_KEY, 29500000);
+}
+
 // ---- 2. the budget --------------------------------------------------------------
 const dev = new SimDevice({ now: Date.UTC(2026, 1, 5, 5, 0) }).install();
 const mem = new Memory();
 mem.boot();
+smallItems();
 fillEveryStore(mem);
 mem.flush();
 const steady = dev.nvs.stats();
@@ -81,8 +90,24 @@ const peak = dev.nvs.peakLiveEntries * ENTRY_BYTES;
 const usable = steady.usableEntries * ENTRY_BYTES; // all pages but the one NVS keeps free
 const record_bytes: Record<string, number> = {};
 for (const s of Object.values(SPECS)) record_bytes[s.layout.name] = s.layout.size;
+// where the bytes go: per store, its NVS copies and the NVS bytes they take
+// (a blob: one index entry, one header entry, ceil(bytes / 32) data entries)
+const usage = mem.usage();
+const per_store: Record<string, { copies: number; blob_bytes: number; nvs_bytes: number }> = {};
+const by_copies: Record<string, number> = { one_copy_stores: 0, two_copy_stores: 0 };
+for (const name of Object.keys(usage.blobBytes)) {
+  const blobs = usage.blobBytes[name];
+  let blob = 0, entries = 0;
+  for (const b of blobs) {
+    blob += b;
+    entries += 2 + Math.ceil(b / 32);
+  }
+  const copies = usage.copies[name];
+  per_store[name] = { copies, blob_bytes: blob, nvs_bytes: entries * ENTRY_BYTES * copies };
+  by_copies[copies === 1 ? "one_copy_stores" : "two_copy_stores"] += entries * ENTRY_BYTES * copies;
+}
 const out = {
-  copies: 2,
+  copies: "2 for the small tables, 1 (and the mirror file) for chat, facts, events, moments, pending",
   nvs_bytes_used: steady.liveBytes,
   nvs_peak_bytes: peak,
   partition_bytes: dev.nvs.bytes,
@@ -92,7 +117,10 @@ const out = {
   peak_percent_of_usable: Math.round((peak / usable) * 1000) / 10,
   margin_bytes: usable - peak,
   peak_limit_percent: PEAK_LIMIT * 100,
+  peak_percent_of_partition: Math.round((peak / dev.nvs.bytes) * 1000) / 10,
   steady_after_rewrite_bytes: after.liveBytes,
+  per_store,
+  by_copies,
   record_bytes,
 };
 
@@ -148,6 +176,7 @@ function neighbourhood(set: (ns: string, key: string, type: "u8" | "i32" | "str"
   const n0 = dev3.nvs.stats().liveEntries;
   const mem3 = new Memory();
   mem3.boot();
+  smallItems();
   fillEveryStore(mem3);
   mem3.flush();
   const withPetmem = dev3.nvs.stats().liveEntries;
@@ -158,7 +187,7 @@ function neighbourhood(set: (ns: string, key: string, type: "u8" | "i32" | "str"
   const petmemPeak = peakAll - n0;
   // the neighbourhood grows (more saved networks, a bigger AP list) until NVS refuses
   let grow = 0, refused = "";
-  for (grow = 1; grow <= 40 && !refused; grow++) {
+  for (grow = 1; grow <= 200 && !refused; grow++) {
     try {
       neighbourhood(set, grow);
     } catch (e) {

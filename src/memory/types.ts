@@ -374,15 +374,17 @@ export const SEED_RECORD_BYTES: Record<string, number> = {
 };
 
 // Store specs: NVS key prefix, header type code and capacity. Codes are never reused.
+// copies: 1 for the five large tables (one NVS copy, the mirror file the
+// second; format 3, docs/design/nvs-share.md), two NVS copies for the rest.
 export const SPECS = {
   profile: { name: "profile", key: "prof", code: 1, version: 1, layout: profileLayout, capacity: 1 } as StoreSpec<Profile>,
   family: { name: "family", key: "fam", code: 2, version: 1, layout: familyLayout, capacity: 8 } as StoreSpec<FamilyMember>,
   preferences: { name: "preferences", key: "pref", code: 3, version: 1, layout: preferencesLayout, capacity: 1 } as StoreSpec<Preferences>,
-  events: { name: "events", key: "evt", code: 4, version: 1, layout: eventLayout, capacity: 16 } as StoreSpec<Event>,
-  facts: { name: "facts", key: "fact", code: 5, version: 1, layout: factLayout, capacity: 20 } as StoreSpec<Fact>,
+  events: { name: "events", key: "evt", code: 4, version: 1, layout: eventLayout, capacity: 16, copies: 1 } as StoreSpec<Event>,
+  facts: { name: "facts", key: "fact", code: 5, version: 1, layout: factLayout, capacity: 20, copies: 1 } as StoreSpec<Fact>,
   traits: { name: "traits", key: "trait", code: 6, version: 1, layout: traitLayout, capacity: 10 } as StoreSpec<Trait>,
   habits: { name: "habits", key: "habit", code: 7, version: 1, layout: habitLayout, capacity: 10 } as StoreSpec<Habit>,
-  moments: { name: "moments", key: "mom", code: 8, version: 1, layout: momentLayout, capacity: 10 } as StoreSpec<Moment>,
+  moments: { name: "moments", key: "mom", code: 8, version: 1, layout: momentLayout, capacity: 10, copies: 1 } as StoreSpec<Moment>,
   goals: { name: "goals", key: "goal", code: 9, version: 1, layout: goalLayout, capacity: 5 } as StoreSpec<Goal>,
   chat: {
     name: "chat",
@@ -391,6 +393,7 @@ export const SPECS = {
     version: 2,
     layout: chatLayout,
     capacity: 30,
+    copies: 1,
     migrations: [{ version: 1, layout: chatLayoutV1 as Layout<object>, up: (old: Record<string, unknown>) => old }],
   } as StoreSpec<ChatMessage>,
   affection: {
@@ -413,7 +416,7 @@ export const SPECS = {
     capacity: 1,
     migrations: [{ version: 1, layout: healthLayoutV1 as Layout<object>, up: (old: Record<string, unknown>) => old }],
   } as StoreSpec<HealthRecord>,
-  pending: { name: "pending", key: "pend", code: 12, version: 1, layout: pendingLayout, capacity: 20 } as StoreSpec<PendingItem>,
+  pending: { name: "pending", key: "pend", code: 12, version: 1, layout: pendingLayout, capacity: 20, copies: 1 } as StoreSpec<PendingItem>,
 };
 
 export type StoreName = keyof typeof SPECS;

@@ -17,7 +17,10 @@ import config from "mc/config";
 
 export interface Mirror {
   info(prefix: string): { seq: number; bytes: number } | undefined; // of the mirror file, from the listing
-  read(prefix: string): Uint8Array | undefined;
+  // which = 0: the newest file; 1, 2…: older ones a cut or a failed write left
+  // (a store kept in the mirror alone reads an older one when the newest is torn)
+  read(prefix: string, which?: number): Uint8Array | undefined;
+  files(prefix: string): number; // how many files the store has
   write(prefix: string, seq: number, data: Uint8Array): boolean;
 }
 
@@ -69,8 +72,22 @@ export class FileMirror implements Mirror {
     return Number.isNaN(v) ? undefined : { seq: v, bytes: this.lengths[n] ?? 0 };
   }
 
-  read(prefix: string): Uint8Array | undefined {
+  // The store's files, newest first.
+  private candidates(prefix: string): string[] {
     const n = this.list()[prefix];
+    if (!n) return [];
+    const out = [n];
+    for (const x of this.extra) if (x.indexOf(`${PREFIX}${prefix}.`) === 0) out.push(x);
+    out.sort((a, b) => (newerName(a, b) ? -1 : newerName(b, a) ? 1 : 0));
+    return out;
+  }
+
+  files(prefix: string): number {
+    return this.candidates(prefix).length;
+  }
+
+  read(prefix: string, which = 0): Uint8Array | undefined {
+    const n = this.candidates(prefix)[which];
     if (!n) return undefined;
     let f: File | undefined;
     try {
@@ -100,7 +117,8 @@ export class FileMirror implements Mirror {
     const name = `${PREFIX}${prefix}.${(seq >>> 0).toString(16)}`;
     const old = names[prefix];
     try {
-      if (old === name) File.delete(this.root + name);
+      // a file of this name that is not the newest is what a failed write left: torn
+      File.delete(this.root + name);
       const f = new File(this.root + name, true);
       try {
         f.write(data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? (data.buffer as ArrayBuffer) : (data.slice().buffer as ArrayBuffer));

@@ -12,8 +12,12 @@
 // of the old or the new table. Boot takes the newest valid copy (by seq) and
 // writes the other slot again when it is missing, damaged or older.
 //
-// A store may keep one copy (`copies: 1`, the chat log): then both slots live
-// in "petmem" and alternate, as every store did before (format 1).
+// A store may keep one NVS copy (`copies: 1`: the five large tables, format 3,
+// docs/design/nvs-share.md): then both slots live in "petmem" and alternate
+// (a flush writes the slot that does not hold the table, then deletes the
+// other), and the mirror file (src/nvs/mirror.ts) is its second copy at rest.
+// Its format-2 copy b in "petmem_b" is read once as a candidate, written into
+// a "petmem" slot when it is the only valid one, and deleted.
 
 import Preference from "preference";
 import { Layout } from "./layout";
@@ -69,7 +73,11 @@ const SLOTS_2: readonly SlotDef[] = Object.freeze([
   Object.freeze<SlotDef>({ name: "b", ns: DOMAIN_B, tag: "b" }),
   Object.freeze<SlotDef>({ name: "old", ns: DOMAIN, tag: "b" }),
 ]);
-const SLOTS_1: readonly SlotDef[] = Object.freeze([Object.freeze<SlotDef>({ name: "a", ns: DOMAIN, tag: "a" }), Object.freeze<SlotDef>({ name: "b", ns: DOMAIN, tag: "b" })]);
+const SLOTS_1: readonly SlotDef[] = Object.freeze([
+  Object.freeze<SlotDef>({ name: "a", ns: DOMAIN, tag: "a" }),
+  Object.freeze<SlotDef>({ name: "b", ns: DOMAIN, tag: "b" }),
+  Object.freeze<SlotDef>({ name: "old", ns: DOMAIN_B, tag: "b" }), // format 2's copy b
+]);
 
 // Keys are tracked across the two namespaces as "ns/key" ('/' is in neither).
 const ref = (ns: string, key: string) => ns + "/" + key;
@@ -230,7 +238,7 @@ export class Store<T extends object> {
 
   private read(): T[] {
     const keys: Record<string, string[]> = {};
-    for (const ns of DOMAINS) keys[ns] = ns === DOMAIN || this.copies === 2 ? this.mine(ns) : [];
+    for (const ns of DOMAINS) keys[ns] = this.mine(ns);
     const copies: Copy<T>[] = [];
     for (const s of this.slots) {
       const c = this.readCopy(s, keys[s.ns]);
@@ -252,13 +260,21 @@ export class Store<T extends object> {
     for (const c of copies)
       if (best && c.slot !== "old" && c.seq === best.seq && !c.migrated && !best.migrated && sameBytes(c.payload, best.payload)) this.held[c.slot as "a" | "b"] = c.keys;
     if (this.copies === 1) {
-      if (best && best.slot !== "old") this.held = best.slot === "a" ? { a: best.keys, b: undefined } : { a: undefined, b: best.keys };
+      if (best && (best.slot === "a" || best.slot === "b")) this.held = best.slot === "a" ? { a: best.keys, b: undefined } : { a: undefined, b: best.keys };
+      else if (best) {
+        // only the mirror, or format 2's copy b in "petmem_b", holds the
+        // table: written into a "petmem" slot before anything is deleted
+        this.held = { a: undefined, b: undefined };
+        this.repair = true;
+      }
     } else if (best && (!this.held.a || !this.held.b) && this.room.single && (this.held.a || this.held.b)) {
       // the second copy was given back on purpose (Room): one copy is whole
     } else if (best && (!this.held.a || !this.held.b)) {
       this.repair = true;
+      // NVS short of room (Room): a table kept in the mirror file only is no damage
+      const given = this.room.single && best.slot === "mirror";
       for (const s of this.slots)
-        if (s.name !== "old" && !this.held[s.name as "a" | "b"] && !copies.some((c) => c.slot === s.name) && !this.failedSlots.includes(s.name))
+        if (!given && s.name !== "old" && !this.held[s.name as "a" | "b"] && !copies.some((c) => c.slot === s.name) && !this.failedSlots.includes(s.name))
           this.health.report(this.spec.name, ref(s.ns, this.key(s, 0)), "missing");
     }
     // leftovers of a copy already reported, or of an older valid copy, are expected
@@ -307,9 +323,19 @@ export class Store<T extends object> {
     });
   }
 
-  // The mirror file: the parts' blobs back to back.
+  // The mirror file: the parts' blobs back to back. The newest valid file: an
+  // older one serves when a cut or a failed write left the newest torn.
   private readMirror(): Copy<T> | undefined {
-    const bytes = this.mirror!.read(this.spec.key);
+    const n = this.mirror!.files(this.spec.key);
+    for (let which = 0; which < n; which++) {
+      const c = this.readMirrorFile(which);
+      if (c) return c;
+    }
+    return undefined;
+  }
+
+  private readMirrorFile(which: number): Copy<T> | undefined {
+    const bytes = this.mirror!.read(this.spec.key, which);
     if (!bytes) return undefined;
     const offsets: number[] = [];
     for (let at = 0; at + HEADER_BYTES <= bytes.length && offsets.length < 255; ) {
@@ -458,7 +484,9 @@ export class Store<T extends object> {
       this.mirrorStale = !this.mirror.write(this.spec.key, this.seq, concat(this.blobs(payload, this.seq)));
       wrote = true;
     }
-    if (this.deleteStale()) wrote = true;
+    // leftovers go only while a copy holds the table (an NVS slot, or the
+    // mirror file when NVS has no room for one)
+    if ((this.held.a || this.held.b || (this.mirror && !this.mirrorStale && this.persistedLength >= 0)) && this.deleteStale()) wrote = true;
     return wrote;
   }
 
@@ -522,11 +550,25 @@ export class Store<T extends object> {
       } catch (e) {
         // NVS short of room, one copy kept (Room): the held copy makes way
         // when the mirror file holds that same table (a cut before the new
-        // copy is whole leaves the mirror's, which boot takes), then once more
-        if (!(single && e instanceof StoreError && this.mirror && !this.mirrorStale && this.persistedLength >= 0)) throw e;
+        // copy is whole leaves the mirror's, which boot takes), then once more;
+        // when not even that fits, or the store has no table on flash yet,
+        // the mirror file alone holds the new table
+        if (!((single || (this.copies === 1 && this.room.single)) && e instanceof StoreError && this.mirror)) throw e;
+        if (!this.held.a && !this.held.b) {
+          // no NVS copy holds the table (none yet, or kept in the mirror file alone)
+          this.mirrorOnly(payload, seq, blobs, e);
+          return;
+        }
+        if (this.mirrorStale || this.persistedLength < 0) throw e;
         this.held = { a: undefined, b: undefined };
         this.deleteStale();
-        keys = this.writeSlot(this.slot(first), blobs);
+        try {
+          keys = this.writeSlot(this.slot(first), blobs);
+        } catch (e2) {
+          if (!(e2 instanceof StoreError)) throw e2;
+          this.mirrorOnly(payload, seq, blobs, e2);
+          return;
+        }
       }
       if (changed) this.held = first === "a" ? { a: keys, b: undefined } : { a: undefined, b: keys };
       else this.held[first] = keys;
@@ -554,6 +596,22 @@ export class Store<T extends object> {
         this.degrade(e.message);
       }
     }
+  }
+
+  // Not even one NVS copy fits (Room): the mirror file alone holds the new
+  // table (boot reads it when NVS holds no copy) until NVS has room again;
+  // saved, and degraded until then. Throws `e` when the mirror cannot be written.
+  private mirrorOnly(payload: Uint8Array, seq: number, blobs: Uint8Array[], e: StoreError): void {
+    // a repair (same seq) never rewrites the mirror: a file of that seq may
+    // be the only copy, and the mirror rewrites a name in place
+    if (seq !== this.seq) {
+      if (!this.mirror!.write(this.spec.key, seq, concat(blobs))) throw e;
+      this.seq = seq;
+      this.persist(payload);
+      this.mirrorStale = false;
+    }
+    this.dirty = false;
+    this.degrade(`${this.spec.name}: NVS full, kept in the mirror file only (${e.message})`);
   }
 
   // NVS is short of room (Room): the copy that does not hold the current table,

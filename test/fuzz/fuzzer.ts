@@ -68,7 +68,13 @@ export interface FuzzResult {
 export interface FuzzOptions {
   n: number;
   seed: number;
-  target?: Target; // default: a fresh simulated device and Service, seeded
+  target?: Target; // default: makeTarget()
+  // A fresh target (device) every `reset` inputs: inputs k·reset … (k+1)·reset−1
+  // go to a device made for them (0 or absent: one device for the whole run).
+  // The inputs and their order stay those of the seed; a finding replays with
+  // the same `reset` (the device at input i is the same).
+  reset?: number;
+  makeTarget?(): Target; // default: serviceTarget()
   maxReports?: number;
   // Resuming after a crash of the engine itself (test/xs/fuzz.ts): inputs before
   // `from` are generated (so the run stays the same) but not sent.
@@ -861,7 +867,9 @@ function checkShape(input: string, reply: unknown, o: Outcome): string | undefin
 
 export function fuzz(opts: FuzzOptions): FuzzResult {
   const t0 = Date.now();
-  const target = opts.target ?? serviceTarget();
+  const make = opts.makeTarget ?? (() => serviceTarget());
+  let target = opts.target ?? make();
+  const reset = opts.reset ?? 0;
   const g = new Gen(rng(opts.seed));
   const maxReports = opts.maxReports ?? 20;
   const res: FuzzResult = {
@@ -869,7 +877,8 @@ export function fuzz(opts: FuzzOptions): FuzzResult {
     valid_calls: 0, accepted: 0, rejected: 0, no_reply: 0, flash_writes: 0,
     over_16k: 0, too_deep: 0, too_many_items: 0, deepest: 0, surrogates: 0, huge_numbers: 0, ms: 0, reports: [],
   };
-  const writes0 = target.flashWrites();
+  let writes0 = target.flashWrites();
+  let writesBefore = 0; // flash writes of the devices a reset let go
   let at = 0;
   const report = (r: Report) => {
     const clipped = { ...r, at: r.at ?? at, input: clip(r.input), output: r.output === undefined ? undefined : clip(r.output) };
@@ -877,10 +886,17 @@ export function fuzz(opts: FuzzOptions): FuzzResult {
     opts.onReport?.(clipped);
   };
   const from = opts.from ?? 0;
+  // resuming at `from`: time passes only from the start of its device's span
+  const live = reset > 0 ? from - (from % reset) : 0;
   for (let i = 0; i < opts.n; i++) {
+    if (reset > 0 && i > from && i % reset === 0) {
+      writesBefore += target.flashWrites() - writes0;
+      target = make();
+      writes0 = target.flashWrites();
+    }
     if (g.chance(0.01)) {
       const ms = g.range(1, 180) * 60000;
-      target.advance?.(ms);
+      if (i >= live) target.advance?.(ms);
     }
     const input = generate(g);
     if (i < from) continue;
@@ -927,7 +943,7 @@ export function fuzz(opts: FuzzOptions): FuzzResult {
       }
     }
   }
-  res.flash_writes = target.flashWrites() - writes0;
+  res.flash_writes = writesBefore + target.flashWrites() - writes0;
   res.ms = Date.now() - t0;
   return res;
 }

@@ -21,6 +21,8 @@ import { toolCaller } from "./tool-call";
 
 const T0 = Date.UTC(2026, 1, 5, 5, 0); // 2026-02-05 13:00 +08:00
 const NAMES = Object.keys(SPECS) as StoreName[];
+// format 3: the small tables keep two NVS copies, the five large ones one (and the mirror)
+const TWO = NAMES.filter((n) => (SPECS[n] as { copies?: number }).copies !== 1);
 
 function device() {
   return new SimDevice({ now: T0 }).install();
@@ -96,7 +98,8 @@ export const scenarios: Scenario[] = [
       const keys: [string, string][] = [];
       prepare();
       for (const ns of [DOMAIN, DOMAIN_B]) for (const k of Preference.keys(ns)) keys.push([ns, k]);
-      equal(keys.length, 2 * NAMES.length, "two copies of every store");
+      equal(keys.length, NAMES.length + TWO.length, "two NVS copies of every small store, one of every large one");
+      ok(TWO.length >= 9 && TWO.length < NAMES.length);
       let runs = 0;
       for (const [ns, key] of keys)
         for (const damage of ["flip", "gone", "unreadable"] as const) {
@@ -142,8 +145,9 @@ export const scenarios: Scenario[] = [
         const m2 = new Memory();
         const r = m2.boot();
         deepEqual(contents(m2), want);
-        equal(r.repaired.length, NAMES.length, `${ns}: every store repaired`);
-        equal(Preference.keys(ns).length, NAMES.length);
+        // petmem: the one-copy stores from the mirror, the others from petmem_b
+        equal(r.repaired.length, ns === DOMAIN ? NAMES.length : TWO.length, `${ns}: every store repaired`);
+        equal(Preference.keys(ns).length, ns === DOMAIN ? NAMES.length : TWO.length);
       }
     },
   },
@@ -158,8 +162,8 @@ export const scenarios: Scenario[] = [
         mem.flush();
         const want = contents(mem);
         if (wipe === "facts") {
-          Preference.delete(DOMAIN, "fact.a0");
-          Preference.delete(DOMAIN_B, "fact.b0");
+          Preference.delete(DOMAIN, "fact.a0"); // one NVS copy (format 3)
+          equal(Preference.keys(DOMAIN_B).filter((k) => k.startsWith("fact.")).length, 0);
         } else for (const ns of [DOMAIN, DOMAIN_B]) for (const k of Preference.keys(ns)) Preference.delete(ns, k);
         dev.reboot();
         const m2 = new Memory();
@@ -167,8 +171,8 @@ export const scenarios: Scenario[] = [
         deepEqual(contents(m2), want, `${wipe}: every record`);
         deepEqual(r.lost, []);
         ok(r.repaired.includes("facts"), `${wipe}: facts repaired`);
-        equal(Preference.keys(DOMAIN).length, NAMES.length, `${wipe}: both NVS copies written again`);
-        equal(Preference.keys(DOMAIN_B).length, NAMES.length);
+        equal(Preference.keys(DOMAIN).length, NAMES.length, `${wipe}: the NVS copies written again`);
+        equal(Preference.keys(DOMAIN_B).length, TWO.length);
         dev.reboot();
         const m3 = new Memory();
         deepEqual(m3.boot().setAside, []);
@@ -220,10 +224,10 @@ export const scenarios: Scenario[] = [
       const m2 = new Memory();
       const r = m2.boot();
       deepEqual(contents(m2), want);
-      equal(r.repaired.length, NAMES.length, "every store written in two copies");
+      equal(r.repaired.length, TWO.length, "every small store written in two copies (the large ones keep one)");
       deepEqual(r.lost, []);
       ok(Preference.keys(DOMAIN).every((k) => k.indexOf(".a") > 0), "no format-1 slot b left in petmem");
-      equal(Preference.keys(DOMAIN_B).length, NAMES.length);
+      equal(Preference.keys(DOMAIN_B).length, TWO.length);
       dev.reboot();
       const m3 = new Memory();
       // (host-sim's page model before nvsfmt can drop a blob that GC moved, at
@@ -233,7 +237,7 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "a write NVS refuses is answered 'not saved', changes neither RAM nor flash, and succeeds once there is room",
+    name: "a write neither NVS nor the mirror file can hold is answered 'not saved', changes neither RAM nor flash, and succeeds once there is room",
     run() {
       const dev = device();
       const svc = new Service({ sink: { remind() {} } });
@@ -245,7 +249,13 @@ export const scenarios: Scenario[] = [
       // then the neighbourhood grows into that room too
       call({ action: "write", type: "fact", content: "主人喜欢下雨天" });
       fillNvs();
+      // not even one NVS copy fits: the new table is saved in the mirror file alone
+      equal(call({ action: "write", type: "fact", content: "主人会弹钢琴" }).json.result, "added");
+      ok(String(call({ action: "status" }).json.last_write_error).includes("kept in the mirror file only"));
+      // and the storage partition is full too: nothing can hold it
+      dev.inject("full", { partition: "storage" });
       const held = svc.memory.facts().map((f) => f.content);
+      ok(held.includes("主人会弹钢琴"));
       const before = call({ action: "read" }).text;
       const r = call({ action: "write", type: "fact", content: "主人在北京工作" });
       ok(r.isError, "an error");
@@ -327,12 +337,12 @@ export const scenarios: Scenario[] = [
           dev.clock.advance(40000); // past the quiet period
           if (i === 2) {
             const s1 = countSets(() => call({ action: "write", type: "fact", content: "主人喜欢下雨天" }));
-            deepEqual(s1, { fact: 2 }, "the fact store, two copies, nothing else");
+            deepEqual(s1, { fact: 1 }, "the fact store, one NVS copy (format 3), nothing else");
           }
         }
         dev.clock.advance(130000); // the conversation ends when idle
       });
-      equal(sets.chat, 2, "the chat log: one write (two copies) for the whole conversation");
+      equal(sets.chat, 1, "the chat log: one write (one NVS copy) for the whole conversation");
       equal(svc.memory.chat().length, 12);
       dev.reboot();
       equal(new Service({ sink: { remind() {} } }).memory.chat().length, 12, "and it is on flash");
@@ -358,9 +368,9 @@ export const scenarios: Scenario[] = [
       equal(s.last_repair, "none");
       deepEqual(s.archive.records, { fact: 0, moment: 0, event: 0 });
       ok(s.archive.budget_bytes > 0);
-      const b = new Uint8Array(Preference.get(DOMAIN_B, "fact.b0") as ArrayBuffer);
+      const b = new Uint8Array(Preference.get(DOMAIN, "fact.a0") as ArrayBuffer); // the one NVS copy: the mirror serves
       b[b.length - 1] ^= 1;
-      Preference.set(DOMAIN_B, "fact.b0", b.buffer);
+      Preference.set(DOMAIN, "fact.a0", b.buffer);
       dev.reboot();
       svc = new Service({ sink: { remind() {} }, archive: new Archive() });
       call = tool(svc);
@@ -369,7 +379,7 @@ export const scenarios: Scenario[] = [
       equal(s.last_repair.store, "facts");
       equal(s.last_repair.problem, "crc");
       equal(s.last_repair.at, "2026-02-05 13:00");
-      deepEqual(s.this_boot, { repaired: ["facts"], set_aside: ["petmem_b/fact.b0 (crc)"], lost: [] });
+      deepEqual(s.this_boot, { repaired: ["facts"], set_aside: ["petmem/fact.a0 (crc)"], lost: [] });
       // every store full: what nvs-usage measures, within a few entries
       fillEveryStore(svc.memory);
       svc.memory.flush();
@@ -385,7 +395,7 @@ export const scenarios: Scenario[] = [
       let svc = new Service({ sink: { remind() {} } });
       tool(svc)({ action: "write", type: "fact", content: "事实一" });
       Preference.set(DOMAIN, "fact.a0", "x");
-      Preference.set(DOMAIN_B, "fact.b0", "y");
+      Preference.set(DOMAIN_B, "fact.b0", "y"); // an orphan now (facts keep one NVS copy)
       dropMirror("fact");
       dev.reboot();
       svc = new Service({ sink: { remind() {} } });

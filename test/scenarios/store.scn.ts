@@ -300,6 +300,44 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "format 2 to 3: a store that now keeps one NVS copy takes its table from either format-2 copy, a cut anywhere loses nothing, and petmem_b empties",
+    run() {
+      const one: StoreSpec<Note> = { ...spec, copies: 1 };
+      // each case: what is left of format 2's two copies, then the first flushes of format 3
+      for (const damaged of ["none", "a", "b"] as const) {
+        let cuts = 0;
+        for (let n = 1; ; n++) {
+          const dev = fresh();
+          const two = boot().store; // format 2: copy a in petmem, copy b in petmem_b
+          two.set([note(1), note(2)]);
+          two.flush();
+          if (damaged === "a") damageKey(DOMAIN, "note.a0", "crc");
+          if (damaged === "b") damageKey(DOMAIN_B, "note.b0", "crc");
+          const s = boot(one).store;
+          deepEqual(s.all(), [note(1), note(2)], `damaged ${damaged}: the table is read`);
+          dev.cutAfter(n);
+          const cut = SimDevice.survive(() => {
+            s.flush(); // the repair (copy b only) and the deletes of petmem_b
+            s.set([note(1), note(2), note(3)]);
+            s.flush();
+          });
+          dev.flash.disarm();
+          dev.reboot();
+          const after = JSON.stringify(boot(one).store.all());
+          ok(after === JSON.stringify([note(1), note(2)]) || after === JSON.stringify([note(1), note(2), note(3)]), `damaged ${damaged}, cut at write ${n}: ${after}`);
+          if (!cut) {
+            equal(after, JSON.stringify([note(1), note(2), note(3)]));
+            deepEqual(Preference.keys(DOMAIN_B), [], "nothing left in petmem_b");
+            equal(Preference.keys(DOMAIN).filter((k) => k.startsWith("note.")).length, 1, "one NVS copy");
+            break;
+          }
+          cuts++;
+        }
+        ok(cuts >= 2, "the sweep cut the writes and the deletes");
+      }
+    },
+  },
+  {
     name: "a change while one copy is damaged writes over the damaged one first: a cut anywhere leaves the old or the new table",
     run() {
       for (const bad of [DOMAIN, DOMAIN_B]) {

@@ -24,6 +24,7 @@ export interface XsFuzzOptions {
   seed: number;
   from: number;
   maxReports: number;
+  reset?: number; // a fresh device every `reset` inputs (test/fuzz/fuzzer.ts FuzzOptions)
   // A handler made wrong on purpose, to prove the checks work in XS:
   //   "parse-first"     JSON.parse on the raw message before the server measures
   //                     it, as the server did before its depth guard: deep input
@@ -45,10 +46,10 @@ setTraceSink(() => {});
 freezeIntrinsics();
 
 function main(o: XsFuzzOptions): void {
-  const t = serviceTarget();
   let leaks = 0;
-  const target: Target =
-    o.mutant === "parse-first"
+  const make = (): Target => {
+    const t = serviceTarget();
+    return o.mutant === "parse-first"
       ? {
           ...t,
           handle(m) {
@@ -73,12 +74,14 @@ function main(o: XsFuzzOptions): void {
             },
           }
         : t;
+  };
   const counters = (r: FuzzResult) => COUNTERS.map((k) => r[k]);
   const res = fuzz({
     n: o.n,
     seed: o.seed,
     from: o.from,
-    target,
+    makeTarget: make,
+    reset: o.reset,
     maxReports: o.maxReports,
     onInput: (i, r) => send({ t: "i", i, c: counters(r) }),
     onReport: (r) => send({ t: "report", r }),

@@ -40,6 +40,10 @@ export interface XsFuzzRunOptions {
   stallMs?: number;
   // every finding as it is found (also past maxReports)
   onReport?(r: Report): void;
+  // every 1,000th input, before it is sent
+  onProgress?(i: number): void;
+  // a fresh device every `reset` inputs (test/fuzz/fuzzer.ts FuzzOptions; 0: one device)
+  reset?: number;
 }
 
 export async function fuzzXs(opts: XsFuzzRunOptions): Promise<XsFuzzResult> {
@@ -76,6 +80,7 @@ export async function fuzzXs(opts: XsFuzzRunOptions): Promise<XsFuzzResult> {
           if (msg.t === "i") {
             last = { i: msg.i, c: msg.c };
             watchdog?.refresh();
+            if (opts.onProgress && msg.i % 1000 === 0) opts.onProgress(msg.i);
           } else if (msg.t === "report") report(msg.r);
           else if (msg.t === "done") done = msg.res;
           return new Uint8Array(0);
@@ -88,7 +93,7 @@ export async function fuzzXs(opts: XsFuzzRunOptions): Promise<XsFuzzResult> {
       }, stallMs);
       try {
         for (const p of parts) await worker.script(p);
-        const o: XsFuzzOptions = { n: opts.n, seed: opts.seed, from, maxReports, mutant: opts.mutant };
+        const o: XsFuzzOptions = { n: opts.n, seed: opts.seed, from, maxReports, mutant: opts.mutant, reset: opts.reset };
         await worker.evaluate(`__fuzz.main(${JSON.stringify(o)})`);
         if (!done) throw new Error("the XS fuzzer returned without a result");
         clearTimeout(watchdog);
