@@ -1,0 +1,540 @@
+// The episode store's ids, reads and batches (docs/FORMAT.md §4): a census of
+// the headers when needed, a slot read from the copy that checks out, a batch
+// written through /ep.w to copy 0 then copy 1. The files and open() are in
+// store-files.ts, the upkeep in store.ts.
+
+import { File, System } from "file";
+
+import { EPISODE_SLOTS, EPISODE_SIG_BYTES, type Episode } from "./types";
+import {
+  EpisodeError,
+  HEADER_BYTES,
+  TEXT_BYTES,
+  checkEpisode,
+  encodeText,
+  encodeHeader,
+  headerValid,
+  headerSeq,
+  headerState,
+  headerId,
+  headerTextCrc,
+  headerTextSeq,
+  textValid,
+  textCrcOf,
+  decodeHeader,
+  decodeText,
+  H_SIG,
+  type Checked,
+} from "./record";
+import { signature } from "./sig";
+import {
+  CHUNK,
+  MAX_BATCH,
+  SLOT_BYTES,
+  TEXTS_PER_READ,
+  USABLE,
+  fatal,
+  messageOf,
+  Emptied,
+  Stale,
+  Opening,
+  EpisodeFiles,
+} from "./store-files";
+
+export abstract class EpisodeBatch extends EpisodeFiles {
+  // ---- ids, free slots: a census of the headers when needed -------------------------------
+
+  nextId(): number {
+    this.open();
+    this.ensureKnown();
+    if (this.given < this.maxId) this.given = this.maxId;
+    return ++this.given;
+  }
+
+  freeSlot(): number {
+    this.open();
+    if (!this.free) this.census();
+    const fm = this.free as Uint8Array;
+    for (let s = 0; s < this.nSlots; s++) if (fm[s >> 3] & (1 << (s & 7))) return s;
+    return this.nSlots;
+  }
+
+  protected ensureKnown(): void {
+    if (!this.known) this.census();
+  }
+
+  // One pass over the headers: which slots are free; and, when /ep.w could not
+  // tell them, the highest seq and id (both copies and the tombstones are read).
+  protected census(): void {
+    const both = !this.known;
+    const fm = new Uint8Array(EPISODE_SLOTS >> 3);
+    let maxSeq = 0, maxId = 0;
+    const p = this.bad[0] ? 1 : 0;
+    const q = 1 - p;
+    const per = CHUNK / HEADER_BYTES;
+    const b0 = new Uint8Array(CHUNK);
+    let b1: Uint8Array | undefined;
+    let f0: File | undefined, f1: File | undefined;
+    try {
+      if (this.hLen[p] > 0) f0 = this.openCopy("h", p);
+      for (let first = 0; first < this.nSlots; first += per) {
+        const n = Math.min(per, this.nSlots - first);
+        const have0 = f0 ? Math.max(0, Math.min(n, Math.floor(this.hLen[p] / HEADER_BYTES) - first)) : 0;
+        this.rd(f0 as File, first * HEADER_BYTES, have0 * HEADER_BYTES, b0);
+        let need = both && !this.bad[q];
+        for (let i = 0; i < n && !need; i++) if (i >= have0 || !headerValid(b0, i * HEADER_BYTES)) need = !this.bad[q];
+        let have1 = 0;
+        if (need) {
+          b1 ??= new Uint8Array(CHUNK);
+          if (!f1 && this.hLen[q] > 0) f1 = this.openCopy("h", q);
+          have1 = f1 ? Math.max(0, Math.min(n, Math.floor(this.hLen[q] / HEADER_BYTES) - first)) : 0;
+          this.rd(f1 as File, first * HEADER_BYTES, have1 * HEADER_BYTES, b1);
+        }
+        for (let i = 0; i < n; i++) {
+          const at = i * HEADER_BYTES;
+          const v0 = i < have0 && headerValid(b0, at);
+          const v1 = need && i < have1 && headerValid(b1 as Uint8Array, at);
+          if (v0) {
+            maxSeq = Math.max(maxSeq, headerSeq(b0, at));
+            maxId = Math.max(maxId, headerId(b0, at));
+          }
+          if (v1) {
+            maxSeq = Math.max(maxSeq, headerSeq(b1 as Uint8Array, at));
+            maxId = Math.max(maxId, headerId(b1 as Uint8Array, at));
+          }
+          const state = v0 ? headerState(b0, at) : v1 ? headerState(b1 as Uint8Array, at) : 0;
+          const s = first + i;
+          if (state === 0) fm[s >> 3] |= 1 << (s & 7);
+        }
+      }
+    } finally {
+      this.close(f0);
+      this.close(f1);
+    }
+    this.free = fm;
+    if (both) {
+      this.tombs((t) => {
+        if (t.id > maxId) maxId = t.id;
+      });
+      this.seq = Math.max(this.seq, maxSeq);
+      this.maxId = Math.max(this.maxId, maxId);
+      this.known = true;
+      this.notes.push(`census: seq ${this.seq}, highest id ${this.maxId}`);
+    }
+  }
+
+  protected setFree(slot: number, isFree: boolean): void {
+    if (!this.free) return;
+    if (isFree) this.free[slot >> 3] |= 1 << (slot & 7);
+    else this.free[slot >> 3] &= ~(1 << (slot & 7));
+  }
+
+  // ---- reading ------------------------------------------------------------------------------
+
+  protected primary(): number {
+    if (this.bad[0] && this.bad[1]) throw new EpisodeError("io", "episodes: neither copy can be read");
+    return this.bad[0] ? 1 : 0;
+  }
+
+  // n records of `size` bytes of copy p at pos, or none (0) when they cannot be
+  // read and the other copy can serve them (copy p is then marked unreadable).
+  protected rdOr(f: File, p: number, part: "h" | "t", pos: number, n: number, size: number, buf: Uint8Array): number {
+    if (this.bad[p] && !this.bad[1 - p]) return 0;
+    try {
+      this.rd(f, pos, n * size, buf);
+      return n;
+    } catch (e) {
+      if (fatal(e) || this.bad[1 - p]) throw e;
+      this.markBad(p, `${part}${p} unreadable`);
+      return 0;
+    }
+  }
+
+  // One slot's header and text from copy k into h[0..128) and t[0..672); false when not whole there.
+  protected readSlot(k: number, slot: number, h: Uint8Array, t: Uint8Array): boolean {
+    if (this.bad[k] || (slot + 1) * HEADER_BYTES > this.hLen[k] || (slot + 1) * TEXT_BYTES > this.tLen[k]) return false;
+    let f: File | undefined;
+    try {
+      f = this.openCopy("h", k);
+      this.rd(f, slot * HEADER_BYTES, HEADER_BYTES, h);
+      if (!headerValid(h, 0)) return false;
+      this.close(f);
+      f = this.openCopy("t", k);
+      this.rd(f, slot * TEXT_BYTES, TEXT_BYTES, t);
+    } catch (e) {
+      if (fatal(e)) throw e;
+      return false;
+    } finally {
+      this.close(f);
+    }
+    return textValid(t, 0) && textCrcOf(t, 0) === headerTextCrc(h, 0);
+  }
+
+  read(slot: number): Episode | undefined {
+    this.open();
+    if (typeof slot !== "number" || !Number.isInteger(slot) || slot < 0 || slot >= this.nSlots) return undefined;
+    const h = new Uint8Array(HEADER_BYTES), t = new Uint8Array(TEXT_BYTES);
+    const p = this.primary();
+    if (!this.readSlot(p, slot, h, t) && !this.readSlot(1 - p, slot, h, t)) return undefined;
+    if (headerState(h, 0) === 0) return undefined;
+    const ep = decodeHeader(h, 0, slot);
+    decodeText(t, 0, ep);
+    return ep;
+  }
+
+  // Every episode that is not free, in slot order: the header file streamed in
+  // 4 KB reads (with text, the text file alongside, 6 slots a read); a slot
+  // whose copy does not check out is read from the other copy.
+  scan(fn: (ep: Episode) => boolean | void, text?: boolean): void {
+    this.open();
+    if (!this.nSlots) return;
+    try {
+      this.scanFrom(this.primary(), fn, text);
+    } catch (e) {
+      // a copy that could not be opened (now marked so) before anything was served: the other one
+      if (!(e instanceof Opening)) throw e;
+      this.scanFrom(this.primary(), fn, text);
+    }
+  }
+
+  protected scanFrom(p: number, fn: (ep: Episode) => boolean | void, text?: boolean): void {
+    const per = text ? TEXTS_PER_READ : CHUNK / HEADER_BYTES;
+    const hb = new Uint8Array(per * HEADER_BYTES);
+    const tb = text ? new Uint8Array(per * TEXT_BYTES) : undefined;
+    const oh = new Uint8Array(HEADER_BYTES), ot = new Uint8Array(TEXT_BYTES);
+    const fm = new Uint8Array(EPISODE_SLOTS >> 3);
+    let fh: File | undefined, ft: File | undefined;
+    const n = this.nSlots;
+    try {
+      const hs = Math.floor(this.hLen[p] / HEADER_BYTES), ts = Math.floor(this.tLen[p] / TEXT_BYTES);
+      try {
+        if (hs > 0) fh = this.openCopy("h", p);
+        if (text && ts > 0) ft = this.openCopy("t", p);
+      } catch (e) {
+        if (e instanceof EpisodeError && this.bad[p] && !this.bad[1 - p]) throw new Opening();
+        throw e;
+      }
+      for (let first = 0; first < n; first += per) {
+        const c = Math.min(per, n - first);
+        let hc = Math.max(0, Math.min(c, hs - first));
+        // a copy listed and opened whose reads fail (the real SPIFFS, cut while
+        // a slot was written in place, leaves its index on deleted pages): its
+        // slots come from the other copy, and it is rebuilt by steps
+        hc = this.rdOr(fh as File, p, "h", first * HEADER_BYTES, hc, HEADER_BYTES, hb);
+        let tc = 0;
+        if (tb) {
+          tc = Math.max(0, Math.min(c, ts - first));
+          tc = this.rdOr(ft as File, p, "t", first * TEXT_BYTES, tc, TEXT_BYTES, tb);
+        }
+        for (let i = 0; i < c; i++) {
+          const s = first + i;
+          const ha = i * HEADER_BYTES, ta = i * TEXT_BYTES;
+          let h = hb, t = tb, hAt = ha, tAt = ta;
+          let ok = i < hc && headerValid(hb, ha);
+          if (ok && tb) ok = i < tc && textValid(tb, ta) && textCrcOf(tb, ta) === headerTextCrc(hb, ha);
+          if (!ok) {
+            // the other copy (opened for this slot alone: at most 3 files open)
+            ok = tb ? this.readSlot(1 - p, s, oh, ot) : this.readHeader(1 - p, s, oh);
+            h = oh;
+            t = ot;
+            hAt = 0;
+            tAt = 0;
+          }
+          if (!ok || headerState(h, hAt) === 0) {
+            fm[s >> 3] |= 1 << (s & 7);
+            continue;
+          }
+          const ep = decodeHeader(h, hAt, s);
+          if (t) decodeText(t, tAt, ep);
+          if (fn(ep) === true) return;
+        }
+      }
+      this.free = fm; // a whole scan is a census of the free slots
+    } finally {
+      this.close(fh);
+      this.close(ft);
+    }
+  }
+
+  protected readHeader(k: number, slot: number, h: Uint8Array): boolean {
+    if (this.bad[k] || (slot + 1) * HEADER_BYTES > this.hLen[k]) return false;
+    let f: File | undefined;
+    try {
+      f = this.openCopy("h", k);
+      this.rd(f, slot * HEADER_BYTES, HEADER_BYTES, h);
+    } catch (e) {
+      if (fatal(e)) throw e;
+      return false;
+    } finally {
+      this.close(f);
+    }
+    return headerValid(h, 0);
+  }
+
+  // ---- writing ------------------------------------------------------------------------------
+
+  write(batch: Episode[]): void {
+    this.open();
+    if (!Array.isArray(batch)) throw new EpisodeError("bad", "batch must be a list of episodes");
+    if (!batch.length) return;
+    if (batch.length > MAX_BATCH) throw new EpisodeError("bad", `at most ${MAX_BATCH} episodes per batch`);
+    const checked: Checked[] = [];
+    const slots: number[] = [];
+    let top = -1;
+    for (const ep of batch) {
+      if (ep && ep.slot === EPISODE_SLOTS) throw new EpisodeError("full", `episodes: all ${EPISODE_SLOTS} slots are in use`);
+      checked.push(checkEpisode(ep));
+      if (slots.indexOf(ep.slot) >= 0) throw new EpisodeError("bad", `slot ${ep.slot} twice in one batch`);
+      slots.push(ep.slot);
+      if (ep.slot > top) top = ep.slot;
+    }
+    // new slots extend the files one after the other
+    let grow = 0;
+    for (const s of slots) if (s >= this.nSlots) grow++;
+    if (top >= this.nSlots + grow) throw new EpisodeError("bad", `slot ${top} is past the end (${this.nSlots} slots)`);
+    if (this.bad[0] && this.bad[1]) throw new EpisodeError("io", "episodes: neither copy can be written");
+    this.ensureKnown();
+    if (grow) this.roomFor(grow * (HEADER_BYTES + TEXT_BYTES) * 2);
+    if (this.pending.length) this.settlePending();
+    if (this.redoLater) {
+      // a batch /ep.w holds whole goes first: this one would write over it
+      const r = this.redoLater;
+      this.redo(r.seq, r.maxId, r.slots);
+      this.redoLater = undefined;
+    }
+    const seq = this.seq + 1;
+    let maxId = this.maxId;
+    for (const ep of batch) if (ep.state !== "free" && ep.id > maxId) maxId = ep.id;
+    if ((this.bad[0] || this.bad[1]) && !this.finishRebuild(false)) {
+      // the rebuild cannot finish now (no room, a rename refused): the batch goes whole through /ep.w
+      this.writeAlone(batch, checked, seq, maxId, slots);
+      this.learnt(batch);
+      return;
+    }
+    this.writeW(seq, maxId, slots); // throws: nothing written
+    this.lastSlots = slots;
+    this.seq = seq;
+    this.maxId = maxId;
+    let done = 0; // copies that hold the batch whole
+    let err: unknown;
+    for (let k = 0; k < 2; k++) {
+      const rebuilding = this.bad[k];
+      if (rebuilding && !(this.rebuild && this.rebuild.k === k)) continue;
+      try {
+        this.writeCopy(k, batch, checked, seq);
+        if (!rebuilding) done++;
+      } catch (e) {
+        if (fatal(e)) throw e;
+        if (rebuilding) {
+          this.rebuild = undefined; // its files failed: the rebuild starts again
+          continue;
+        }
+        if (e instanceof Emptied) {
+          // nothing of the batch reached copy k, which lost its bytes: the
+          // other copy takes the batch, copy k is rebuilt from it
+          this.markBad(k, "emptied by a write open");
+          err = e;
+          continue;
+        }
+        if (done === 0) {
+          // the first copy failed part way: it gets the other copy's slots back
+          if (!this.bad[1 - k] && !(e instanceof Stale)) this.rollBack(k, slots);
+          throw e instanceof EpisodeError ? e : new EpisodeError("io", `episodes: the batch was not written (${messageOf(e)})`);
+        }
+        // copy 0 holds the batch whole: copy 1 is put in step by steps
+        for (const s of slots) if (this.pending.indexOf(s) < 0) this.pending.push(s);
+        this.notes.push(`copy ${k} missed a batch (${messageOf(e)}): put in step by steps`);
+      }
+    }
+    if (!done) throw err instanceof EpisodeError ? err : new EpisodeError("io", `episodes: the batch was not written (${messageOf(err)})`);
+    this.learnt(batch);
+  }
+
+  // While one copy is being rebuilt, a batch goes whole into /ep.w first (the
+  // copy that stands is then written in place: a cut there is finished by the
+  // next open from /ep.w), then into that copy, and into the part of the
+  // rebuild already copied.
+  protected writeAlone(batch: Episode[], checked: Checked[], seq: number, maxId: number, slots: number[]): void {
+    const o = this.bad[0] ? 1 : 0, k = 1 - o;
+    // a read open first: a write open whose read open fails empties the file (Moddable's "wb+")
+    this.close(this.openCopy("h", o));
+    this.close(this.openCopy("t", o));
+    const recs = this.prepare(o, batch, checked, seq);
+    this.writeW(seq, maxId, slots, recs); // throws: nothing written
+    this.lastSlots = slots;
+    this.seq = seq;
+    this.maxId = maxId;
+    for (let c = 0; c < 2; c++) {
+      if (c === k) {
+        if (!this.rebuild || this.rebuild.k !== k) continue;
+        try {
+          this.writeCopy(k, batch, checked, seq, recs);
+        } catch (e) {
+          if (fatal(e)) throw e;
+          this.rebuild = undefined; // its files failed: the rebuild starts again
+        }
+        continue;
+      }
+      try {
+        this.writeCopy(o, batch, checked, seq, recs);
+      } catch (e) {
+        if (fatal(e)) throw e;
+        if (e instanceof Emptied) this.notes.push("the only readable copy was emptied by a write open");
+        try {
+          this.writeCopy(o, batch, checked, seq, recs); // the batch is in /ep.w: forwards, once more
+        } catch (e2) {
+          if (fatal(e2)) throw e2;
+          this.redoLater = { seq, maxId, slots };
+          throw e2 instanceof EpisodeError ? e2 : new EpisodeError("io", `episodes: the batch was not written (${messageOf(e2)})`);
+        }
+      }
+    }
+  }
+
+  // After a batch: the free map and the slot count.
+  protected learnt(batch: Episode[]): void {
+    for (let i = 0; i < batch.length; i++) {
+      this.setFree(batch[i].slot, batch[i].state === "free");
+      if (batch[i].slot >= this.nSlots) this.nSlots = batch[i].slot + 1;
+    }
+    if (this.nSlots > EPISODE_SLOTS) this.nSlots = EPISODE_SLOTS;
+  }
+
+  // A batch that would grow the files past what SPIFFS fills reliably is refused before anything is written.
+  protected roomFor(bytes: number): void {
+    let info: { used: number; total: number } | undefined;
+    try {
+      info = System.info();
+    } catch (e) {
+      if (fatal(e)) throw e;
+      return;
+    }
+    const pages = Math.ceil(bytes / 240) * 256 + 4 * 256; // data pages, index pages, the batch file
+    if (info.used + pages > info.total * USABLE) throw new EpisodeError("full", `episodes: the file system is full (${info.used} of ${info.total} bytes used)`);
+  }
+
+  // The records of one batch slot into out[at..at+800): its header, then its
+  // text record. `old`: the slot's header as it is in the copy (or undefined):
+  // when its text is already the one to write, the text keeps its seq (and the
+  // header its signature) and need not be written. Returns true when the text
+  // is to be written.
+  protected record(old: Uint8Array | undefined, ep: Episode, c: Checked, seq: number, out: Uint8Array, at: number): boolean {
+    const id = ep.state === "free" ? 0 : ep.id;
+    const ta = at + HEADER_BYTES;
+    let textSeq = seq;
+    let tc = 0;
+    let sig: Uint8Array | undefined;
+    if (old && headerValid(old, 0)) {
+      const keep = headerTextSeq(old, 0);
+      const same = encodeText(out, ta, id, keep, c);
+      if (same === headerTextCrc(old, 0)) {
+        textSeq = keep;
+        tc = same;
+        sig = old.subarray(H_SIG, H_SIG + EPISODE_SIG_BYTES);
+      }
+    }
+    if (textSeq === seq) tc = encodeText(out, ta, id, seq, c);
+    if (ep.state !== "free" && !sig) sig = signature(ep.content, ep.keywords);
+    encodeHeader(out, at, ep, seq, tc, textSeq, sig);
+    return textSeq === seq;
+  }
+
+  // The records of a whole batch as copy k's headers make them (for /ep.w's redo form).
+  protected prepare(k: number, batch: Episode[], checked: Checked[], seq: number): Uint8Array {
+    const recs = new Uint8Array(batch.length * SLOT_BYTES);
+    const old = new Uint8Array(HEADER_BYTES);
+    let f: File | undefined;
+    try {
+      if (this.hLen[k] > 0) f = this.openCopy("h", k);
+      for (let i = 0; i < batch.length; i++) {
+        const s = batch[i].slot;
+        const has = f && (s + 1) * HEADER_BYTES <= this.hLen[k] && (s + 1) * TEXT_BYTES <= this.tLen[k];
+        if (has) this.rd(f as File, s * HEADER_BYTES, HEADER_BYTES, old);
+        this.record(has ? old : undefined, batch[i], checked[i], seq, recs, i * SLOT_BYTES);
+      }
+    } finally {
+      this.close(f);
+    }
+    return recs;
+  }
+
+  // Writes the batch into copy k (its `.n` files while a rebuild writes them:
+  // only the slots the rebuild has passed). Per slot the text when it changed,
+  // then the header. `recs`: the records already made (every text is written).
+  protected writeCopy(k: number, batch: Episode[], checked: Checked[], seq: number, recs?: Uint8Array): void {
+    const rb = this.bad[k] ? this.rebuild : undefined;
+    const hp = rb ? this.tmp("h", k) : this.path("h", k);
+    const tp = rb && rb.phase < 3 ? this.tmp("t", k) : this.path("t", k);
+    let hl = rb ? this.nLen.h : this.hLen[k];
+    let tl = rb ? this.nLen.t : this.tLen[k];
+    const idx: number[] = [];
+    // a rebuild takes the slots it has copied (all of them once it has copied every slot)
+    for (let i = 0; i < batch.length; i++) if (!rb || rb.phase > 0 || batch[i].slot < rb.at) idx.push(i);
+    if (!idx.length) return;
+    const old = new Uint8Array(HEADER_BYTES);
+    const mine = recs ?? new Uint8Array(batch.length * SLOT_BYTES);
+    let fh: File | undefined, ft: File | undefined;
+    try {
+      fh = this.openWrite(hp, hl);
+      for (const i of idx) {
+        const s = batch[i].slot;
+        let fresh = true;
+        if (!recs) {
+          // the slot's header as it is: is its text already the one to write?
+          const has = (s + 1) * HEADER_BYTES <= hl && (s + 1) * TEXT_BYTES <= tl;
+          if (has) this.rd(fh, s * HEADER_BYTES, HEADER_BYTES, old);
+          fresh = this.record(has ? old : undefined, batch[i], checked[i], seq, mine, i * SLOT_BYTES);
+        }
+        if (fresh) {
+          ft ??= this.openWrite(tp, tl);
+          tl = this.wr(ft, tl, s * TEXT_BYTES, mine, i * SLOT_BYTES + HEADER_BYTES, (i + 1) * SLOT_BYTES);
+        }
+      }
+      this.close(ft);
+      ft = undefined;
+      if (rb) this.nLen.t = tl;
+      else this.tLen[k] = tl;
+      for (const i of idx) hl = this.wr(fh, hl, batch[i].slot * HEADER_BYTES, mine, i * SLOT_BYTES, i * SLOT_BYTES + HEADER_BYTES);
+      if (rb) this.nLen.h = hl;
+      else this.hLen[k] = hl;
+    } finally {
+      if (rb) {
+        this.nLen.t = Math.max(this.nLen.t, tl);
+        this.nLen.h = Math.max(this.nLen.h, hl);
+      } else {
+        this.tLen[k] = Math.max(this.tLen[k], tl);
+        this.hLen[k] = Math.max(this.hLen[k], hl);
+      }
+      this.close(ft);
+      this.close(fh);
+    }
+  }
+
+  // A batch that failed part way through copy k (nothing of it in the other
+  // copy yet): copy k's slots of the batch are put back as the other copy has
+  // them, so that nothing the batch did reads back. If that fails too, copy k's
+  // header file goes (the copy is rebuilt from the other).
+  protected rollBack(k: number, slots: number[]): void {
+    try {
+      this.settle(slots, 1 - k);
+      this.notes.push(`copy ${k}: a failed batch rolled back`);
+    } catch (e) {
+      if (fatal(e)) throw e;
+      // the other copy is whole (the caller checked): copy k goes and is rebuilt from it
+      this.remove(this.path("h", k));
+      this.markBad(k, `could not be rolled back (${messageOf(e)})`);
+    }
+  }
+
+  protected settlePending(): void {
+    const list = this.pending.splice(0, MAX_BATCH);
+    if (this.bad[0] || this.bad[1]) return; // the rebuild covers them
+    try {
+      this.settle(list);
+    } catch (e) {
+      if (fatal(e)) throw e;
+      for (const s of list) this.pending.push(s);
+    }
+  }
+
+}
