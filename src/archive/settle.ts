@@ -81,24 +81,13 @@ function copy(from: string, to: string, len: number, foot: boolean): number {
   return crc;
 }
 
-// The bytes a temp holds when its footer checks out, else undefined.
-function tempLength(temp: string): number | undefined {
+// Opens a file, runs `fn` on it and closes it; undefined when it cannot be
+// opened or read (a power cut still ends the world).
+function withFile(path: string, fn: (f: File, len: number) => number | undefined): number | undefined {
   let f: File | undefined;
   try {
-    f = new File(temp);
-    const total = f.length;
-    if (total < FOOT) return undefined;
-    const len = total - FOOT;
-    const t = readAt(f, len, FOOT);
-    for (let i = 0; i < 4; i++) if (t[i] !== MARK[i]) return undefined;
-    const dv = new DataView(t.buffer);
-    if (dv.getUint32(4, true) !== len) return undefined;
-    let crc = 0;
-    for (let at = 0; at < len; at += CHUNK) {
-      const b = readAt(f, at, Math.min(CHUNK, len - at));
-      crc = crc32(b, 0, b.length, crc);
-    }
-    return crc === dv.getUint32(8, true) ? len : undefined;
+    f = new File(path);
+    return fn(f, f.length);
   } catch (e) {
     rethrowFatal(e);
     return undefined;
@@ -111,23 +100,29 @@ function tempLength(temp: string): number | undefined {
   }
 }
 
+// The bytes a temp holds when its footer checks out, else undefined.
+function tempLength(temp: string): number | undefined {
+  return withFile(temp, (f, total) => {
+    if (total < FOOT) return undefined;
+    const len = total - FOOT;
+    const t = readAt(f, len, FOOT);
+    for (let i = 0; i < 4; i++) if (t[i] !== MARK[i]) return undefined;
+    const dv = new DataView(t.buffer);
+    if (dv.getUint32(4, true) !== len) return undefined;
+    let crc = 0;
+    for (let at = 0; at < len; at += CHUNK) {
+      const b = readAt(f, at, Math.min(CHUNK, len - at));
+      crc = crc32(b, 0, b.length, crc);
+    }
+    return crc === dv.getUint32(8, true) ? len : undefined;
+  });
+}
+
 function readable(path: string): number | undefined {
-  let f: File | undefined;
-  try {
-    f = new File(path);
-    const len = f.length;
+  return withFile(path, (f, len) => {
     for (let at = 0; at < len; at += CHUNK) readAt(f, at, Math.min(CHUNK, len - at));
     return len;
-  } catch (e) {
-    rethrowFatal(e);
-    return undefined;
-  } finally {
-    try {
-      f?.close();
-    } catch {
-      // closed
-    }
-  }
+  });
 }
 
 // Steps 2 to 4 from a temp whose footer checks out.
