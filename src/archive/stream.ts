@@ -15,6 +15,8 @@ import { lineT, headerLine, parseRecord, textsOf, NL, STREAM_CHAR, type Line, ty
 import { sigAdd } from "./fold";
 import { copyInto, removeAll } from "./settle";
 import { Catalog, SUMMARY_BYTES, SUMMARY_MASK } from "./catalog";
+import { groupOf, firstOf, readParity, startBuild, buildStep, XorReader, type Build, type ParityInfo, type Member } from "./parity";
+import { crc32 } from "../nvs/crc32";
 import { SEGMENT_BLOCKS, RECORD, NO_MIN, segName, parseName, readSide, createSide, writeSideRecords, BlockBuilder, decodeRecords, lineKind, KIND_RECORD, type BlockInfo } from "./segment";
 
 // Segments hold at most 56 KB: blocks of whole lines of at most 512 bytes are
@@ -46,6 +48,15 @@ export class ArchiveStream {
   unreadable: string[] = []; // segments that could not be read (named, never deleted)
   repaired: string[] = []; // what boot did (a twin put in place, a retire finished)
   twinsToDrop: number[] = [];
+  // damage at rest (parity.ts, FORMAT.md §3.15): sealed segments' twins kept
+  // until their group has parity; the groups' parity files; segments found
+  // damaged, and those being restored (seq → the length they are restored to)
+  twins = new Map<number, number>();
+  pars = new Map<number, ParityInfo>();
+  damaged = new Set<number>();
+  restoring = new Map<number, { len: number; at: number; crc: number; from: number }>();
+  private build: { g: number; b: Build } | undefined;
+  private twinCopy: { seq: number; at: number } | undefined;
   skip = -1; // a segment a migration is writing: not the stream's until sealed (migrate.ts)
 
   constructor(
@@ -56,7 +67,7 @@ export class ArchiveStream {
     this.cat = new Catalog(root, stream);
   }
 
-  path(seq: number, ext: "jsonl" | "six" | "twn" | "ret" = "jsonl"): string {
+  path(seq: number, ext: "jsonl" | "six" | "twn" | "ret" | "par" = "jsonl"): string {
     return segName(this.root, this.stream, seq, ext);
   }
 
@@ -72,6 +83,7 @@ export class ArchiveStream {
     const out: number[] = [];
     for (const s of this.newestFirst()) {
       if (this.open && s === this.open.seq) continue;
+      if (this.restoring.has(s)) continue;
       const e = this.cat.entries.get(s);
       if (!e || e.bytes !== this.segs.get(s)) out.push(s);
     }
@@ -86,6 +98,7 @@ export class ArchiveStream {
     const segs = new Map<number, number>();
     const twins = new Map<number, number>();
     const rets: number[] = [];
+    const parNames: number[] = [];
     const c = STREAM_CHAR[this.stream];
     this.repaired = [];
     this.unreadable = [];
@@ -97,6 +110,7 @@ export class ArchiveStream {
       if (p.ext === "jsonl") segs.set(p.seq, len);
       else if (p.ext === "twn") twins.set(p.seq, len);
       else if (p.ext === "ret") rets.push(p.seq);
+      else if (p.ext === "par") parNames.push(p.seq);
     });
     for (const seq of rets) {
       // a retire cut after its digest was written: finish it. A cut inside
@@ -127,9 +141,7 @@ export class ArchiveStream {
     let top = -1;
     segs.forEach((_l, s) => (top = Math.max(top, s)));
     this.twinsToDrop = [];
-    twins.forEach((_l, s) => {
-      if (s !== top && segs.has(s) && this.cat.entries.get(s)?.bytes === segs.get(s)) this.twinsToDrop.push(s);
-    });
+    this.loadProtection(segs, twins, parNames, top);
     this.nextSeq = top + 1;
     // a sealed segment is never written again: the next append starts a new one
     if (top >= 0 && this.cat.entries.get(top)?.bytes !== segs.get(top)) this.loadOpen(top, twins.has(top) ? (twins.get(top) as number) : -1);
@@ -185,6 +197,285 @@ export class ArchiveStream {
     } finally {
       f.close();
     }
+  }
+
+  // Boot, for damage at rest (FORMAT.md §3.15): parity files (one whose
+  // trailer does not check out is a cut build: deleted), sealed segments'
+  // twins, and restorations a cut interrupted.
+  private loadProtection(segs: Map<number, number>, twins: Map<number, number>, parNames: number[], top: number): void {
+    this.twins = new Map();
+    this.pars = new Map();
+    this.damaged = new Set();
+    this.restoring = new Map();
+    this.build = undefined;
+    this.twinCopy = undefined;
+    for (const q of parNames) {
+      const info = readParity(this.path(q, "par"));
+      if (!info || groupOf(info.members[0].seq) !== groupOf(q) || this.pars.has(groupOf(q))) {
+        File.delete(this.path(q, "par"));
+        continue;
+      }
+      this.pars.set(groupOf(q), info);
+      for (const m of info.members) {
+        // a member shorter than it was, or gone, with no twin: its
+        // restoration was cut (scrub and retire delete the parity first)
+        const have = segs.get(m.seq);
+        if ((have === undefined || have < m.length) && m.seq !== this.skip && !((twins.get(m.seq) ?? -1) >= m.length)) {
+          this.restoring.set(m.seq, { len: m.length, at: have ?? 0, crc: 0, from: have ?? 0 });
+          segs.set(m.seq, m.length);
+        }
+      }
+    }
+    twins.forEach((len, s) => {
+      if (s === top) return; // the open segment's (loadOpen)
+      const have = segs.get(s) ?? 0;
+      if (len > have) {
+        // the segment is being restored from its twin (or lost bytes)
+        this.restoring.set(s, { len, at: have, crc: 0, from: have });
+        segs.set(s, len);
+        this.twins.set(s, len);
+      } else if (len === have) this.twins.set(s, len);
+      else File.delete(this.path(s, "twn")); // a copy a cut interrupted: copied again
+    });
+  }
+
+  // Opens a segment for reading. A sealed segment that cannot be opened, or
+  // whose reads fail, is read from its twin or rebuilt on the fly from its
+  // group's parity, and is restored by steps (protectStep).
+  openRead(seq: number): File {
+    const restoring = this.restoring.has(seq);
+    if (!restoring)
+      for (let i = 0; i < 2; i++) {
+        try {
+          const f = new File(this.path(seq));
+          if (this.open && this.open.seq === seq) return f;
+          return new Guarded(f, this, seq) as unknown as File;
+        } catch (e) {
+          rethrowFatal(e);
+        }
+      }
+    if (!restoring && this.cat.entries.get(seq)?.bytes === this.segs.get(seq)) this.damaged.add(seq);
+    const fb = this.fallback(seq);
+    if (fb) return fb;
+    throw new ArchiveError("io", `archive: ${STREAM_CHAR[this.stream]}${seq} cannot be opened`);
+  }
+
+  // A whole second source of a sealed segment's bytes: its twin, or its
+  // group's parity with every other member whole.
+  fallback(seq: number): File | undefined {
+    const want = this.restoring.get(seq)?.len ?? this.segs.get(seq);
+    const tl = this.twins.get(seq);
+    if (tl !== undefined && tl === want) {
+      try {
+        return new File(this.path(seq, "twn"));
+      } catch (e) {
+        rethrowFatal(e);
+      }
+    }
+    const x = this.xorOf(seq);
+    return x ? (x as unknown as File) : undefined;
+  }
+
+  private xorOf(seq: number): XorReader | undefined {
+    const info = this.pars.get(groupOf(seq));
+    if (!info) return undefined;
+    let me: Member | undefined;
+    for (const m of info.members) {
+      if (m.seq === seq) me = m;
+      else if (this.segs.get(m.seq) !== m.length || this.restoring.has(m.seq) || this.damaged.has(m.seq)) return undefined;
+    }
+    return me ? new XorReader(info, me, (q) => this.path(q)) : undefined;
+  }
+
+  // One step of keeping sealed segments protected (FORMAT.md §3.15), or
+  // undefined when there is nothing to do: a damaged segment checked again
+  // and restored 4 KB a step, a closed group's parity built 4 KB a step, the
+  // twins a parity covers dropped, and a sealed segment with neither twin nor
+  // parity (a migrated one, a rewritten one, one of a device from before)
+  // given a twin 8 KB a step.
+  protectStep(roomy = true): string | undefined {
+    const c = STREAM_CHAR[this.stream];
+    for (const seq of Array.from(this.damaged)) {
+      if (this.restoring.has(seq)) continue;
+      if (!this.segs.has(seq)) {
+        this.damaged.delete(seq);
+        continue;
+      }
+      const fb = this.fallback(seq);
+      if (!fb) continue; // no second source: named, kept
+      fb.close();
+      if (this.readsWhole(seq)) {
+        this.damaged.delete(seq); // a read error that passed
+        return `${c}${seq}: reads again`;
+      }
+      const len = this.segs.get(seq) as number;
+      removeAll(this.path(seq));
+      this.restoring.set(seq, { len, at: 0, crc: 0, from: 0 });
+      this.repaired.push(`${c}${seq}: damaged, restored by steps`);
+      return `${c}${seq}: damaged, restoring`;
+    }
+    for (const [seq, r] of Array.from(this.restoring)) {
+      const src = this.fallback(seq);
+      if (!src) continue;
+      try {
+        const k = Math.min(CHUNK, r.len - r.at);
+        if (k > 0) {
+          src.position = r.at;
+          const got = new Uint8Array(src.read(ArrayBuffer, k) as ArrayBuffer);
+          if (got.length !== k) throw new ArchiveError("io", "archive: short read");
+          const w = r.at === 0 ? openWrite(this.path(seq)) : openAppend(this.path(seq), r.at);
+          try {
+            writeAt(w, got, r.at);
+          } finally {
+            w.close();
+          }
+          if (r.from === 0) r.crc = crc32(got, 0, k, r.crc);
+          r.at += k;
+        }
+      } finally {
+        src.close();
+      }
+      if (r.at < r.len) return `${c}${seq}: restored ${r.at}`;
+      const m = this.pars.get(groupOf(seq))?.members.find((x) => x.seq === seq);
+      if (m && r.from === 0 && this.twins.get(seq) !== r.len && r.crc !== m.crc) {
+        // not the bytes the parity was made of: left unreadable, named
+        removeAll(this.path(seq));
+        this.restoring.delete(seq);
+        this.segs.delete(seq);
+        this.unreadable.push(`${c}${seq}: its rebuild failed its CRC`);
+        return `${c}${seq}: rebuild failed its CRC`;
+      }
+      this.restoring.delete(seq);
+      this.damaged.delete(seq);
+      this.segs.set(seq, r.len);
+      return `${c}${seq}: restored`;
+    }
+    // twins a parity covers go
+    for (const [seq, len] of Array.from(this.twins)) {
+      const m = this.pars.get(groupOf(seq))?.members.find((x) => x.seq === seq);
+      if (m && m.length === len && this.segs.get(seq) === len && !this.restoring.has(seq)) {
+        File.delete(this.path(seq, "twn"));
+        this.twins.delete(seq);
+        return `${c}${seq}: twin dropped (parity)`;
+      }
+    }
+    if (this.build) {
+      const { g, b } = this.build;
+      try {
+        if (buildStep(b, (q) => this.openRead(q))) {
+          this.build = undefined;
+          const info = readParity(b.path);
+          if (info) this.pars.set(g, info);
+          return `${c} parity ${g} written`;
+        }
+      } catch (e) {
+        rethrowFatal(e);
+        this.build = undefined;
+        File.delete(b.path);
+        throw e;
+      }
+      return `${c} parity ${g}: ${b.pos} of ${b.body}`;
+    }
+    if (!roomy) return undefined;
+    const limit = this.open ? this.open.seq : this.nextSeq;
+    const groups = new Set<number>();
+    this.segs.forEach((_l, q) => groups.add(groupOf(q)));
+    for (const g of Array.from(groups).sort((a, b) => a - b)) {
+      if (this.pars.has(g) || firstOf(g + 1) > limit) continue;
+      const members: { seq: number; length: number }[] = [];
+      let ready = true;
+      for (let q = firstOf(g); q < firstOf(g + 1); q++) {
+        const len = this.segs.get(q);
+        if (len === undefined || q === this.skip) continue;
+        if (this.cat.entries.get(q)?.bytes !== len || this.damaged.has(q) || this.restoring.has(q)) ready = false;
+        members.push({ seq: q, length: len });
+      }
+      if (!ready || !members.length) continue;
+      this.build = { g, b: startBuild(this.path(firstOf(g), "par"), c, members) };
+      return `${c} parity ${g} started`;
+    }
+    // a sealed segment with neither: a twin, 8 KB a step
+    if (!this.twinCopy)
+      for (const seq of this.newestFirst()) {
+        if ((this.open && this.open.seq === seq) || seq === this.skip || this.twins.has(seq) || this.restoring.has(seq) || this.damaged.has(seq)) continue;
+        if (this.cat.entries.get(seq)?.bytes !== this.segs.get(seq)) continue; // sealed first
+        const m = this.pars.get(groupOf(seq))?.members.find((x) => x.seq === seq);
+        if (m && m.length === this.segs.get(seq)) continue;
+        File.delete(this.path(seq, "twn"));
+        this.twinCopy = { seq, at: 0 };
+        break;
+      }
+    const tc = this.twinCopy;
+    if (tc) {
+      const len = this.segs.get(tc.seq);
+      if (len === undefined) {
+        this.twinCopy = undefined;
+        return `${c}${tc.seq}: gone`;
+      }
+      const src = this.openRead(tc.seq);
+      try {
+        const w = tc.at === 0 ? openWrite(this.path(tc.seq, "twn")) : openAppend(this.path(tc.seq, "twn"), tc.at);
+        try {
+          const end = Math.min(len, tc.at + 8192);
+          while (tc.at < end) {
+            const k = readInto(src, tc.at, Math.min(CHUNK, end - tc.at), this.bufs.chunk);
+            if (k <= 0) throw new ArchiveError("io", "archive: short read");
+            writeAt(w, this.bufs.chunk.subarray(0, k), tc.at);
+            tc.at += k;
+          }
+        } finally {
+          w.close();
+        }
+      } catch (e) {
+        rethrowFatal(e);
+        this.twinCopy = undefined;
+        File.delete(this.path(tc.seq, "twn"));
+        throw e;
+      } finally {
+        src.close();
+      }
+      if (tc.at < len) return `${c}${tc.seq}: twin ${tc.at}`;
+      this.twins.set(tc.seq, len);
+      this.twinCopy = undefined;
+      return `${c}${tc.seq}: twin copied`;
+    }
+    return undefined;
+  }
+
+  // Reads a sealed segment through (at most 56 KB): true when every read works.
+  private readsWhole(seq: number): boolean {
+    try {
+      const f = new File(this.path(seq));
+      try {
+        const len = f.length;
+        if (len !== this.segs.get(seq)) return false;
+        for (let at = 0; at < len; ) {
+          const k = readInto(f, at, Math.min(CHUNK, len - at), this.bufs.chunk);
+          if (k <= 0) return false;
+          at += k;
+        }
+        return true;
+      } finally {
+        f.close();
+      }
+    } catch (e) {
+      rethrowFatal(e);
+      return false;
+    }
+  }
+
+  // Before a sealed segment changes (a rewrite, a retire): its group's parity
+  // no longer holds; it goes (built again once the group is sealed again).
+  dropParityOf(seq: number): void {
+    const g = groupOf(seq);
+    const info = this.pars.get(g);
+    if (this.build && this.build.g === g) {
+      File.delete(this.build.b.path);
+      this.build = undefined;
+    }
+    if (!info || !info.members.some((m) => m.seq === seq)) return;
+    remove(info.path);
+    this.pars.delete(g);
   }
 
   nextSeq = 1;
@@ -464,8 +755,7 @@ export class ArchiveStream {
   // sidecar is missing or damaged), adds its summary to the catalog, drops its
   // twin. One read of the segment (at most 56 KB) and a few KB written.
   seal(seq: number): void {
-    const path = this.path(seq);
-    const f = new File(path);
+    const f = this.openRead(seq);
     let side;
     const summary = new Uint8Array(SUMMARY_BYTES);
     let min = NO_MIN, max = 0, records = 0, blocks = 0;
@@ -496,7 +786,13 @@ export class ArchiveStream {
     } finally {
       f.close();
     }
-    if (File.exists(this.path(seq, "twn"))) File.delete(this.path(seq, "twn"));
+    // the twin stays until the group's parity covers the segment (protectStep)
+    const tl = File.exists(this.path(seq, "twn")) ? fileLengthOf(this.path(seq, "twn")) : -1;
+    const m = this.pars.get(groupOf(seq))?.members.find((x) => x.seq === seq);
+    if (tl >= 0 && (tl !== this.segs.get(seq) || (m && m.length === tl))) {
+      File.delete(this.path(seq, "twn"));
+      this.twins.delete(seq);
+    } else if (tl >= 0) this.twins.set(seq, tl);
   }
 
   // Retires a whole segment: renamed first (the point after which it is gone),
@@ -504,7 +800,10 @@ export class ArchiveStream {
   retire(seq: number): void {
     // a twin goes first: left behind a segment that is gone, boot would take
     // it for the segment (a repair's half-done swap) and bring it back
+    this.dropParityOf(seq);
     if (File.exists(this.path(seq, "twn"))) remove(this.path(seq, "twn"));
+    this.twins.delete(seq);
+    this.damaged.delete(seq);
     rename(this.path(seq), this.path(seq, "ret"));
     this.segs.delete(seq);
     File.delete(this.path(seq, "ret"));
@@ -516,6 +815,59 @@ export class ArchiveStream {
     if (s === undefined) return false;
     File.delete(this.path(s, "twn"));
     return true;
+  }
+}
+
+function fileLengthOf(path: string): number {
+  try {
+    const f = new File(path);
+    try {
+      return f.length;
+    } finally {
+      f.close();
+    }
+  } catch (e) {
+    rethrowFatal(e);
+    return -1;
+  }
+}
+
+// A sealed segment's file: a read that fails (an unreadable page) goes on
+// from its twin or its group's parity, and the segment is marked damaged.
+class Guarded {
+  position = 0;
+  private fb: File | undefined;
+  constructor(
+    private f: File,
+    private s: ArchiveStream,
+    private seq: number,
+  ) {}
+  get length(): number {
+    return this.f.length;
+  }
+  read(t: typeof ArrayBuffer, n: number): ArrayBuffer {
+    if (!this.fb) {
+      try {
+        this.f.position = this.position;
+        const got = this.f.read(t, n) as ArrayBuffer;
+        this.position += got.byteLength;
+        return got;
+      } catch (e) {
+        rethrowFatal(e);
+        const fb = this.s.fallback(this.seq);
+        if (!fb) throw e;
+        this.fb = fb;
+        this.s.damaged.add(this.seq);
+      }
+    }
+    this.fb.position = this.position;
+    const got = this.fb.read(t, n) as ArrayBuffer;
+    this.position += got.byteLength;
+    return got;
+  }
+  close(): void {
+    this.f.close();
+    this.fb?.close();
   }
 }
 
