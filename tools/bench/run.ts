@@ -208,6 +208,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   let appendReadMax = 0, appendMsMax = 0, appends = 0, lineBytes = 0;
   let retiredOnAppend = 0;
   let steps = 0, longestStep = 0, longestStepAt = "", stepMsTotal = 0;
+  let redundancyMax = 0, redundancyEnd = 0, parityEnd = 0;
   const stepKinds: Record<string, number> = {};
   const append = (type: ArchiveType, batch: ArchiveRecord[]) => {
     const b = { ...storage() };
@@ -272,6 +273,17 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         problems.push(`step on ${formatIso(now).slice(0, 10)}: ${rep.did}`);
         break;
       }
+    }
+    // the second copies and parity on the partition (twins of every segment, .par)
+    {
+      let red = 0, par = 0;
+      for (const e of dev.spiffs.list()) {
+        if (/\.par$/.test(e.name)) par += e.length;
+        if (/\.(twn|par)$/.test(e.name)) red += e.length;
+      }
+      if (red > redundancyMax) redundancyMax = red;
+      redundancyEnd = red;
+      parityEnd = par;
     }
     const next = day.start + 86400000;
     for (const a of ageEnds)
@@ -424,6 +436,11 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     append_ms_device_max: r2(appendMsMax),
     write_amplification: r2(wa),
     twin_write_factor: r2(lineBytes ? twinWritten / lineBytes : 0),
+    parity_write_factor: r2(lineBytes ? (kinds.par?.bytesWritten ?? 0) / lineBytes : 0), // part of write_amplification
+    redundancy_bytes_max: redundancyMax, // twins and parity files together, the peak at a day's end
+    redundancy_percent_max: r2((100 * redundancyMax) / partitionBytes),
+    redundancy_bytes_end: redundancyEnd,
+    parity_bytes_end: parityEnd,
     longest_step_ms_device: r2(longestStep),
     longest_step: longestStepAt,
     boot_ms_device: r2(bootMs),
