@@ -320,6 +320,8 @@ export class Archive {
           retired++;
           continue;
         }
+        // sealed segments' twins make way for records (FORMAT.md §3.15)
+        if (STREAMS.some((x) => this.streams[x].dropOldTwin())) continue;
         // nothing left to retire: a first try may still go up to 80% (SPIFFS
         // has room above its reliable 75%, and a memory is worth the margin)
         if (attempt > 0 || used + growth > total * 0.8) throw new ArchiveError("full", "archive: the storage partition is full and holds only facts and digests, which are never dropped");

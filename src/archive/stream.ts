@@ -378,6 +378,9 @@ export class ArchiveStream {
     }
     if (!roomy) return undefined;
     const limit = this.open ? this.open.seq : this.nextSeq;
+    // parity only for streams never retired (facts, digests): a retire would
+    // take a member out of its group's parity; moments and events keep twins
+    if (this.stream === "moment" || this.stream === "event") return this.copyTwinStep(c);
     const groups = new Set<number>();
     this.segs.forEach((_l, q) => groups.add(groupOf(q)));
     for (const g of Array.from(groups).sort((a, b) => a - b)) {
@@ -394,13 +397,19 @@ export class ArchiveStream {
       this.build = { g, b: startBuild(this.path(firstOf(g), "par"), c, members) };
       return `${c} parity ${g} started`;
     }
-    // a sealed segment with neither: a twin, 8 KB a step
+    return this.copyTwinStep(c);
+  }
+
+  // A sealed segment with neither twin nor parity: a twin, 8 KB a step.
+  private copyTwinStep(c: string): string | undefined {
     if (!this.twinCopy)
       for (const seq of this.newestFirst()) {
         if ((this.open && this.open.seq === seq) || seq === this.skip || this.twins.has(seq) || this.restoring.has(seq) || this.damaged.has(seq)) continue;
         if (this.cat.entries.get(seq)?.bytes !== this.segs.get(seq)) continue; // sealed first
         const m = this.pars.get(groupOf(seq))?.members.find((x) => x.seq === seq);
         if (m && m.length === this.segs.get(seq)) continue;
+        // a closed group of a stream with parity gets its parity instead
+        if (this.stream !== "moment" && this.stream !== "event" && firstOf(groupOf(seq) + 1) <= (this.open ? this.open.seq : this.nextSeq)) continue;
         File.delete(this.path(seq, "twn"));
         this.twinCopy = { seq, at: 0 };
         break;
@@ -440,6 +449,20 @@ export class ArchiveStream {
       return `${c}${tc.seq}: twin copied`;
     }
     return undefined;
+  }
+
+  // Deletes the oldest sealed segment's twin (the partition is full of records
+  // that are never retired: records come before their second copies).
+  dropOldTwin(): boolean {
+    let oldest = -1;
+    this.twins.forEach((_l, q) => {
+      if (!(this.open && this.open.seq === q) && !this.restoring.has(q) && (oldest < 0 || q < oldest)) oldest = q;
+    });
+    if (oldest < 0) return false;
+    File.delete(this.path(oldest, "twn"));
+    this.twins.delete(oldest);
+    if (this.twinCopy && this.twinCopy.seq === oldest) this.twinCopy = undefined;
+    return true;
   }
 
   // Reads a sealed segment through (at most 56 KB): true when every read works.

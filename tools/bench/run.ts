@@ -472,7 +472,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   };
   check(usedMax <= 0.75, "used_percent <= 75");
   check(appendReadMax <= 4096, "append_bytes_read_max <= 4096");
-  check(wa <= 1.2, "write_amplification <= 1.2");
+  // issue 28 item 3 budgets 1.3 for the parity of sealed segments (FORMAT.md §3.15); 1.18 before it
+  check(wa <= 1.3, "write_amplification <= 1.3");
   check(longestStep <= 500, "longest_step_ms_device <= 500");
   check(bootMs <= 500, "boot_ms_device <= 500");
   summary.pass = problems.length === 0;
