@@ -37,6 +37,7 @@ export interface OpenSeg {
 // The archive's only long-lived buffers (8.7 KB of the device's chunk heap),
 // shared by every operation: none runs inside another.
 export class Buffers {
+  prot = new Map<number, unknown>(); // damage at rest, every stream's: twins, parity, damaged, restoring (View)
   chunk = new Uint8Array(CHUNK); // a block or a chunk of lines
   side = new Uint8Array(32 + SEGMENT_BLOCKS * RECORD); // a sidecar; or summaries (two per read) before any sidecar is read
 }
@@ -51,12 +52,34 @@ export class ArchiveStream {
   // damage at rest (parity.ts, FORMAT.md §3.15): sealed segments' twins kept
   // until their group has parity; the groups' parity files; segments found
   // damaged, and those being restored (seq → the length they are restored to)
-  twins = new Map<number, number>();
-  pars = new Map<number, ParityInfo>();
-  damaged = new Set<number>();
-  restoring = new Map<number, { len: number; at: number; crc: number; from: number }>();
-  private build: { g: number; b: Build } | undefined;
-  private twinCopy: { seq: number; at: number } | undefined;
+  // (kept in the archive's one shared map, Buffers.prot: no collection per
+  // stream, the XS heap budget is tight)
+  get twins(): View<number> {
+    return new View(this.bufs.prot, keyBase(1, this.stream));
+  }
+  get pars(): View<ParityInfo> {
+    return new View(this.bufs.prot, keyBase(2, this.stream));
+  }
+  get damaged(): View<boolean> {
+    return new View(this.bufs.prot, keyBase(3, this.stream));
+  }
+  get restoring(): View<{ len: number; at: number; crc: number; from: number }> {
+    return new View(this.bufs.prot, keyBase(4, this.stream));
+  }
+  private get build(): { g: number; b: Build } | undefined {
+    return this.bufs.prot.get(keyBase(5, this.stream)) as { g: number; b: Build } | undefined;
+  }
+  private set build(v: { g: number; b: Build } | undefined) {
+    if (v) this.bufs.prot.set(keyBase(5, this.stream), v);
+    else this.bufs.prot.delete(keyBase(5, this.stream));
+  }
+  private get twinCopy(): { seq: number; at: number } | undefined {
+    return this.bufs.prot.get(keyBase(6, this.stream)) as { seq: number; at: number } | undefined;
+  }
+  private set twinCopy(v: { seq: number; at: number } | undefined) {
+    if (v) this.bufs.prot.set(keyBase(6, this.stream), v);
+    else this.bufs.prot.delete(keyBase(6, this.stream));
+  }
   skip = -1; // a segment a migration is writing: not the stream's until sealed (migrate.ts)
 
   constructor(
@@ -141,7 +164,8 @@ export class ArchiveStream {
     let top = -1;
     segs.forEach((_l, s) => (top = Math.max(top, s)));
     this.twinsToDrop = [];
-    this.loadProtection(segs, twins, parNames, top);
+    // the top segment is the open one unless it is sealed (its twin is then a sealed one's)
+    this.loadProtection(segs, twins, parNames, top >= 0 && this.cat.entries.get(top)?.bytes !== segs.get(top) ? top : -1);
     this.nextSeq = top + 1;
     // a sealed segment is never written again: the next append starts a new one
     if (top >= 0 && this.cat.entries.get(top)?.bytes !== segs.get(top)) this.loadOpen(top, twins.has(top) ? (twins.get(top) as number) : -1);
@@ -202,11 +226,11 @@ export class ArchiveStream {
   // Boot, for damage at rest (FORMAT.md §3.15): parity files (one whose
   // trailer does not check out is a cut build: deleted), sealed segments'
   // twins, and restorations a cut interrupted.
-  private loadProtection(segs: Map<number, number>, twins: Map<number, number>, parNames: number[], top: number): void {
-    this.twins = new Map();
-    this.pars = new Map();
-    this.damaged = new Set();
-    this.restoring = new Map();
+  private loadProtection(segs: Map<number, number>, twins: Map<number, number>, parNames: number[], openTop: number): void {
+    this.twins.clear();
+    this.pars.clear();
+    this.damaged.clear();
+    this.restoring.clear();
     this.build = undefined;
     this.twinCopy = undefined;
     for (const q of parNames) {
@@ -227,7 +251,7 @@ export class ArchiveStream {
       }
     }
     twins.forEach((len, s) => {
-      if (s === top) return; // the open segment's (loadOpen)
+      if (s === openTop) return; // the open segment's (loadOpen)
       const have = segs.get(s) ?? 0;
       if (len > have) {
         // the segment is being restored from its twin (or lost bytes)
@@ -254,7 +278,7 @@ export class ArchiveStream {
           rethrowFatal(e);
         }
       }
-    if (!restoring && this.cat.entries.get(seq)?.bytes === this.segs.get(seq)) this.damaged.add(seq);
+    if (!restoring && this.cat.entries.get(seq)?.bytes === this.segs.get(seq)) this.damaged.set(seq, true);
     const fb = this.fallback(seq);
     if (fb) return fb;
     throw new ArchiveError("io", `archive: ${STREAM_CHAR[this.stream]}${seq} cannot be opened`);
@@ -295,7 +319,7 @@ export class ArchiveStream {
   // given a twin 8 KB a step.
   protectStep(roomy = true): string | undefined {
     const c = STREAM_CHAR[this.stream];
-    for (const seq of Array.from(this.damaged)) {
+    for (const seq of this.damaged.keys()) {
       if (this.restoring.has(seq)) continue;
       if (!this.segs.has(seq)) {
         this.damaged.delete(seq);
@@ -314,7 +338,7 @@ export class ArchiveStream {
       this.repaired.push(`${c}${seq}: damaged, restored by steps`);
       return `${c}${seq}: damaged, restoring`;
     }
-    for (const [seq, r] of Array.from(this.restoring)) {
+    for (const [seq, r] of this.restoring.entries()) {
       const src = this.fallback(seq);
       if (!src) continue;
       try {
@@ -351,7 +375,7 @@ export class ArchiveStream {
       return `${c}${seq}: restored`;
     }
     // twins a parity covers go
-    for (const [seq, len] of Array.from(this.twins)) {
+    for (const [seq, len] of this.twins.entries()) {
       const m = this.pars.get(groupOf(seq))?.members.find((x) => x.seq === seq);
       if (m && m.length === len && this.segs.get(seq) === len && !this.restoring.has(seq)) {
         File.delete(this.path(seq, "twn"));
@@ -381,9 +405,11 @@ export class ArchiveStream {
     // parity only for streams never retired (facts, digests): a retire would
     // take a member out of its group's parity; moments and events keep twins
     if (this.stream === "moment" || this.stream === "event") return this.copyTwinStep(c);
-    const groups = new Set<number>();
-    this.segs.forEach((_l, q) => groups.add(groupOf(q)));
-    for (const g of Array.from(groups).sort((a, b) => a - b)) {
+    let lastG = -1;
+    for (const q0 of this.newestFirst().reverse()) {
+      const g = groupOf(q0);
+      if (g === lastG) continue;
+      lastG = g;
       if (this.pars.has(g) || firstOf(g + 1) > limit) continue;
       const members: { seq: number; length: number }[] = [];
       let ready = true;
@@ -841,6 +867,48 @@ export class ArchiveStream {
   }
 }
 
+// Part of Buffers.prot as a map from segment (or group) numbers: keys are
+// numbers (no string in the heap), kind and stream times a million plus n.
+const KEY_STREAMS: Stream[] = ["fact", "moment", "event", "digest"];
+function keyBase(kind: number, stream: Stream): number {
+  return (kind * 4 + KEY_STREAMS.indexOf(stream)) * 1000000;
+}
+class View<V> {
+  constructor(
+    private m: Map<number, unknown>,
+    private p: number,
+  ) {}
+  get(n: number): V | undefined {
+    return this.m.get(this.p + n) as V | undefined;
+  }
+  has(n: number): boolean {
+    return this.m.has(this.p + n);
+  }
+  set(n: number, v: V): void {
+    this.m.set(this.p + n, v);
+  }
+  delete(n: number): boolean {
+    return this.m.delete(this.p + n);
+  }
+  entries(): [number, V][] {
+    const out: [number, V][] = [];
+    const p = this.p;
+    this.m.forEach((v, k) => {
+      if (k >= p && k < p + 1000000) out.push([k - p, v as V]);
+    });
+    return out;
+  }
+  keys(): number[] {
+    return this.entries().map((e) => e[0]);
+  }
+  forEach(fn: (v: V, n: number) => void): void {
+    for (const [n, v] of this.entries()) fn(v, n);
+  }
+  clear(): void {
+    for (const [n] of this.entries()) this.delete(n);
+  }
+}
+
 function fileLengthOf(path: string): number {
   try {
     const f = new File(path);
@@ -880,7 +948,7 @@ class Guarded {
         const fb = this.s.fallback(this.seq);
         if (!fb) throw e;
         this.fb = fb;
-        this.s.damaged.add(this.seq);
+        this.s.damaged.set(this.seq, true);
       }
     }
     this.fb.position = this.position;
