@@ -130,6 +130,32 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "archive rest: a stream whose newest segment is sealed (no open one, as after a migration) keeps that segment's twin as a sealed one's",
+    run() {
+      const dev = fresh();
+      let a = new Archive(root);
+      fillLong(a, 500);
+      upkeep(a);
+      const seqs = segments(dev, "f");
+      const top = seqs[seqs.length - 1];
+      // the open segment gone (nothing after the last sealed one)
+      for (const x of ["jsonl", "twn", "six"] as const) dev.spiffs.remove(segName("f", top, x));
+      const last = seqs[seqs.length - 2];
+      ok(dev.spiffs.exists(segName("f", last, "twn")), "the newest sealed segment has its twin");
+      dev.reboot();
+      a = new Archive(root);
+      a.check();
+      const all = contents(a);
+      dev.reboot();
+      dev.inject("spiffs_not_finalized", { seed: seedOf(dev, segName("f", last)) });
+      a = new Archive(root);
+      a.check();
+      deepEqual(contents(a), all, "read back whole from its twin");
+      upkeep(a);
+      ok(dev.spiffs.length(segName("f", last)) === dev.spiffs.length(segName("f", last, "twn")), "restored");
+    },
+  },
+  {
     name: "archive rest: a device from before (sealed segments with neither twin nor parity) gets them by steps; nothing is lost at any point",
     run() {
       withGroup(2, () => {
