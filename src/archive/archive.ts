@@ -320,6 +320,8 @@ export class Archive {
           retired++;
           continue;
         }
+        // sealed segments' twins make way for records (FORMAT.md §3.15)
+        if (STREAMS.some((x) => this.streams[x].dropOldTwin())) continue;
         // nothing left to retire: a first try may still go up to 80% (SPIFFS
         // has room above its reliable 75%, and a memory is worth the margin)
         if (attempt > 0 || used + growth > total * 0.8) throw new ArchiveError("full", "archive: the storage partition is full and holds only facts and digests, which are never dropped");
@@ -406,6 +408,15 @@ export class Archive {
         if (u.length) {
           st.seal(u[0]);
           return { did: `seal ${s} ${u[0]}` };
+        }
+      }
+      {
+        // new twins and parity take room: only below the retire line (retire comes first)
+        const { used, total } = this.space();
+        const roomy = used + SEGMENT_BYTES <= total * RETIRE_AT;
+        for (const s of STREAMS) {
+          const p = this.streams[s].protectStep(roomy);
+          if (p) return { did: `protect ${p}` };
         }
       }
       for (const s of STREAMS) {
@@ -501,6 +512,12 @@ export class Archive {
       const seqs = s.newestFirst().reverse();
       for (const seq of seqs) {
         if (s.open && s.open.seq === seq) continue;
+        // an append short of room retires at once: the segment's twin goes
+        // first (its room takes the digest lines; the retire ends in this call)
+        if (!piecewise && s.twins.has(seq)) {
+          File.delete(s.path(seq, "twn"));
+          s.twins.delete(seq);
+        }
         this.retiring = { s, seq, lines: this.digestSegment(s, seq, type) };
         if (!piecewise) while (this.retiring) this.retirePiece();
         else this.retirePiece();
@@ -520,7 +537,17 @@ export class Archive {
     }
     let n = 0, bytes = 0;
     while (n < r.lines.length && (n === 0 || bytes + r.lines[n].line.length <= 4096)) bytes += r.lines[n++].line.length;
-    if (n) this.streams.digest.append(r.lines.slice(0, n));
+    if (n)
+      try {
+        this.streams.digest.append(r.lines.slice(0, n));
+      } catch (e) {
+        rethrowFatal(e);
+        // no room for the digest lines: the segment's twin (going with it) makes it
+        if (!(e instanceof ArchiveError && e.code === "full") || !r.s.twins.has(r.seq)) throw e;
+        File.delete(r.s.path(r.seq, "twn"));
+        r.s.twins.delete(r.seq);
+        this.streams.digest.append(r.lines.slice(0, n));
+      }
     r.lines = r.lines.slice(n);
     if (!r.lines.length) {
       this.retiring = undefined;
@@ -532,7 +559,7 @@ export class Archive {
   // Reads one segment (at most 56 KB) and gives its monthly digest lines.
   private digestSegment(s: ArchiveStream, seq: number, type: "moment" | "event"): Line[] {
     const b = new DigestBuilder();
-    const f = new File(s.path(seq));
+    const f = s.openRead(seq);
     try {
       const end = validEndOf(f, f.length, this.bufs.chunk);
       scanRange(f, 0, end, this.bufs.chunk, (buf, ls, le, size) => {
@@ -666,7 +693,7 @@ export class Archive {
       try {
         const side = readSide(s.path(seq, "six"), s.stream, seq, s.segs.get(seq) ?? 0, this.bufs.side);
         for (const b of side.blocks) n += b.records;
-        const f = new File(s.path(seq));
+        const f = s.openRead(seq);
         try {
           scanRange(f, side.indexedEnd, validEndOf(f, f.length, this.bufs.chunk), this.bufs.chunk, (buf, ls, le, size) => {
             if (size > le - ls && lineKind(buf, ls, le) === KIND_RECORD) n++;
@@ -720,7 +747,7 @@ export class Archive {
         let f: File | undefined;
         for (let attempt = 0; !f && attempt < 2; attempt++)
           try {
-            f = new File(s.path(seq));
+            f = s.openRead(seq);
           } catch (e) {
             rethrowFatal(e);
           }
@@ -776,7 +803,7 @@ export class Archive {
     this.reading(t as ArchiveType, () => {
       for (const seq of s.newestFirst().reverse()) {
         if (stop || seq < from.seq) continue;
-        const f = new File(s.path(seq));
+        const f = s.openRead(seq);
         try {
           const end = s.open && s.open.seq === seq ? s.open.validEnd : validEndOf(f, f.length, this.bufs.chunk);
           let start = seq === from.seq ? from.pos : 0;
@@ -814,7 +841,7 @@ export class Archive {
     const s = this.streams[t];
     let n = 0;
     for (const seq of s.newestFirst().reverse()) {
-      const f = new File(s.path(seq));
+      const f = s.openRead(seq);
       try {
         scanRange(f, 0, validEndOf(f, f.length, this.bufs.chunk), this.bufs.chunk, (buf, ls, le, size, pos) => {
           if (size === le - ls || lineKind(buf, ls, le) !== KIND_RECORD) return;

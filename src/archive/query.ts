@@ -173,7 +173,7 @@ function withSegment(s: ArchiveStream, seq: number, st: RecallStats, fn: (f: Fil
   for (let attempt = 0; ; attempt++) {
     let f: File;
     try {
-      f = new File(s.path(seq));
+      f = s.openRead(seq);
     } catch (e) {
       rethrowFatal(e);
       if (attempt === 0) continue;

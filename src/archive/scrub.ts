@@ -53,6 +53,7 @@ export class Scrubber {
         // the original, or the rewrite), then the other two names go.
         if (File.exists(s.path(seq)) && File.exists(scr)) {
           if (settle(s.path(seq))) {
+            File.delete(s.path(seq, "twn")); // it may hold the old bytes: copied again
             removeAll(scr);
             removeAll(old);
             File.delete(s.path(seq, "six"));
@@ -62,6 +63,7 @@ export class Scrubber {
         // committed: the rewritten segment is the segment
         if (!File.exists(s.path(seq)) && File.exists(scr)) File.rename(scr, s.path(seq));
         if (File.exists(s.path(seq))) {
+          File.delete(s.path(seq, "twn"));
           File.delete(old);
           File.delete(s.path(seq, "six"));
         }
@@ -100,7 +102,7 @@ export class Scrubber {
     const ids: string[] = [];
     const code = STREAM_CODE[s.stream];
     try {
-      const f = new File(s.path(seq));
+      const f = s.openRead(seq);
       try {
         end = validEndOf(f, f.length, this.bufs.chunk);
         scanRange(f, 0, end, this.bufs.chunk, (b, ls, le, size) => {
@@ -156,7 +158,7 @@ export class Scrubber {
     if (j.src >= j.end) return this.swap(j); // a swap a failed rename left half done
     let f: File | undefined;
     try {
-      f = new File(s.path(j.seq));
+      f = s.openRead(j.seq);
       const stop = Math.min(j.end, j.src + STEP_WRITE);
       const out = new Uint8Array(stop - j.src);
       let n = 0, last = j.src;
@@ -205,12 +207,18 @@ export class Scrubber {
       // lines no longer sit where its blocks start and end (a query by block
       // would miss the line across each boundary, and sealing would keep them)
       remove(s.path(j.seq, "six"));
+      s.dropParityOf(j.seq); // the group's parity holds the old bytes: built again once sealed
       if (File.exists(seg)) {
         if (File.exists(old)) remove(old); // a leftover of an earlier rewrite: the segment is newer
         rename(seg, old);
       }
       rename(scr, seg);
     }
+    // the twin holds the old bytes (forgotten lines among them): it goes
+    // before `.old` (boot finishes this while `.old` is there)
+    File.delete(s.path(j.seq, "twn"));
+    s.twins.delete(j.seq);
+    s.damaged.delete(j.seq);
     File.delete(old);
     File.delete(s.path(j.seq, "six"));
     s.segs.set(j.seq, j.dst);

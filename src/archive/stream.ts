@@ -15,6 +15,8 @@ import { lineT, headerLine, parseRecord, textsOf, NL, STREAM_CHAR, type Line, ty
 import { sigAdd } from "./fold";
 import { copyInto, removeAll } from "./settle";
 import { Catalog, SUMMARY_BYTES, SUMMARY_MASK } from "./catalog";
+import { groupOf, firstOf, readParity, startBuild, buildStep, XorReader, type Build, type ParityInfo, type Member } from "./parity";
+import { crc32 } from "../nvs/crc32";
 import { SEGMENT_BLOCKS, RECORD, NO_MIN, segName, parseName, readSide, createSide, writeSideRecords, BlockBuilder, decodeRecords, lineKind, KIND_RECORD, type BlockInfo } from "./segment";
 
 // Segments hold at most 56 KB: blocks of whole lines of at most 512 bytes are
@@ -35,6 +37,7 @@ export interface OpenSeg {
 // The archive's only long-lived buffers (8.7 KB of the device's chunk heap),
 // shared by every operation: none runs inside another.
 export class Buffers {
+  prot = new Map<number, unknown>(); // damage at rest, every stream's: twins, parity, damaged, restoring (View)
   chunk = new Uint8Array(CHUNK); // a block or a chunk of lines
   side = new Uint8Array(32 + SEGMENT_BLOCKS * RECORD); // a sidecar; or summaries (two per read) before any sidecar is read
 }
@@ -46,6 +49,37 @@ export class ArchiveStream {
   unreadable: string[] = []; // segments that could not be read (named, never deleted)
   repaired: string[] = []; // what boot did (a twin put in place, a retire finished)
   twinsToDrop: number[] = [];
+  // damage at rest (parity.ts, FORMAT.md §3.15): sealed segments' twins kept
+  // until their group has parity; the groups' parity files; segments found
+  // damaged, and those being restored (seq → the length they are restored to)
+  // (kept in the archive's one shared map, Buffers.prot: no collection per
+  // stream, the XS heap budget is tight)
+  get twins(): View<number> {
+    return new View(this.bufs.prot, keyBase(1, this.stream));
+  }
+  get pars(): View<ParityInfo> {
+    return new View(this.bufs.prot, keyBase(2, this.stream));
+  }
+  get damaged(): View<boolean> {
+    return new View(this.bufs.prot, keyBase(3, this.stream));
+  }
+  get restoring(): View<{ len: number; at: number; crc: number; from: number }> {
+    return new View(this.bufs.prot, keyBase(4, this.stream));
+  }
+  private get build(): { g: number; b: Build } | undefined {
+    return this.bufs.prot.get(keyBase(5, this.stream)) as { g: number; b: Build } | undefined;
+  }
+  private set build(v: { g: number; b: Build } | undefined) {
+    if (v) this.bufs.prot.set(keyBase(5, this.stream), v);
+    else this.bufs.prot.delete(keyBase(5, this.stream));
+  }
+  private get twinCopy(): { seq: number; at: number } | undefined {
+    return this.bufs.prot.get(keyBase(6, this.stream)) as { seq: number; at: number } | undefined;
+  }
+  private set twinCopy(v: { seq: number; at: number } | undefined) {
+    if (v) this.bufs.prot.set(keyBase(6, this.stream), v);
+    else this.bufs.prot.delete(keyBase(6, this.stream));
+  }
   skip = -1; // a segment a migration is writing: not the stream's until sealed (migrate.ts)
 
   constructor(
@@ -56,7 +90,7 @@ export class ArchiveStream {
     this.cat = new Catalog(root, stream);
   }
 
-  path(seq: number, ext: "jsonl" | "six" | "twn" | "ret" = "jsonl"): string {
+  path(seq: number, ext: "jsonl" | "six" | "twn" | "ret" | "par" = "jsonl"): string {
     return segName(this.root, this.stream, seq, ext);
   }
 
@@ -72,6 +106,7 @@ export class ArchiveStream {
     const out: number[] = [];
     for (const s of this.newestFirst()) {
       if (this.open && s === this.open.seq) continue;
+      if (this.restoring.has(s)) continue;
       const e = this.cat.entries.get(s);
       if (!e || e.bytes !== this.segs.get(s)) out.push(s);
     }
@@ -86,6 +121,7 @@ export class ArchiveStream {
     const segs = new Map<number, number>();
     const twins = new Map<number, number>();
     const rets: number[] = [];
+    const parNames: number[] = [];
     const c = STREAM_CHAR[this.stream];
     this.repaired = [];
     this.unreadable = [];
@@ -97,6 +133,7 @@ export class ArchiveStream {
       if (p.ext === "jsonl") segs.set(p.seq, len);
       else if (p.ext === "twn") twins.set(p.seq, len);
       else if (p.ext === "ret") rets.push(p.seq);
+      else if (p.ext === "par") parNames.push(p.seq);
     });
     for (const seq of rets) {
       // a retire cut after its digest was written: finish it. A cut inside
@@ -127,9 +164,8 @@ export class ArchiveStream {
     let top = -1;
     segs.forEach((_l, s) => (top = Math.max(top, s)));
     this.twinsToDrop = [];
-    twins.forEach((_l, s) => {
-      if (s !== top && segs.has(s) && this.cat.entries.get(s)?.bytes === segs.get(s)) this.twinsToDrop.push(s);
-    });
+    // the top segment is the open one unless it is sealed (its twin is then a sealed one's)
+    this.loadProtection(segs, twins, parNames, top >= 0 && this.cat.entries.get(top)?.bytes !== segs.get(top) ? top : -1);
     this.nextSeq = top + 1;
     // a sealed segment is never written again: the next append starts a new one
     if (top >= 0 && this.cat.entries.get(top)?.bytes !== segs.get(top)) this.loadOpen(top, twins.has(top) ? (twins.get(top) as number) : -1);
@@ -185,6 +221,310 @@ export class ArchiveStream {
     } finally {
       f.close();
     }
+  }
+
+  // Boot, for damage at rest (FORMAT.md §3.15): parity files (one whose
+  // trailer does not check out is a cut build: deleted), sealed segments'
+  // twins, and restorations a cut interrupted.
+  private loadProtection(segs: Map<number, number>, twins: Map<number, number>, parNames: number[], openTop: number): void {
+    this.twins.clear();
+    this.pars.clear();
+    this.damaged.clear();
+    this.restoring.clear();
+    this.build = undefined;
+    this.twinCopy = undefined;
+    for (const q of parNames) {
+      const info = readParity(this.path(q, "par"));
+      if (!info || groupOf(info.members[0].seq) !== groupOf(q) || this.pars.has(groupOf(q))) {
+        File.delete(this.path(q, "par"));
+        continue;
+      }
+      this.pars.set(groupOf(q), info);
+      for (const m of info.members) {
+        // a member shorter than it was, or gone, with no twin: its
+        // restoration was cut (scrub and retire delete the parity first)
+        const have = segs.get(m.seq);
+        if ((have === undefined || have < m.length) && m.seq !== this.skip && !((twins.get(m.seq) ?? -1) >= m.length)) {
+          this.restoring.set(m.seq, { len: m.length, at: have ?? 0, crc: 0, from: have ?? 0 });
+          segs.set(m.seq, m.length);
+        }
+      }
+    }
+    twins.forEach((len, s) => {
+      if (s === openTop) return; // the open segment's (loadOpen)
+      const have = segs.get(s) ?? 0;
+      if (len > have) {
+        // the segment is being restored from its twin (or lost bytes)
+        this.restoring.set(s, { len, at: have, crc: 0, from: have });
+        segs.set(s, len);
+        this.twins.set(s, len);
+      } else if (len === have) this.twins.set(s, len);
+      else File.delete(this.path(s, "twn")); // a copy a cut interrupted: copied again
+    });
+  }
+
+  // Opens a segment for reading. A sealed segment that cannot be opened, or
+  // whose reads fail, is read from its twin or rebuilt on the fly from its
+  // group's parity, and is restored by steps (protectStep).
+  openRead(seq: number): File {
+    const restoring = this.restoring.has(seq);
+    if (!restoring)
+      for (let i = 0; i < 2; i++) {
+        try {
+          const f = new File(this.path(seq));
+          if (this.open && this.open.seq === seq) return f;
+          return new Guarded(f, this, seq) as unknown as File;
+        } catch (e) {
+          rethrowFatal(e);
+        }
+      }
+    if (!restoring && this.cat.entries.get(seq)?.bytes === this.segs.get(seq)) this.damaged.set(seq, true);
+    const fb = this.fallback(seq);
+    if (fb) return fb;
+    throw new ArchiveError("io", `archive: ${STREAM_CHAR[this.stream]}${seq} cannot be opened`);
+  }
+
+  // A whole second source of a sealed segment's bytes: its twin, or its
+  // group's parity with every other member whole.
+  fallback(seq: number): File | undefined {
+    const want = this.restoring.get(seq)?.len ?? this.segs.get(seq);
+    const tl = this.twins.get(seq);
+    if (tl !== undefined && tl === want) {
+      try {
+        return new File(this.path(seq, "twn"));
+      } catch (e) {
+        rethrowFatal(e);
+      }
+    }
+    const x = this.xorOf(seq);
+    return x ? (x as unknown as File) : undefined;
+  }
+
+  private xorOf(seq: number): XorReader | undefined {
+    const info = this.pars.get(groupOf(seq));
+    if (!info) return undefined;
+    let me: Member | undefined;
+    for (const m of info.members) {
+      if (m.seq === seq) me = m;
+      else if (this.segs.get(m.seq) !== m.length || this.restoring.has(m.seq) || this.damaged.has(m.seq)) return undefined;
+    }
+    return me ? new XorReader(info, me, (q) => this.path(q)) : undefined;
+  }
+
+  // One step of keeping sealed segments protected (FORMAT.md §3.15), or
+  // undefined when there is nothing to do: a damaged segment checked again
+  // and restored 4 KB a step, a closed group's parity built 4 KB a step, the
+  // twins a parity covers dropped, and a sealed segment with neither twin nor
+  // parity (a migrated one, a rewritten one, one of a device from before)
+  // given a twin 8 KB a step.
+  protectStep(roomy = true): string | undefined {
+    const c = STREAM_CHAR[this.stream];
+    for (const seq of this.damaged.keys()) {
+      if (this.restoring.has(seq)) continue;
+      if (!this.segs.has(seq)) {
+        this.damaged.delete(seq);
+        continue;
+      }
+      const fb = this.fallback(seq);
+      if (!fb) continue; // no second source: named, kept
+      fb.close();
+      if (this.readsWhole(seq)) {
+        this.damaged.delete(seq); // a read error that passed
+        return `${c}${seq}: reads again`;
+      }
+      const len = this.segs.get(seq) as number;
+      removeAll(this.path(seq));
+      this.restoring.set(seq, { len, at: 0, crc: 0, from: 0 });
+      this.repaired.push(`${c}${seq}: damaged, restored by steps`);
+      return `${c}${seq}: damaged, restoring`;
+    }
+    for (const [seq, r] of this.restoring.entries()) {
+      const src = this.fallback(seq);
+      if (!src) continue;
+      try {
+        const k = Math.min(CHUNK, r.len - r.at);
+        if (k > 0) {
+          src.position = r.at;
+          const got = new Uint8Array(src.read(ArrayBuffer, k) as ArrayBuffer);
+          if (got.length !== k) throw new ArchiveError("io", "archive: short read");
+          const w = r.at === 0 ? openWrite(this.path(seq)) : openAppend(this.path(seq), r.at);
+          try {
+            writeAt(w, got, r.at);
+          } finally {
+            w.close();
+          }
+          if (r.from === 0) r.crc = crc32(got, 0, k, r.crc);
+          r.at += k;
+        }
+      } finally {
+        src.close();
+      }
+      if (r.at < r.len) return `${c}${seq}: restored ${r.at}`;
+      const m = this.pars.get(groupOf(seq))?.members.find((x) => x.seq === seq);
+      if (m && r.from === 0 && this.twins.get(seq) !== r.len && r.crc !== m.crc) {
+        // not the bytes the parity was made of: left unreadable, named
+        removeAll(this.path(seq));
+        this.restoring.delete(seq);
+        this.segs.delete(seq);
+        this.unreadable.push(`${c}${seq}: its rebuild failed its CRC`);
+        return `${c}${seq}: rebuild failed its CRC`;
+      }
+      this.restoring.delete(seq);
+      this.damaged.delete(seq);
+      this.segs.set(seq, r.len);
+      return `${c}${seq}: restored`;
+    }
+    // twins a parity covers go
+    for (const [seq, len] of this.twins.entries()) {
+      const m = this.pars.get(groupOf(seq))?.members.find((x) => x.seq === seq);
+      if (m && m.length === len && this.segs.get(seq) === len && !this.restoring.has(seq)) {
+        File.delete(this.path(seq, "twn"));
+        this.twins.delete(seq);
+        return `${c}${seq}: twin dropped (parity)`;
+      }
+    }
+    if (this.build) {
+      const { g, b } = this.build;
+      try {
+        if (buildStep(b, (q) => this.openRead(q))) {
+          this.build = undefined;
+          const info = readParity(b.path);
+          if (info) this.pars.set(g, info);
+          return `${c} parity ${g} written`;
+        }
+      } catch (e) {
+        rethrowFatal(e);
+        this.build = undefined;
+        File.delete(b.path);
+        throw e;
+      }
+      return `${c} parity ${g}: ${b.pos} of ${b.body}`;
+    }
+    if (!roomy) return undefined;
+    const limit = this.open ? this.open.seq : this.nextSeq;
+    // parity only for streams never retired (facts, digests): a retire would
+    // take a member out of its group's parity; moments and events keep twins
+    if (this.stream === "moment" || this.stream === "event") return this.copyTwinStep(c);
+    let lastG = -1;
+    for (const q0 of this.newestFirst().reverse()) {
+      const g = groupOf(q0);
+      if (g === lastG) continue;
+      lastG = g;
+      if (this.pars.has(g) || firstOf(g + 1) > limit) continue;
+      const members: { seq: number; length: number }[] = [];
+      let ready = true;
+      for (let q = firstOf(g); q < firstOf(g + 1); q++) {
+        const len = this.segs.get(q);
+        if (len === undefined || q === this.skip) continue;
+        if (this.cat.entries.get(q)?.bytes !== len || this.damaged.has(q) || this.restoring.has(q)) ready = false;
+        members.push({ seq: q, length: len });
+      }
+      if (!ready || !members.length) continue;
+      this.build = { g, b: startBuild(this.path(firstOf(g), "par"), c, members) };
+      return `${c} parity ${g} started`;
+    }
+    return this.copyTwinStep(c);
+  }
+
+  // A sealed segment with neither twin nor parity: a twin, 8 KB a step.
+  private copyTwinStep(c: string): string | undefined {
+    if (!this.twinCopy)
+      for (const seq of this.newestFirst()) {
+        if ((this.open && this.open.seq === seq) || seq === this.skip || this.twins.has(seq) || this.restoring.has(seq) || this.damaged.has(seq)) continue;
+        if (this.cat.entries.get(seq)?.bytes !== this.segs.get(seq)) continue; // sealed first
+        const m = this.pars.get(groupOf(seq))?.members.find((x) => x.seq === seq);
+        if (m && m.length === this.segs.get(seq)) continue;
+        // a closed group of a stream with parity gets its parity instead
+        if (this.stream !== "moment" && this.stream !== "event" && firstOf(groupOf(seq) + 1) <= (this.open ? this.open.seq : this.nextSeq)) continue;
+        File.delete(this.path(seq, "twn"));
+        this.twinCopy = { seq, at: 0 };
+        break;
+      }
+    const tc = this.twinCopy;
+    if (tc) {
+      const len = this.segs.get(tc.seq);
+      if (len === undefined) {
+        this.twinCopy = undefined;
+        return `${c}${tc.seq}: gone`;
+      }
+      const src = this.openRead(tc.seq);
+      try {
+        const w = tc.at === 0 ? openWrite(this.path(tc.seq, "twn")) : openAppend(this.path(tc.seq, "twn"), tc.at);
+        try {
+          const end = Math.min(len, tc.at + 8192);
+          while (tc.at < end) {
+            const k = readInto(src, tc.at, Math.min(CHUNK, end - tc.at), this.bufs.chunk);
+            if (k <= 0) throw new ArchiveError("io", "archive: short read");
+            writeAt(w, this.bufs.chunk.subarray(0, k), tc.at);
+            tc.at += k;
+          }
+        } finally {
+          w.close();
+        }
+      } catch (e) {
+        rethrowFatal(e);
+        this.twinCopy = undefined;
+        File.delete(this.path(tc.seq, "twn"));
+        throw e;
+      } finally {
+        src.close();
+      }
+      if (tc.at < len) return `${c}${tc.seq}: twin ${tc.at}`;
+      this.twins.set(tc.seq, len);
+      this.twinCopy = undefined;
+      return `${c}${tc.seq}: twin copied`;
+    }
+    return undefined;
+  }
+
+  // Deletes the oldest sealed segment's twin (the partition is full of records
+  // that are never retired: records come before their second copies).
+  dropOldTwin(): boolean {
+    let oldest = -1;
+    this.twins.forEach((_l, q) => {
+      if (!(this.open && this.open.seq === q) && !this.restoring.has(q) && (oldest < 0 || q < oldest)) oldest = q;
+    });
+    if (oldest < 0) return false;
+    File.delete(this.path(oldest, "twn"));
+    this.twins.delete(oldest);
+    if (this.twinCopy && this.twinCopy.seq === oldest) this.twinCopy = undefined;
+    return true;
+  }
+
+  // Reads a sealed segment through (at most 56 KB): true when every read works.
+  private readsWhole(seq: number): boolean {
+    try {
+      const f = new File(this.path(seq));
+      try {
+        const len = f.length;
+        if (len !== this.segs.get(seq)) return false;
+        for (let at = 0; at < len; ) {
+          const k = readInto(f, at, Math.min(CHUNK, len - at), this.bufs.chunk);
+          if (k <= 0) return false;
+          at += k;
+        }
+        return true;
+      } finally {
+        f.close();
+      }
+    } catch (e) {
+      rethrowFatal(e);
+      return false;
+    }
+  }
+
+  // Before a sealed segment changes (a rewrite, a retire): its group's parity
+  // no longer holds; it goes (built again once the group is sealed again).
+  dropParityOf(seq: number): void {
+    const g = groupOf(seq);
+    const info = this.pars.get(g);
+    if (this.build && this.build.g === g) {
+      File.delete(this.build.b.path);
+      this.build = undefined;
+    }
+    if (!info || !info.members.some((m) => m.seq === seq)) return;
+    remove(info.path);
+    this.pars.delete(g);
   }
 
   nextSeq = 1;
@@ -464,8 +804,7 @@ export class ArchiveStream {
   // sidecar is missing or damaged), adds its summary to the catalog, drops its
   // twin. One read of the segment (at most 56 KB) and a few KB written.
   seal(seq: number): void {
-    const path = this.path(seq);
-    const f = new File(path);
+    const f = this.openRead(seq);
     let side;
     const summary = new Uint8Array(SUMMARY_BYTES);
     let min = NO_MIN, max = 0, records = 0, blocks = 0;
@@ -496,7 +835,13 @@ export class ArchiveStream {
     } finally {
       f.close();
     }
-    if (File.exists(this.path(seq, "twn"))) File.delete(this.path(seq, "twn"));
+    // the twin stays until the group's parity covers the segment (protectStep)
+    const tl = File.exists(this.path(seq, "twn")) ? fileLengthOf(this.path(seq, "twn")) : -1;
+    const m = this.pars.get(groupOf(seq))?.members.find((x) => x.seq === seq);
+    if (tl >= 0 && (tl !== this.segs.get(seq) || (m && m.length === tl))) {
+      File.delete(this.path(seq, "twn"));
+      this.twins.delete(seq);
+    } else if (tl >= 0) this.twins.set(seq, tl);
   }
 
   // Retires a whole segment: renamed first (the point after which it is gone),
@@ -504,7 +849,10 @@ export class ArchiveStream {
   retire(seq: number): void {
     // a twin goes first: left behind a segment that is gone, boot would take
     // it for the segment (a repair's half-done swap) and bring it back
+    this.dropParityOf(seq);
     if (File.exists(this.path(seq, "twn"))) remove(this.path(seq, "twn"));
+    this.twins.delete(seq);
+    this.damaged.delete(seq);
     rename(this.path(seq), this.path(seq, "ret"));
     this.segs.delete(seq);
     File.delete(this.path(seq, "ret"));
@@ -516,6 +864,101 @@ export class ArchiveStream {
     if (s === undefined) return false;
     File.delete(this.path(s, "twn"));
     return true;
+  }
+}
+
+// Part of Buffers.prot as a map from segment (or group) numbers: keys are
+// numbers (no string in the heap), kind and stream times a million plus n.
+const KEY_STREAMS: Stream[] = ["fact", "moment", "event", "digest"];
+function keyBase(kind: number, stream: Stream): number {
+  return (kind * 4 + KEY_STREAMS.indexOf(stream)) * 1000000;
+}
+class View<V> {
+  constructor(
+    private m: Map<number, unknown>,
+    private p: number,
+  ) {}
+  get(n: number): V | undefined {
+    return this.m.get(this.p + n) as V | undefined;
+  }
+  has(n: number): boolean {
+    return this.m.has(this.p + n);
+  }
+  set(n: number, v: V): void {
+    this.m.set(this.p + n, v);
+  }
+  delete(n: number): boolean {
+    return this.m.delete(this.p + n);
+  }
+  entries(): [number, V][] {
+    const out: [number, V][] = [];
+    const p = this.p;
+    this.m.forEach((v, k) => {
+      if (k >= p && k < p + 1000000) out.push([k - p, v as V]);
+    });
+    return out;
+  }
+  keys(): number[] {
+    return this.entries().map((e) => e[0]);
+  }
+  forEach(fn: (v: V, n: number) => void): void {
+    for (const [n, v] of this.entries()) fn(v, n);
+  }
+  clear(): void {
+    for (const [n] of this.entries()) this.delete(n);
+  }
+}
+
+function fileLengthOf(path: string): number {
+  try {
+    const f = new File(path);
+    try {
+      return f.length;
+    } finally {
+      f.close();
+    }
+  } catch (e) {
+    rethrowFatal(e);
+    return -1;
+  }
+}
+
+// A sealed segment's file: a read that fails (an unreadable page) goes on
+// from its twin or its group's parity, and the segment is marked damaged.
+class Guarded {
+  position = 0;
+  private fb: File | undefined;
+  constructor(
+    private f: File,
+    private s: ArchiveStream,
+    private seq: number,
+  ) {}
+  get length(): number {
+    return this.f.length;
+  }
+  read(t: typeof ArrayBuffer, n: number): ArrayBuffer {
+    if (!this.fb) {
+      try {
+        this.f.position = this.position;
+        const got = this.f.read(t, n) as ArrayBuffer;
+        this.position += got.byteLength;
+        return got;
+      } catch (e) {
+        rethrowFatal(e);
+        const fb = this.s.fallback(this.seq);
+        if (!fb) throw e;
+        this.fb = fb;
+        this.s.damaged.set(this.seq, true);
+      }
+    }
+    this.fb.position = this.position;
+    const got = this.fb.read(t, n) as ArrayBuffer;
+    this.position += got.byteLength;
+    return got;
+  }
+  close(): void {
+    this.f.close();
+    this.fb?.close();
   }
 }
 

@@ -119,12 +119,13 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "archive v2 faults: a sealed segment that cannot be opened: check and steps never throw nor delete it; recall serves the rest and names it (partial), never looks whole",
+    name: "archive v2 faults: a sealed segment that cannot be opened and has no second copy (its twin gone too): check and steps never throw nor delete it; recall serves the rest and names it (partial), never looks whole",
     run() {
       const dev = fresh();
       let a = new Archive(root);
       fillLong(a, 500);
       a.settle();
+      dev.spiffs.remove("/f000001.twn"); // no second copy: damage beyond what §3.15 covers
       ok(a.report().fact.segments >= 2);
       const seg = dev.spiffs.content("/f000001.jsonl");
       dev.reboot();
@@ -274,6 +275,7 @@ export const scenarios: Scenario[] = [
       let a = new Archive(root);
       fillLong(a, 500);
       a.settle();
+      dev.spiffs.remove(segName("f", 1, "twn")); // no second copy: damage beyond what §3.15 covers
       a.append("moment", [moment(1, { content: "和主人在学校门口看雪" })]);
       dev.reboot();
       dev.inject("spiffs_not_finalized", { seed: seedOf(dev, segName("f", 1)) });

@@ -20,6 +20,7 @@ import { scenarios as archive } from "./archive.scn";
 import { scenarios as archiveSegments } from "./archive-segments.scn";
 import { scenarios as archiveTwin } from "./archive-twin.scn";
 import { scenarios as archiveDamage } from "./archive-damage.scn";
+import { scenarios as archiveRest } from "./archive-rest.scn";
 import { scenarios as archiveTomb } from "./archive-tomb.scn";
 import { scenarios as archiveRetire } from "./archive-retire.scn";
 import { scenarios as archiver } from "./archiver.scn";
@@ -75,6 +76,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "archive-segments", scenarios: archiveSegments },
   { file: "archive-twin", scenarios: archiveTwin },
   { file: "archive-damage", scenarios: archiveDamage },
+  { file: "archive-rest", scenarios: archiveRest },
   { file: "archive-tomb", scenarios: archiveTomb },
   { file: "archive-retire", scenarios: archiveRetire },
   { file: "archiver", scenarios: archiver },
