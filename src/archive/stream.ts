@@ -15,8 +15,7 @@ import { lineT, headerLine, parseRecord, textsOf, NL, STREAM_CHAR, type Line, ty
 import { sigAdd } from "./fold";
 import { copyInto, removeAll } from "./settle";
 import { Catalog, SUMMARY_BYTES, SUMMARY_MASK } from "./catalog";
-import { groupOf, firstOf, readParity, startBuild, buildStep, XorReader, type Build, type ParityInfo, type Member } from "./parity";
-import { crc32 } from "../nvs/crc32";
+import { groupOf, firstOf, XorReader, type ParityInfo, type Member } from "./parity";
 import { SEGMENT_BLOCKS, RECORD, NO_MIN, segName, parseName, readSide, createSide, writeSideRecords, BlockBuilder, decodeRecords, lineKind, KIND_RECORD, type BlockInfo } from "./segment";
 
 // Segments hold at most 56 KB: blocks of whole lines of at most 512 bytes are
@@ -30,7 +29,9 @@ export interface OpenSeg {
   blocks: BlockInfo[]; // indexed blocks (the sidecar's entries)
   indexedEnd: number;
   sideOk: boolean; // the sidecar holds exactly `blocks`
-  twin: number; // bytes of the twin equal to the segment's; -1: no usable twin
+  twin: number; // bytes of the twin equal to the segment's (XORed with the key); -1: no usable twin
+  par: boolean; // the twin is <seq>.par (facts, digests: it becomes the group's parity), else <seq>.twn
+  key: number; // the member whose .par the twin is XORed with; -1: none
   tailRecords: number; // records after the indexed blocks
 }
 
@@ -57,21 +58,14 @@ export class ArchiveStream {
   get twins(): View<number> {
     return new View(this.bufs.prot, keyBase(1, this.stream));
   }
-  get pars(): View<ParityInfo> {
-    return new View(this.bufs.prot, keyBase(2, this.stream));
+  get pars(): View<number> {
+    return new View(this.bufs.prot, keyBase(2, this.stream)); // member → length of its .par
   }
   get damaged(): View<boolean> {
     return new View(this.bufs.prot, keyBase(3, this.stream));
   }
   get restoring(): View<{ len: number; at: number; crc: number; from: number }> {
     return new View(this.bufs.prot, keyBase(4, this.stream));
-  }
-  private get build(): { g: number; b: Build } | undefined {
-    return this.bufs.prot.get(keyBase(5, this.stream)) as { g: number; b: Build } | undefined;
-  }
-  private set build(v: { g: number; b: Build } | undefined) {
-    if (v) this.bufs.prot.set(keyBase(5, this.stream), v);
-    else this.bufs.prot.delete(keyBase(5, this.stream));
   }
   private get twinCopy(): { seq: number; at: number } | undefined {
     return this.bufs.prot.get(keyBase(6, this.stream)) as { seq: number; at: number } | undefined;
@@ -121,7 +115,7 @@ export class ArchiveStream {
     const segs = new Map<number, number>();
     const twins = new Map<number, number>();
     const rets: number[] = [];
-    const parNames: number[] = [];
+    const parLens = new Map<number, number>();
     const c = STREAM_CHAR[this.stream];
     this.repaired = [];
     this.unreadable = [];
@@ -133,7 +127,7 @@ export class ArchiveStream {
       if (p.ext === "jsonl") segs.set(p.seq, len);
       else if (p.ext === "twn") twins.set(p.seq, len);
       else if (p.ext === "ret") rets.push(p.seq);
-      else if (p.ext === "par") parNames.push(p.seq);
+      else if (p.ext === "par") parLens.set(p.seq, len);
     });
     for (const seq of rets) {
       // a retire cut after its digest was written: finish it. A cut inside
@@ -157,6 +151,22 @@ export class ArchiveStream {
         this.repaired.push(`${c}${seq}: the twin copied into the segment's place`);
       }
     });
+    // the twin of the segment taking appends, XORed with its key, whose segment
+    // is gone (a cut while it was put in the segment's place): put there
+    let above = -1;
+    segs.forEach((_l, s) => (above = Math.max(above, s)));
+    parLens.forEach((len, seq) => {
+      if (seq <= above || !this.parity) return;
+      this.segs = segs;
+      this.open = undefined;
+      const key = this.keyFor(seq);
+      if (key !== -1 && this.twinIntoPlace(this.path(seq, "par"), key, this.path(seq))) {
+        File.delete(this.path(seq, "par"));
+        parLens.delete(seq);
+        segs.set(seq, len);
+        this.repaired.push(`${c}${seq}: the twin put in the segment's place`);
+      }
+    });
     this.cat.load(this.bufs.chunk, files.has(`${c}.cat`));
     this.cat.loadSliced(files.get(`${c}.bsl`));
     this.segs = segs;
@@ -165,16 +175,34 @@ export class ArchiveStream {
     segs.forEach((_l, s) => (top = Math.max(top, s)));
     this.twinsToDrop = [];
     // the top segment is the open one unless it is sealed (its twin is then a sealed one's)
-    this.loadProtection(segs, twins, parNames, top >= 0 && this.cat.entries.get(top)?.bytes !== segs.get(top) ? top : -1);
+    const openTop = top >= 0 && this.cat.entries.get(top)?.bytes !== segs.get(top) ? top : -1;
+    this.loadProtection(segs, twins, parLens, openTop);
     this.nextSeq = top + 1;
     // a sealed segment is never written again: the next append starts a new one
-    if (top >= 0 && this.cat.entries.get(top)?.bytes !== segs.get(top)) this.loadOpen(top, twins.has(top) ? (twins.get(top) as number) : -1);
+    if (openTop >= 0) {
+      if (this.parity && parLens.has(top)) {
+        twins.delete(top);
+        File.delete(this.path(top, "twn"));
+        this.loadOpen(top, parLens.get(top) as number, true);
+      } else this.loadOpen(top, twins.has(top) ? (twins.get(top) as number) : -1, false);
+    }
   }
 
   // The open segment: its valid end, its sidecar, its twin. A segment that
   // cannot be opened is replaced by its twin when there is one.
-  private loadOpen(seq: number, twinLen: number): void {
+  private loadOpen(seq: number, twinLen: number, par: boolean): void {
     const segLen = this.segs.get(seq) ?? 0;
+    const tpath = this.path(seq, par ? "par" : "twn");
+    let key = -1;
+    if (par) {
+      key = this.keyFor(seq);
+      if (key === -1) {
+        // its key is not whole (a cut in the rollover): the twin cannot be read back; made again by steps
+        File.delete(tpath);
+        twinLen = -1;
+      }
+      if (key < 0) key = -1;
+    }
     // a failed open is tried once more: SPIFFS read errors are mostly transient
     let f = this.tryOpen(this.path(seq)) ?? this.tryOpen(this.path(seq));
     // The twin takes the segment's place when the segment cannot be opened, or
@@ -183,7 +211,7 @@ export class ArchiveStream {
     // segment (it is being copied again: the segment is the only whole copy).
     if (twinLen > 0 && twinLen >= segLen && (!f || twinLen > segLen)) {
       if (f) f.close();
-      if (removeAll(this.path(seq)) && copyInto(this.path(seq, "twn"), this.path(seq)) && File.delete(this.path(seq, "twn"))) {
+      if (removeAll(this.path(seq)) && this.twinIntoPlace(tpath, key, this.path(seq)) && File.delete(tpath)) {
         this.repaired.push(`${STREAM_CHAR[this.stream]}${seq}: ${f ? "shorter than its twin" : "unreadable"}, its twin put in its place`);
         this.segs.set(seq, twinLen);
         twinLen = -1;
@@ -191,7 +219,7 @@ export class ArchiveStream {
       f = this.tryOpen(this.path(seq));
     } else if (f && twinLen >= 0) {
       // a twin that cannot be opened is copied again by steps
-      const t = this.tryOpen(this.path(seq, "twn"));
+      const t = this.tryOpen(tpath);
       if (t) t.close();
       else twinLen = -1;
     }
@@ -207,7 +235,7 @@ export class ArchiveStream {
       const length = f.length;
       const validEnd = validEndOf(f, length, this.bufs.chunk);
       const side = readSide(this.path(seq, "six"), this.stream, seq, validEnd, this.bufs.side);
-      const o: OpenSeg = { seq, length, validEnd, blocks: side.blocks.slice(), indexedEnd: side.indexedEnd, sideOk: side.why === undefined || side.why.indexOf("entry") > 0, twin: twinLen < 0 ? -1 : Math.min(twinLen, length), tailRecords: 0 };
+      const o: OpenSeg = { seq, length, validEnd, blocks: side.blocks.slice(), indexedEnd: side.indexedEnd, sideOk: side.why === undefined || side.why.indexOf("entry") > 0, twin: twinLen < 0 ? -1 : Math.min(twinLen, length), par, key, tailRecords: 0 };
       if (side.why === "no sidecar" || side.why === "sidecar header" || side.why === "sidecar unreadable") o.sideOk = false;
       this.open = o;
       this.segs.set(seq, length);
@@ -223,33 +251,139 @@ export class ArchiveStream {
     }
   }
 
-  // Boot, for damage at rest (FORMAT.md §3.15): parity files (one whose
-  // trailer does not check out is a cut build: deleted), sealed segments'
-  // twins, and restorations a cut interrupted.
-  private loadProtection(segs: Map<number, number>, twins: Map<number, number>, parNames: number[], openTop: number): void {
+  // ---- damage at rest (FORMAT.md §3.15, docs/design/rest.md) -----------------------------
+
+  // Facts and digests (never retired) keep XOR parity per group of 8 segments
+  // (parity.ts); moments and events, retired oldest first, keep a twin of
+  // every sealed segment.
+  get parity(): boolean {
+    return this.stream === "fact" || this.stream === "digest";
+  }
+
+  // The members of group g below `below`: its segments no longer taking
+  // appends (never written again), in number order, with their lengths.
+  members(g: number, below = Infinity): Member[] {
+    const out: Member[] = [];
+    for (let q = firstOf(g); q < firstOf(g + 1) && q < below; q++) {
+      const len = this.segs.get(q);
+      if (len === undefined || q === this.skip || (this.open && this.open.seq === q)) continue;
+      out.push({ seq: q, length: len, crc: 0 });
+    }
+    return out;
+  }
+
+  // Group g's parity: `<top>.par`, top its newest member, the XOR of the
+  // members padded to the longest (`want` bytes); whole when `have` is that.
+  groupPar(g: number, below = Infinity): { top: number; want: number; have: number; ms: Member[] } | undefined {
+    const ms = this.members(g, below);
+    if (!ms.length) return undefined;
+    let want = 0;
+    for (const m of ms) want = Math.max(want, m.length);
+    const top = ms[ms.length - 1].seq;
+    return { top, want, have: this.pars.get(top) ?? -1, ms };
+  }
+
+  // What the twin of segment `seq` (taking appends) is XORed with: -2 nothing
+  // (no member before it in its group: the twin is a plain copy named .par), a
+  // member whose .par is whole, or -1 when that .par is not whole (the twin is
+  // then a plain copy named .twn, and the group's parity is built by steps).
+  keyFor(seq: number): number {
+    const p = this.groupPar(groupOf(seq), seq);
+    if (!p) return -2;
+    return p.have === p.want ? p.top : -1;
+  }
+
+  // XORs `b` (bytes at offset `pos` of a twin) with the key's .par at the same
+  // offsets, in place; bytes past the key's end are XORed with zeros.
+  private xorKey(key: number, b: Uint8Array, pos: number): void {
+    if (key < 0) return;
+    const n = Math.min(b.length, (this.pars.get(key) ?? 0) - pos);
+    if (n <= 0) return;
+    const f = new File(this.path(key, "par"));
+    try {
+      for (let at = 0; at < n; ) {
+        const k = readInto(f, pos + at, Math.min(CHUNK, n - at), this.bufs.chunk);
+        if (k <= 0) throw new ArchiveError("io", "archive: short read");
+        const c = this.bufs.chunk;
+        for (let i = 0; i < k; i++) b[at + i] ^= c[i];
+        at += k;
+      }
+    } finally {
+      f.close();
+    }
+  }
+
+  // Puts a twin's bytes, XORed back with its key, in the segment's place.
+  private twinIntoPlace(from: string, key: number, to: string): boolean {
+    if (key < 0) return copyInto(from, to);
+    try {
+      const src = new File(from);
+      try {
+        const len = src.length;
+        if (!removeAll(to)) return false;
+        const w = openWrite(to);
+        try {
+          for (let at = 0; at < len; ) {
+            const k = readInto(src, at, Math.min(CHUNK, len - at), this.bufs.chunk);
+            if (k <= 0) return false;
+            const part = this.bufs.chunk.slice(0, k);
+            this.xorKey(key, part, at);
+            writeAt(w, part, at);
+            at += k;
+          }
+        } finally {
+          w.close();
+        }
+        return true;
+      } finally {
+        src.close();
+      }
+    } catch (e) {
+      rethrowFatal(e);
+      return false;
+    }
+  }
+
+  // Boot: the parity files of members (the open segment's is its twin:
+  // loadOpen), sealed segments' twins, and restorations a cut interrupted.
+  private loadProtection(segs: Map<number, number>, twins: Map<number, number>, parLens: Map<number, number>, openTop: number): void {
     this.twins.clear();
     this.pars.clear();
     this.damaged.clear();
     this.restoring.clear();
-    this.build = undefined;
     this.twinCopy = undefined;
-    for (const q of parNames) {
-      const info = readParity(this.path(q, "par"));
-      if (!info || groupOf(info.members[0].seq) !== groupOf(q) || this.pars.has(groupOf(q))) {
-        File.delete(this.path(q, "par"));
-        continue;
-      }
-      this.pars.set(groupOf(q), info);
-      for (const m of info.members) {
-        // a member shorter than it was, or gone, with no twin: its
-        // restoration was cut (scrub and retire delete the parity first)
-        const have = segs.get(m.seq);
-        if ((have === undefined || have < m.length) && m.seq !== this.skip && !((twins.get(m.seq) ?? -1) >= m.length)) {
-          this.restoring.set(m.seq, { len: m.length, at: have ?? 0, crc: 0, from: have ?? 0 });
-          segs.set(m.seq, m.length);
+    const open = this.open;
+    this.open = openTop >= 0 ? ({ seq: openTop } as OpenSeg) : undefined; // members() leaves it out
+    if (this.parity)
+      this.cat.entries.forEach((e, q) => {
+        // a sealed member shorter than it was, or gone, that its group's
+        // parity covers: a restoration a cut interrupted (a rewrite deletes the
+        // parity first)
+        const have = segs.get(q) ?? 0;
+        if (q === openTop || q === this.skip || have >= e.bytes || (twins.get(q) ?? -1) >= e.bytes) return;
+        let covered = false;
+        parLens.forEach((len, pq) => {
+          if (pq !== openTop && pq >= q && groupOf(pq) === groupOf(q) && len >= e.bytes) covered = true;
+        });
+        if (!covered) return;
+        this.restoring.set(q, { len: e.bytes, at: have, crc: 0, from: have });
+        segs.set(q, e.bytes);
+      });
+    parLens.forEach((len, q) => {
+      if (q === openTop) return;
+      if (!this.parity || !segs.has(q) || len > SEGMENT_BYTES) File.delete(this.path(q, "par"));
+      else this.pars.set(q, len);
+    });
+    if (this.parity)
+      for (const g of this.groupsOf(segs)) {
+        const p = this.groupPar(g);
+        if (!p) continue;
+        if (p.have > p.want) {
+          File.delete(this.path(p.top, "par")); // not this group's bytes: built again
+          this.pars.delete(p.top);
         }
       }
-    }
+    this.open = open;
     twins.forEach((len, s) => {
       if (s === openTop) return; // the open segment's (loadOpen)
       const have = segs.get(s) ?? 0;
@@ -261,6 +395,15 @@ export class ArchiveStream {
       } else if (len === have) this.twins.set(s, len);
       else File.delete(this.path(s, "twn")); // a copy a cut interrupted: copied again
     });
+  }
+
+  private groupsOf(segs: Map<number, number>): number[] {
+    const gs: number[] = [];
+    segs.forEach((_l, s) => {
+      const g = groupOf(s);
+      if (gs.indexOf(g) < 0) gs.push(g);
+    });
+    return gs;
   }
 
   // Opens a segment for reading. A sealed segment that cannot be opened, or
@@ -278,15 +421,16 @@ export class ArchiveStream {
           rethrowFatal(e);
         }
       }
-    if (!restoring && this.cat.entries.get(seq)?.bytes === this.segs.get(seq)) this.damaged.set(seq, true);
+    if (!restoring && !(this.open && this.open.seq === seq)) this.damaged.set(seq, true);
     const fb = this.fallback(seq);
     if (fb) return fb;
     throw new ArchiveError("io", `archive: ${STREAM_CHAR[this.stream]}${seq} cannot be opened`);
   }
 
-  // A whole second source of a sealed segment's bytes: its twin, or its
-  // group's parity with every other member whole.
+  // A whole second source of a member's bytes: its twin, or its group's
+  // parity with every other member whole.
   fallback(seq: number): File | undefined {
+    if (this.open && this.open.seq === seq) return undefined;
     const want = this.restoring.get(seq)?.len ?? this.segs.get(seq);
     const tl = this.twins.get(seq);
     if (tl !== undefined && tl === want) {
@@ -301,22 +445,23 @@ export class ArchiveStream {
   }
 
   private xorOf(seq: number): XorReader | undefined {
-    const info = this.pars.get(groupOf(seq));
-    if (!info) return undefined;
+    if (!this.parity) return undefined;
+    const p = this.groupPar(groupOf(seq));
+    if (!p || p.have !== p.want) return undefined;
     let me: Member | undefined;
-    for (const m of info.members) {
+    for (const m of p.ms) {
       if (m.seq === seq) me = m;
-      else if (this.segs.get(m.seq) !== m.length || this.restoring.has(m.seq) || this.damaged.has(m.seq)) return undefined;
+      else if (this.restoring.has(m.seq) || this.damaged.has(m.seq)) return undefined;
     }
+    const info: ParityInfo = { path: this.path(p.top, "par"), body: p.want, members: p.ms, bodyCrc: 0 };
     return me ? new XorReader(info, me, (q) => this.path(q)) : undefined;
   }
 
-  // One step of keeping sealed segments protected (FORMAT.md §3.15), or
-  // undefined when there is nothing to do: a damaged segment checked again
-  // and restored 4 KB a step, a closed group's parity built 4 KB a step, the
-  // twins a parity covers dropped, and a sealed segment with neither twin nor
-  // parity (a migrated one, a rewritten one, one of a device from before)
-  // given a twin 8 KB a step.
+  // One step of keeping members protected, or undefined when there is nothing
+  // to do: a damaged member checked again and restored 4 KB a step; a group's
+  // parity completed 4 KB a step (after a cut, a rewrite, a migration: the XOR
+  // of the members at those offsets); the files it makes stale dropped; a
+  // sealed moment or event segment without a twin given one 8 KB a step.
   protectStep(roomy = true): string | undefined {
     const c = STREAM_CHAR[this.stream];
     for (const seq of this.damaged.keys()) {
@@ -353,89 +498,92 @@ export class ArchiveStream {
           } finally {
             w.close();
           }
-          if (r.from === 0) r.crc = crc32(got, 0, k, r.crc);
           r.at += k;
         }
       } finally {
         src.close();
       }
       if (r.at < r.len) return `${c}${seq}: restored ${r.at}`;
-      const m = this.pars.get(groupOf(seq))?.members.find((x) => x.seq === seq);
-      if (m && r.from === 0 && this.twins.get(seq) !== r.len && r.crc !== m.crc) {
-        // not the bytes the parity was made of: left unreadable, named
-        removeAll(this.path(seq));
-        this.restoring.delete(seq);
-        this.segs.delete(seq);
-        this.unreadable.push(`${c}${seq}: its rebuild failed its CRC`);
-        return `${c}${seq}: rebuild failed its CRC`;
-      }
       this.restoring.delete(seq);
       this.damaged.delete(seq);
       this.segs.set(seq, r.len);
       return `${c}${seq}: restored`;
     }
-    // twins a parity covers go
-    for (const [seq, len] of this.twins.entries()) {
-      const m = this.pars.get(groupOf(seq))?.members.find((x) => x.seq === seq);
-      if (m && m.length === len && this.segs.get(seq) === len && !this.restoring.has(seq)) {
-        File.delete(this.path(seq, "twn"));
-        this.twins.delete(seq);
-        return `${c}${seq}: twin dropped (parity)`;
-      }
-    }
-    if (this.build) {
-      const { g, b } = this.build;
-      try {
-        if (buildStep(b, (q) => this.openRead(q))) {
-          this.build = undefined;
-          const info = readParity(b.path);
-          if (info) this.pars.set(g, info);
-          return `${c} parity ${g} written`;
+    if (!this.parity) return roomy ? this.copyTwinStep(c) : undefined;
+    for (const g of this.groupsOf(this.segs)) {
+      const p = this.groupPar(g);
+      if (!p) continue;
+      if (p.have === p.want) {
+        // the group's parity is whole: what it makes stale goes
+        for (const m of p.ms) {
+          if (m.seq !== p.top && this.pars.has(m.seq)) {
+            File.delete(this.path(m.seq, "par"));
+            this.pars.delete(m.seq);
+            return `${c}${m.seq}: parity ${p.top} whole, ${m.seq}'s dropped`;
+          }
+          if (this.twins.has(m.seq) && !this.restoring.has(m.seq)) {
+            File.delete(this.path(m.seq, "twn"));
+            this.twins.delete(m.seq);
+            return `${c}${m.seq}: twin dropped (parity)`;
+          }
         }
-      } catch (e) {
-        rethrowFatal(e);
-        this.build = undefined;
-        File.delete(b.path);
-        throw e;
+        continue;
       }
-      return `${c} parity ${g}: ${b.pos} of ${b.body}`;
-    }
-    if (!roomy) return undefined;
-    const limit = this.open ? this.open.seq : this.nextSeq;
-    // parity only for streams never retired (facts, digests): a retire would
-    // take a member out of its group's parity; moments and events keep twins
-    if (this.stream === "moment" || this.stream === "event") return this.copyTwinStep(c);
-    let lastG = -1;
-    for (const q0 of this.newestFirst().reverse()) {
-      const g = groupOf(q0);
-      if (g === lastG) continue;
-      lastG = g;
-      if (this.pars.has(g) || firstOf(g + 1) > limit) continue;
-      const members: { seq: number; length: number }[] = [];
+      // members still sealing, damaged or being restored wait; so does a
+      // parity that takes room above the retire line
+      if (!roomy && p.have < 0) continue;
       let ready = true;
-      for (let q = firstOf(g); q < firstOf(g + 1); q++) {
-        const len = this.segs.get(q);
-        if (len === undefined || q === this.skip) continue;
-        if (this.cat.entries.get(q)?.bytes !== len || this.damaged.has(q) || this.restoring.has(q)) ready = false;
-        members.push({ seq: q, length: len });
-      }
-      if (!ready || !members.length) continue;
-      this.build = { g, b: startBuild(this.path(firstOf(g), "par"), c, members) };
-      return `${c} parity ${g} started`;
+      for (const m of p.ms) if (this.cat.entries.get(m.seq)?.bytes !== m.length || this.damaged.has(m.seq) || this.restoring.has(m.seq)) ready = false;
+      if (!ready) continue;
+      return this.parityStep(p, c);
     }
-    return this.copyTwinStep(c);
+    return undefined;
   }
 
-  // A sealed segment with neither twin nor parity: a twin, 8 KB a step.
+  // 4 KB of a group's parity from its current end: the XOR of every member
+  // (the twin of one that cannot be read) at those offsets.
+  private parityStep(p: { top: number; want: number; have: number; ms: Member[] }, c: string): string {
+    const path = this.path(p.top, "par");
+    const at = Math.max(0, p.have);
+    const k = Math.min(CHUNK, p.want - at);
+    const out = new Uint8Array(k);
+    for (const m of p.ms) {
+      const n = Math.min(k, m.length - at);
+      if (n <= 0) continue;
+      const f = this.openRead(m.seq);
+      try {
+        f.position = at;
+        const got = new Uint8Array(f.read(ArrayBuffer, n) as ArrayBuffer);
+        if (got.length !== n) throw new ArchiveError("io", "archive: short read");
+        for (let i = 0; i < n; i++) out[i] ^= got[i];
+      } finally {
+        f.close();
+      }
+    }
+    try {
+      if (at === 0) File.delete(path);
+      const w = at === 0 ? openWrite(path) : openAppend(path, at);
+      try {
+        writeAt(w, out, at);
+      } finally {
+        w.close();
+      }
+    } catch (e) {
+      rethrowFatal(e);
+      File.delete(path); // what it holds is unknown: built again from the start
+      this.pars.delete(p.top);
+      throw e;
+    }
+    this.pars.set(p.top, at + k);
+    return `${c} parity ${p.top}: ${at + k} of ${p.want}`;
+  }
+
+  // A sealed moment or event segment without a twin: a twin, 8 KB a step.
   private copyTwinStep(c: string): string | undefined {
     if (!this.twinCopy)
       for (const seq of this.newestFirst()) {
         if ((this.open && this.open.seq === seq) || seq === this.skip || this.twins.has(seq) || this.restoring.has(seq) || this.damaged.has(seq)) continue;
         if (this.cat.entries.get(seq)?.bytes !== this.segs.get(seq)) continue; // sealed first
-        const m = this.pars.get(groupOf(seq))?.members.find((x) => x.seq === seq);
-        if (m && m.length === this.segs.get(seq)) continue;
-        // a closed group of a stream with parity gets its parity instead
-        if (this.stream !== "moment" && this.stream !== "event" && firstOf(groupOf(seq) + 1) <= (this.open ? this.open.seq : this.nextSeq)) continue;
         File.delete(this.path(seq, "twn"));
         this.twinCopy = { seq, at: 0 };
         break;
@@ -513,18 +661,72 @@ export class ArchiveStream {
     }
   }
 
-  // Before a sealed segment changes (a rewrite, a retire): its group's parity
-  // no longer holds; it goes (built again once the group is sealed again).
+  // Before a member changes (a rewrite): its group's parity no longer holds
+  // and goes, with the twin of the segment taking appends that was XORed with
+  // it; both are built again by steps.
   dropParityOf(seq: number): void {
+    if (!this.parity) return;
     const g = groupOf(seq);
-    const info = this.pars.get(g);
-    if (this.build && this.build.g === g) {
-      File.delete(this.build.b.path);
-      this.build = undefined;
+    for (const m of this.members(g)) {
+      if (!this.pars.has(m.seq)) continue;
+      remove(this.path(m.seq, "par"));
+      this.pars.delete(m.seq);
     }
-    if (!info || !info.members.some((m) => m.seq === seq)) return;
-    remove(info.path);
-    this.pars.delete(g);
+    const o = this.open;
+    if (o && groupOf(o.seq) === g && o.key >= 0) {
+      remove(this.path(o.seq, "par"));
+      o.twin = -1;
+      o.key = -1;
+    }
+  }
+
+  // The segment that took appends is full and another takes them: its twin
+  // becomes its group's parity (the bytes of the key past its end are
+  // appended: the segment counts as zeros there) and the key goes.
+  private closeTwin(o: OpenSeg): void {
+    if (!this.parity) {
+      if (o.twin >= 0 && o.twin === o.length) this.twins.set(o.seq, o.twin);
+      return;
+    }
+    if (!o.par) {
+      // a plain .twn (no whole key when it started): kept until the group's
+      // parity is built by steps
+      if (o.twin >= 0 && o.twin === o.length) this.twins.set(o.seq, o.twin);
+      else File.delete(this.path(o.seq, "twn"));
+      return;
+    }
+    if (o.twin < 0) {
+      File.delete(this.path(o.seq, "par")); // what it holds is unknown
+      return;
+    }
+    this.pars.set(o.seq, o.twin);
+    if (o.twin < o.length || o.key < 0) return; // parity steps complete it
+    const klen = this.pars.get(o.key) ?? 0;
+    try {
+      if (klen > o.twin) {
+        const src = new File(this.path(o.key, "par"));
+        try {
+          const w = openAppend(this.path(o.seq, "par"), o.twin);
+          try {
+            for (let at = o.twin; at < klen; ) {
+              const k = readInto(src, at, Math.min(CHUNK, klen - at), this.bufs.chunk);
+              if (k <= 0) throw new ArchiveError("io", "archive: short read");
+              writeAt(w, this.bufs.chunk.subarray(0, k), at);
+              at += k;
+              this.pars.set(o.seq, at);
+            }
+          } finally {
+            w.close();
+          }
+        } finally {
+          src.close();
+        }
+      }
+      File.delete(this.path(o.key, "par"));
+      this.pars.delete(o.key);
+    } catch (e) {
+      rethrowFatal(e); // parity steps complete it
+    }
   }
 
   nextSeq = 1;
@@ -632,13 +834,51 @@ export class ArchiveStream {
       seq++;
     }
     const head = headerLine(this.stream, seq);
-    for (const p of [this.path(seq), this.path(seq, "twn")]) {
-      remove(p); // a leftover of a cut rollover
-      const f = openWrite(p);
-      try {
-        writeAt(f, head, 0);
-      } finally {
-        f.close();
+    remove(this.path(seq)); // a leftover of a cut rollover
+    // the twin: for facts and digests XORed with the group's parity so far,
+    // which the previous segment's twin becomes (its key's bytes past its end
+    // appended: closeTwin); at the next rollover this twin is the group's
+    // parity, with no write more
+    const prev = this.open;
+    let par = false, key = -1;
+    if (this.parity) {
+      if (prev && groupOf(prev.seq) === groupOf(seq) && prev.par && prev.twin >= 0 && prev.twin === prev.length) {
+        par = true;
+        key = prev.seq;
+        this.pars.set(prev.seq, prev.twin);
+      } else if (!prev || groupOf(prev.seq) !== groupOf(seq)) {
+        const k = this.keyFor(seq);
+        if (k !== -1) {
+          par = true;
+          key = Math.max(k, -1);
+        }
+      }
+    }
+    try {
+      writeNew(this.path(seq), head);
+      remove(this.path(seq, "par"));
+      remove(this.path(seq, "twn"));
+      const t = head.slice();
+      this.xorKey(key, t, 0);
+      writeNew(this.path(seq, par ? "par" : "twn"), t);
+    } catch (e) {
+      rethrowFatal(e);
+      // nothing changed: the segment that took appends still takes them
+      if (prev) this.pars.delete(prev.seq);
+      File.delete(this.path(seq, "par"));
+      File.delete(this.path(seq, "twn"));
+      File.delete(this.path(seq));
+      throw e;
+    }
+    // the segment that took appends is done: its twin becomes what protects it
+    this.open = undefined;
+    let twin = head.length;
+    if (prev) {
+      this.closeTwin(prev);
+      if (key >= 0 && key === prev.seq && this.keyFor(seq) !== key) {
+        // its key is not whole (a write failed): this twin is made again by steps
+        File.delete(this.path(seq, "par"));
+        twin = -1;
       }
     }
     let sideOk = true;
@@ -648,7 +888,7 @@ export class ArchiveStream {
       rethrowFatal(e);
       sideOk = false;
     }
-    this.open = { seq, length: head.length, validEnd: head.length, blocks: [], indexedEnd: 0, sideOk, twin: head.length, tailRecords: 0 };
+    this.open = { seq, length: head.length, validEnd: head.length, blocks: [], indexedEnd: 0, sideOk, twin, par, key, tailRecords: 0 };
     this.segs.set(seq, head.length);
     this.nextSeq = seq + 1;
     return this.open;
@@ -712,10 +952,16 @@ export class ArchiveStream {
         o.twin = -1;
         return;
       }
-      const f = openAppend(this.path(o.seq, "twn"), o.twin);
+      const f = openAppend(this.path(o.seq, o.par ? "par" : "twn"), o.twin);
       try {
-        if (before > 0) writeAt(f, tail.subarray(o.twin - o.indexedEnd, pos - o.indexedEnd), o.twin);
-        writeAt(f, out, pos);
+        if (before > 0) {
+          const b = tail.slice(o.twin - o.indexedEnd, pos - o.indexedEnd);
+          this.xorKey(o.key, b, o.twin);
+          writeAt(f, b, o.twin);
+        }
+        const b = o.key >= 0 ? out.slice() : out;
+        this.xorKey(o.key, b, pos);
+        writeAt(f, b, pos);
       } finally {
         f.close();
       }
@@ -772,16 +1018,30 @@ export class ArchiveStream {
     if (o.twin >= 0 && o.twin >= o.length) return false;
     if (o.twin < 0) {
       File.delete(this.path(o.seq, "twn"));
+      File.delete(this.path(o.seq, "par"));
+      // facts, digests: XORed with the group's parity when it is whole
+      o.par = false;
+      o.key = -1;
+      if (this.parity) {
+        const k = this.keyFor(o.seq);
+        if (k !== -1) {
+          o.par = true;
+          o.key = Math.max(k, -1);
+        }
+      }
       o.twin = 0;
     }
+    const tpath = this.path(o.seq, o.par ? "par" : "twn");
     const src = new File(this.path(o.seq));
     try {
-      const f = o.twin === 0 ? openWrite(this.path(o.seq, "twn")) : openAppend(this.path(o.seq, "twn"), o.twin);
+      const f = o.twin === 0 ? openWrite(tpath) : openAppend(tpath, o.twin);
       try {
         const end = Math.min(o.length, o.twin + max);
         for (let at = o.twin; at < end; ) {
           const k = readInto(src, at, Math.min(CHUNK, end - at), this.bufs.chunk);
-          writeAt(f, this.bufs.chunk.subarray(0, k), at);
+          const b = this.bufs.chunk.slice(0, k);
+          this.xorKey(o.key, b, at);
+          writeAt(f, b, at);
           at += k;
           o.twin = at;
         }
@@ -835,10 +1095,10 @@ export class ArchiveStream {
     } finally {
       f.close();
     }
-    // the twin stays until the group's parity covers the segment (protectStep)
+    // a plain twin stays (moments, events; facts and digests until their
+    // group's parity is whole: protectStep)
     const tl = File.exists(this.path(seq, "twn")) ? fileLengthOf(this.path(seq, "twn")) : -1;
-    const m = this.pars.get(groupOf(seq))?.members.find((x) => x.seq === seq);
-    if (tl >= 0 && (tl !== this.segs.get(seq) || (m && m.length === tl))) {
+    if (tl >= 0 && tl !== this.segs.get(seq)) {
       File.delete(this.path(seq, "twn"));
       this.twins.delete(seq);
     } else if (tl >= 0) this.twins.set(seq, tl);
@@ -990,4 +1250,14 @@ function tailHas(tail: Uint8Array, from: number, validEnd: number, l: Line, _str
     s = i + 1;
   }
   return false;
+}
+
+// A new file holding `b`.
+function writeNew(path: string, b: Uint8Array): void {
+  const f = openWrite(path);
+  try {
+    writeAt(f, b, 0);
+  } finally {
+    f.close();
+  }
 }

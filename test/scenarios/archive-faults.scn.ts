@@ -95,7 +95,7 @@ export const scenarios: Scenario[] = [
       let a = new Archive(root);
       const facts = fillFacts(a, 50);
       a.append("moment", [moment(1)]);
-      ok(File.delete(root + "f000001.twn"), "no twin");
+      ok(File.delete(root + "f000001.par"), "no twin");
       const seg = dev.spiffs.content("/f000001.jsonl");
       dev.reboot();
       dev.inject("spiffs_not_finalized", { seed: seedOf(dev, "/f000001.jsonl") });
@@ -125,7 +125,7 @@ export const scenarios: Scenario[] = [
       let a = new Archive(root);
       fillLong(a, 500);
       a.settle();
-      dev.spiffs.remove("/f000001.twn"); // no second copy: damage beyond what §3.15 covers
+      for (const e of dev.spiffs.list()) if (/^\/f\d+\.par$/.test(e.name)) dev.spiffs.remove(e.name); // no second copy (the group's parity gone): damage beyond what §3.15 covers
       ok(a.report().fact.segments >= 2);
       const seg = dev.spiffs.content("/f000001.jsonl");
       dev.reboot();
@@ -275,7 +275,7 @@ export const scenarios: Scenario[] = [
       let a = new Archive(root);
       fillLong(a, 500);
       a.settle();
-      dev.spiffs.remove(segName("f", 1, "twn")); // no second copy: damage beyond what §3.15 covers
+      for (const e of dev.spiffs.list()) if (/^\/f\d+\.par$/.test(e.name)) dev.spiffs.remove(e.name); // no second copy (the group's parity gone): damage beyond what §3.15 covers
       a.append("moment", [moment(1, { content: "和主人在学校门口看雪" })]);
       dev.reboot();
       dev.inject("spiffs_not_finalized", { seed: seedOf(dev, segName("f", 1)) });

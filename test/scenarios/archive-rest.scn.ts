@@ -1,10 +1,12 @@
-// Damage at rest on SEALED archive segments (docs/FORMAT.md §3.15,
-// docs/design/rest.md): a sealed segment keeps its twin until its group of
-// segments has parity; then the twin goes and the group's parity file
-// rebuilds any one member. A member left not finalized, or whose reads fail,
-// is read back whole (from the twin, or XOR of the parity and the other
-// members, chunk by chunk) and restored by steps; a device from before (sealed
-// segments with neither) gets its twins or parity by steps.
+// Damage at rest on archive segments no longer taking appends (docs/FORMAT.md
+// §3.15, docs/design/rest.md). Facts and digests: the twin of the segment
+// taking appends is written XORed with its group's parity so far, so that
+// when the next segment starts it IS the group's parity (`<newest>.par`, the
+// XOR of the group's members) with no write more. Moments and events keep a
+// plain twin of every sealed segment. A member left not finalized, or whose
+// reads fail, is read back whole (from its twin, or XOR of the parity and the
+// other members, chunk by chunk) and restored by steps; a device from before
+// gets its groups' parity by steps.
 import config from "mc/config";
 import { SimDevice } from "../../host-sim/device";
 import { Archive } from "../../src/archive/archive";
@@ -41,24 +43,59 @@ function withGroup<T>(n: number, fn: () => T): T {
   }
 }
 
+// The XOR of files, each padded with zeros to the longest.
+function xorOf(files: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const f of files) n = Math.max(n, f.length);
+  const out = new Uint8Array(n);
+  for (const f of files) for (let i = 0; i < f.length; i++) out[i] ^= f[i];
+  return out;
+}
+
+function parFiles(dev: SimDevice, c: string): string[] {
+  return dev.spiffs
+    .list()
+    .map((e) => e.name)
+    .filter((n) => new RegExp(`^/${c}\\d+\\.par$`).test(n))
+    .sort();
+}
+
 export const scenarios: Scenario[] = [
   {
-    name: "archive rest: a sealed segment left not finalized at rest is read back whole from its twin and restored by steps",
+    name: "archive rest: facts keep one parity file per group, their newest member's .par (the XOR of the members), and the twin of the open segment XORed with it; no other copy",
+    run() {
+      const dev = fresh();
+      const a = new Archive(root);
+      fillLong(a, 500);
+      upkeep(a);
+      const seqs = segments(dev, "f");
+      const open = seqs[seqs.length - 1], members = seqs.slice(0, -1);
+      ok(members.length >= 2, `members and the open one: ${seqs.join(",")}`);
+      const top = members[members.length - 1];
+      deepEqual(parFiles(dev, "f"), [segName("f", top, "par"), segName("f", open, "par")], "the group's parity and the open segment's twin, nothing else");
+      equal(dev.spiffs.list().filter((e) => /\.twn$/.test(e.name)).length, 0, "no plain twin of a fact segment");
+      const parity = dev.spiffs.content(segName("f", top, "par"));
+      ok(same(parity, xorOf(members.map((q) => dev.spiffs.content(segName("f", q))))), "the parity is the XOR of the members padded with zeros");
+      const seg = dev.spiffs.content(segName("f", open));
+      const twin = dev.spiffs.content(segName("f", open, "par"));
+      equal(twin.length, seg.length, "the twin is level with the open segment");
+      ok(same(xorOf([twin, parity]).subarray(0, seg.length), seg), "twin XOR the group's parity is the open segment");
+    },
+  },
+  {
+    name: "archive rest: a member left not finalized at rest is read back whole from its group's parity and the other members, and restored by steps",
     run() {
       const dev = fresh();
       let a = new Archive(root);
       fillLong(a, 500);
       upkeep(a);
-      const seqs = segments(dev, "f");
-      ok(seqs.length >= 3, `sealed segments and the open one: ${seqs.join(",")}`);
-      ok(dev.spiffs.exists(segName("f", 1, "twn")), "the sealed segment kept its twin (its group has no parity)");
       const before = dev.spiffs.content(segName("f", 1));
       const all = contents(a);
       dev.reboot();
       dev.inject("spiffs_not_finalized", { seed: seedOf(dev, segName("f", 1)) });
       a = new Archive(root);
       a.check();
-      deepEqual(contents(a), all, "every record, in order, read from the twin");
+      deepEqual(contents(a), all, "every record, in order");
       equal(a.recallByTimeRange("fact", "2000-01-01", "2099-12-31", 1000).length, 500, "recall is whole");
       deepEqual(a.lastRecall.unreadable, [], "and names nothing");
       const did = upkeep(a);
@@ -71,20 +108,17 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "archive rest: a closed group gets one parity file and its twins go; a member left not finalized is read back whole from the parity and restored by steps",
+    name: "archive rest: closed groups keep their parity; a member of one left not finalized is read back whole and restored by steps",
     run() {
       withGroup(2, () => {
         const dev = fresh();
         let a = new Archive(root);
         fillLong(a, 700);
-        const did0 = upkeep(a);
+        upkeep(a);
         const seqs = segments(dev, "f");
         ok(seqs.length >= 4, `segments: ${seqs.join(",")}`);
-        ok(did0.some((d) => d.indexOf("parity 0 written") >= 0), `a parity was built by steps: ${did0.filter((d) => d.indexOf("parity") >= 0).join(", ")}`);
-        ok(dev.spiffs.exists("/f000001.par"), "group 0's parity file");
-        ok(!dev.spiffs.exists(segName("f", 1, "twn")) && !dev.spiffs.exists(segName("f", 2, "twn")), "its members' twins went");
-        const l1 = dev.spiffs.length(segName("f", 1)), l2 = dev.spiffs.length(segName("f", 2));
-        equal(dev.spiffs.length("/f000001.par"), Math.max(l1, l2) + 2 * 12 + 20, "XOR body, 12 bytes a member, 20 bytes of trailer");
+        ok(dev.spiffs.exists("/f000002.par") && !dev.spiffs.exists("/f000001.par"), "group 0's parity is its newest member's");
+        equal(dev.spiffs.length("/f000002.par"), Math.max(dev.spiffs.length(segName("f", 1)), dev.spiffs.length(segName("f", 2))), "as long as its longest member");
         const before = dev.spiffs.content(segName("f", 2));
         const all = contents(a);
         dev.reboot();
@@ -95,7 +129,7 @@ export const scenarios: Scenario[] = [
         equal(a.recallByKeyword("fact", "公园", 1000).length, 700, "recall is whole");
         const did = upkeep(a);
         ok(did.some((d) => d.indexOf("f2: restored") >= 0), `steps restore it: ${did.join(", ")}`);
-        ok(same(dev.spiffs.content(segName("f", 2)), before), "byte for byte (its CRC in the parity checked)");
+        ok(same(dev.spiffs.content(segName("f", 2)), before), "byte for byte");
         dev.reboot();
         a = new Archive(root);
         a.check();
@@ -104,14 +138,14 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "archive rest: reads that fail inside a sealed segment (an unreadable page) go on from the parity; a cut restore goes on after the reboot",
+    name: "archive rest: reads that fail inside a member (an unreadable page) go on from the parity; a cut restore goes on after the reboot",
     run() {
       withGroup(2, () => {
         const dev = fresh();
         let a = new Archive(root);
         fillLong(a, 700);
         upkeep(a);
-        ok(dev.spiffs.exists("/f000001.par"));
+        ok(dev.spiffs.exists("/f000002.par"));
         const before = dev.spiffs.content(segName("f", 1));
         const all = contents(a);
         // every read of f1 fails from now on (a page that no longer reads)
@@ -130,7 +164,7 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "archive rest: a stream whose newest segment is sealed (no open one, as after a migration) keeps that segment's twin as a sealed one's",
+    name: "archive rest: a stream whose newest segment is sealed (no open one, as after a migration) keeps its group's parity",
     run() {
       const dev = fresh();
       let a = new Archive(root);
@@ -139,42 +173,44 @@ export const scenarios: Scenario[] = [
       const seqs = segments(dev, "f");
       const top = seqs[seqs.length - 1];
       // the open segment gone (nothing after the last sealed one)
-      for (const x of ["jsonl", "twn", "six"] as const) dev.spiffs.remove(segName("f", top, x));
+      for (const x of ["jsonl", "par", "six"] as const) dev.spiffs.remove(segName("f", top, x));
       const last = seqs[seqs.length - 2];
-      ok(dev.spiffs.exists(segName("f", last, "twn")), "the newest sealed segment has its twin");
+      ok(dev.spiffs.exists(segName("f", last, "par")), "the newest member holds the group's parity");
       dev.reboot();
       a = new Archive(root);
       a.check();
       const all = contents(a);
+      const before = dev.spiffs.content(segName("f", last));
       dev.reboot();
       dev.inject("spiffs_not_finalized", { seed: seedOf(dev, segName("f", last)) });
       a = new Archive(root);
       a.check();
-      deepEqual(contents(a), all, "read back whole from its twin");
+      deepEqual(contents(a), all, "read back whole from the parity");
       upkeep(a);
-      ok(dev.spiffs.length(segName("f", last)) === dev.spiffs.length(segName("f", last, "twn")), "restored");
+      ok(same(dev.spiffs.content(segName("f", last)), before), "restored byte for byte");
     },
   },
   {
-    name: "archive rest: a device from before (sealed segments with neither twin nor parity) gets them by steps; nothing is lost at any point",
+    name: "archive rest: a device from before (members with no parity, a plain twin for the open segment) gets its groups' parity by steps; nothing is lost",
     run() {
       withGroup(2, () => {
         const dev = fresh();
         let a = new Archive(root);
         fillLong(a, 700);
         upkeep(a);
-        // make it look like a device from before: no parity, no twins of sealed segments
-        for (const e of dev.spiffs.list()) if (/\.par$/.test(e.name) || (/\.twn$/.test(e.name) && e.name !== segName("f", segments(dev, "f").slice(-1)[0], "twn"))) dev.spiffs.remove(e.name);
-        ok(!dev.spiffs.exists("/f000001.par"));
+        const open = segments(dev, "f").slice(-1)[0];
+        const twin = dev.spiffs.content(segName("f", open));
+        for (const e of dev.spiffs.list()) if (/\.(par|twn)$/.test(e.name)) dev.spiffs.remove(e.name);
+        dev.spiffs.load(segName("f", open, "twn"), twin);
         const all = contents(a);
         dev.reboot();
         a = new Archive(root);
         a.check();
-        // a step at a time, each followed by damage to a sealed segment on a copy of the flash
+        deepEqual(contents(a), all, "nothing lost at boot");
         let steps = 0;
         for (let r = a.step(); r; r = a.step()) steps++;
         ok(steps > 0, "steps ran");
-        ok(dev.spiffs.exists("/f000001.par"), "parity made");
+        ok(dev.spiffs.exists("/f000002.par"), "parity made");
         dev.reboot();
         dev.inject("spiffs_not_finalized", { seed: seedOf(dev, segName("f", 1)) });
         a = new Archive(root);

@@ -20,7 +20,7 @@ import type { Scenario } from "./types";
 const root = config.file.root;
 
 function twinLevel(dev: SimDevice, seq = 1): boolean {
-  const a = dev.spiffs.content(segName("f", seq)), b = dev.spiffs.exists(segName("f", seq, "twn")) ? dev.spiffs.content(segName("f", seq, "twn")) : undefined;
+  const a = dev.spiffs.content(segName("f", seq)), b = dev.spiffs.exists(segName("f", seq, "par")) ? dev.spiffs.content(segName("f", seq, "par")) : undefined;
   if (!b || a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
@@ -50,7 +50,7 @@ export const scenarios: Scenario[] = [
       equal(r.fact.unreadable, undefined);
       deepEqual(contents(a), facts.map((f) => f.content), "every acknowledged record");
       equal(a.recallByKeyword("fact", "第7条").length, 1);
-      ok(!dev.spiffs.exists("/f000001.twn"), "the twin became the segment");
+      ok(!dev.spiffs.exists("/f000001.par"), "the twin became the segment");
       a.settle();
       ok(twinLevel(dev), "steps copied a new twin");
       a.append("fact", [{ timestamp: facts[59].timestamp + 60, content: "之后的一条" }]);
@@ -68,14 +68,14 @@ export const scenarios: Scenario[] = [
       let a = new Archive(root);
       const facts = fillFacts(a, 60);
       dev.reboot();
-      dev.inject("spiffs_not_finalized", { seed: seedOf(dev, "/f000001.twn") });
+      dev.inject("spiffs_not_finalized", { seed: seedOf(dev, "/f000001.par") });
       a = new Archive(root);
       a.check();
       equal(a.count("fact"), 60);
       let steps = 0;
       while (a.step() && steps < 100) steps++;
       ok(steps >= 1 && steps < 100, `steps copied the twin (${steps})`);
-      ok(!dev.spiffs.notFinalized.has("/f000001.twn") && twinLevel(dev), "the twin is whole and readable again");
+      ok(!dev.spiffs.notFinalized.has("/f000001.par") && twinLevel(dev), "the twin is whole and readable again");
       // now the segment goes: the twin has everything
       dev.reboot();
       dev.inject("spiffs_not_finalized", { seed: seedOf(dev, "/f000001.jsonl") });
@@ -90,13 +90,13 @@ export const scenarios: Scenario[] = [
       const dev = fresh();
       let a = new Archive(root);
       fillLong(a, 100); // about 30 KB: a copy takes several steps
-      ok(File.delete(root + "f000001.twn"));
+      ok(File.delete(root + "f000001.par"));
       dev.reboot();
       a = new Archive(root);
       a.check();
       const r = a.step();
       ok(r !== undefined && r.did.indexOf("twin") === 0, `a twin step: ${r?.did}`);
-      ok(dev.spiffs.length("/f000001.twn") < dev.spiffs.length("/f000001.jsonl"), "half copied");
+      ok(dev.spiffs.length("/f000001.par") < dev.spiffs.length("/f000001.jsonl"), "half copied");
       // a read error anywhere in the next boot (the segment's open among them) is
       // transient: the half twin must never replace the segment
       const half = image(dev);
@@ -130,7 +130,7 @@ export const scenarios: Scenario[] = [
         fillFacts(a, 30);
         dev.cutAfter(2, tearNone); // the segment's write goes through, the twin's is cut
         ok(SimDevice.survive(() => a.append("fact", batchOf(0))), "cut");
-        ok(dev.spiffs.length("/f000001.twn") < dev.spiffs.length("/f000001.jsonl"), "the twin is behind");
+        ok(dev.spiffs.length("/f000001.par") < dev.spiffs.length("/f000001.jsonl"), "the twin is behind");
         dev.reboot();
         a = new Archive(root);
         a.check();

@@ -322,7 +322,7 @@ export const scenarios: Scenario[] = [
       a = new Archive();
       a.check();
       equal(a.count("fact"), 15, "the closed-off fragment is never a record");
-      deepEqual(dev.spiffs.content("/f000001.twn"), dev.spiffs.content("/f000001.jsonl"), "the twin holds the same bytes");
+      deepEqual(dev.spiffs.content("/f000001.par"), dev.spiffs.content("/f000001.jsonl"), "the twin holds the same bytes");
     },
   },
   {
