@@ -25,7 +25,7 @@ import { File } from "file";
 import { crc32 } from "../nvs/crc32";
 import { CHUNK, readInto, writeAt, openAppend, openWrite, rethrowFatal } from "./file";
 
-export const PARITY = { group: 8 }; // members per group (tests may lower it)
+export const PARITY = { group: 16 }; // members per group (tests may lower it)
 export const TAIL = 20; // n .. CRC
 const MAGIC = [0x50, 0x50, 0x41, 0x52]; // "PPAR"
 
