@@ -267,7 +267,7 @@ export class ArchiveStream {
     for (let q = firstOf(g); q < firstOf(g + 1) && q < below; q++) {
       const len = this.segs.get(q);
       if (len === undefined || q === this.skip || (this.open && this.open.seq === q)) continue;
-      out.push({ seq: q, length: len, crc: 0 });
+      out.push({ seq: q, length: len });
     }
     return out;
   }
@@ -453,7 +453,7 @@ export class ArchiveStream {
       if (m.seq === seq) me = m;
       else if (this.restoring.has(m.seq) || this.damaged.has(m.seq)) return undefined;
     }
-    const info: ParityInfo = { path: this.path(p.top, "par"), body: p.want, members: p.ms, bodyCrc: 0 };
+    const info: ParityInfo = { path: this.path(p.top, "par"), body: p.want, members: p.ms };
     return me ? new XorReader(info, me, (q) => this.path(q)) : undefined;
   }
 
