@@ -91,7 +91,7 @@ describe("the owner's app is PouchDB's own replicator (pouchdb-core 9, pouchdb-s
     assert.ok(P.booted.service.memory.preferences().likes.includes("长颈鹿"));
     const q = await run(P.dev, P.booted, { db });
     assert.equal(`${q.pushed}/${q.pulled}/${q.rejected}`, "0/0/0", "the checkpoint passed it");
-    const nd = new SimDevice({ now: P.dev.clock.now, storageBytes: 384 * 1024 }) /* as fillDevice (backup.scn STORAGE) */;
+    const nd = new SimDevice({ now: P.dev.clock.now, storageBytes: 320 * 1024 }) /* as fillDevice (backup.scn STORAGE) */;
     const nb = bootOn(nd);
     const rr = await run(nd, nb, { db, restore: true });
     assert.equal(rr.rejected, 1, "restore refuses it too");
@@ -166,7 +166,7 @@ describe("the owner's app is PouchDB's own replicator (pouchdb-core 9, pouchdb-s
     await run(P.dev, P.booted, { db });
     P.dev.install();
     assert.ok(!m.facts().some((f) => f.content.startsWith("第0件事")), "deleted on the pet");
-    const nd = new SimDevice({ now: P.dev.clock.now, storageBytes: 384 * 1024 }) /* as fillDevice (backup.scn STORAGE) */;
+    const nd = new SimDevice({ now: P.dev.clock.now, storageBytes: 320 * 1024 }) /* as fillDevice (backup.scn STORAGE) */;
     const nb = bootOn(nd);
     await run(nd, nb, { db, restore: true });
     nd.install();

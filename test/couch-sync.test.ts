@@ -38,7 +38,7 @@ async function oracle(dev: SimDevice, b: Booted, db: string, what: string): Prom
   sameDocs(held(b), s, `${what}: server`);
   assert.deepEqual(s.conflicts, [], `${what}: open conflicts`);
   // a new pet restored from the server holds exactly what it serves
-  const nd = new SimDevice({ now: dev.clock.now, storageBytes: 384 * 1024 }) /* as fillDevice (backup.scn STORAGE) */;
+  const nd = new SimDevice({ now: dev.clock.now, storageBytes: 320 * 1024 }) /* as fillDevice (backup.scn STORAGE) */;
   const nb = bootOn(nd);
   await run(nd, nb, { db, restore: true });
   sameDocs(held(nb), s, `${what}: restored pet`);
@@ -69,7 +69,7 @@ describe("sync with a real CouchDB-compatible server (pouchdb-server)", function
     const r2 = await run(A.dev, A.booted, { db });
     assert.equal(`${r2.pushed}/${r2.pulled}`, "0/0", "second sync");
     await oracle(A.dev, A.booted, db, "after the push");
-    const nd = new SimDevice({ now: A.dev.clock.now, storageBytes: 384 * 1024 }) /* as fillDevice (backup.scn STORAGE) */;
+    const nd = new SimDevice({ now: A.dev.clock.now, storageBytes: 320 * 1024 }) /* as fillDevice (backup.scn STORAGE) */;
     const nb = bootOn(nd);
     const r = await run(nd, nb, { db, restore: true });
     assert.ok(r.pulled > 400, `pulled ${r.pulled}`);

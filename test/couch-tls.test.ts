@@ -76,7 +76,7 @@ describe("sync over TLS (pouchdb-server behind a TLS terminator, a test CA)", fu
     assert.ok(good.connections - before >= r1.requests, "one TLS connection per request");
     const r2 = await run(P.dev, P.booted, ep, { db: "tls-owner" });
     assert.equal(`${r2.pushed}/${r2.pulled}`, "0/0", "second sync");
-    const nd = new SimDevice({ now: P.dev.clock.now, storageBytes: 384 * 1024 }) /* as fillDevice (backup.scn STORAGE) */;
+    const nd = new SimDevice({ now: P.dev.clock.now, storageBytes: 320 * 1024 }) /* as fillDevice (backup.scn STORAGE) */;
     const nb = bootOn(nd);
     const r = await run(nd, nb, { ...ep, host: "localhost" }, { db: "tls-owner", restore: true });
     assert.ok(r.pulled > 10, `restored ${r.pulled}`);

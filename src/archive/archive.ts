@@ -321,7 +321,7 @@ export class Archive {
           continue;
         }
         // sealed segments' twins make way for records (FORMAT.md §3.15)
-        if (STREAMS.some((x) => this.streams[x].dropOldTwin())) continue;
+        if (STREAMS.some((x) => this.streams[x].dropOldTwin() || this.streams[x].dropGhost())) continue;
         // nothing left to retire: a first try may still go up to 80% (SPIFFS
         // has room above its reliable 75%, and a memory is worth the margin)
         if (attempt > 0 || used + growth > total * 0.8) throw new ArchiveError("full", "archive: the storage partition is full and holds only facts and digests, which are never dropped");
@@ -512,13 +512,21 @@ export class Archive {
       const seqs = s.newestFirst().reverse();
       for (const seq of seqs) {
         if (s.open && s.open.seq === seq) continue;
-        // an append short of room retires at once: the segment's twin goes
-        // first (its room takes the digest lines; the retire ends in this call)
-        if (!piecewise && s.twins.has(seq)) {
-          File.delete(s.path(seq, "twn"));
-          s.twins.delete(seq);
-        }
-        this.retiring = { s, seq, lines: this.digestSegment(s, seq, type) };
+        // segments are protected in pairs (FORMAT.md §3.15): the other member
+        // of its pair goes with it, unless that one takes appends (this one's
+        // parity then stays as its twin's key: stream.retire)
+        const g = s.gOf(seq);
+        let mate: number | undefined;
+        if (!(s.open && s.gOf(s.open.seq) === g)) for (const m of s.members(g)) if (m.seq !== seq) mate = m.seq;
+        // an append short of room retires at once: the segments' plain twins
+        // go first (their room takes the digest lines; the retire ends in this call)
+        for (const q of mate === undefined ? [seq] : [seq, mate])
+          if (!piecewise && s.twins.has(q)) {
+            File.delete(s.path(q, "twn"));
+            s.twins.delete(q);
+          }
+        // (the other member is read when this one's digest lines are written)
+        this.retiring = { s, seq, mate, type, lines: this.digestSegment(s, seq, type) };
         if (!piecewise) while (this.retiring) this.retirePiece();
         else this.retirePiece();
         return true;
@@ -527,7 +535,7 @@ export class Archive {
     return false;
   }
 
-  private retiring: { s: ArchiveStream; seq: number; lines: Line[] } | undefined;
+  private retiring: { s: ArchiveStream; seq: number; mate?: number; type: "moment" | "event"; mateRead?: boolean; lines: Line[] } | undefined;
 
   private retirePiece(): boolean {
     const r = this.retiring!;
@@ -542,16 +550,25 @@ export class Archive {
         this.streams.digest.append(r.lines.slice(0, n));
       } catch (e) {
         rethrowFatal(e);
-        // no room for the digest lines: the segment's twin (going with it) makes it
-        if (!(e instanceof ArchiveError && e.code === "full") || !r.s.twins.has(r.seq)) throw e;
-        File.delete(r.s.path(r.seq, "twn"));
-        r.s.twins.delete(r.seq);
+        // no room for the digest lines: the segment's twin or its pair's
+        // parity (going with it) makes it
+        if (!(e instanceof ArchiveError && e.code === "full")) throw e;
+        if (r.s.twins.has(r.seq)) {
+          File.delete(r.s.path(r.seq, "twn"));
+          r.s.twins.delete(r.seq);
+        } else if (!r.s.dropParityOf(r.seq)) throw e;
         this.streams.digest.append(r.lines.slice(0, n));
       }
     r.lines = r.lines.slice(n);
+    if (!r.lines.length && r.mate !== undefined && !r.mateRead && r.s.segs.has(r.mate)) {
+      r.mateRead = true;
+      r.lines = this.digestSegment(r.s, r.mate, r.type);
+      return true;
+    }
     if (!r.lines.length) {
       this.retiring = undefined;
       r.s.retire(r.seq);
+      if (r.mate !== undefined && r.s.segs.has(r.mate)) r.s.retire(r.mate);
     }
     return true;
   }

@@ -1,8 +1,8 @@
 // XOR parity of a group of archive segments (docs/FORMAT.md §3.15,
 // docs/design/rest.md).
 //
-// The segments of a fact or digest stream are grouped by number: group g
-// holds g*GROUP+1 … (g+1)*GROUP. The group's parity is the XOR of its
+// The segments of a stream are grouped by number: group g holds g*n+1 …
+// (g+1)*n. The group's parity is the XOR of its
 // members (segments no longer taking appends), each padded with zeros to the
 // longest; it lives in `<c><newest member>.par` with no header or trailer. A
 // member that cannot be read is the XOR of the parity and every other member,
@@ -11,7 +11,10 @@
 import { File } from "file";
 import { CHUNK, readInto, rethrowFatal } from "./file";
 
-export const PARITY = { group: 16 }; // members per group (tests may lower it)
+// members per group: facts and digests (never retired) 16; moments and events
+// 2 (retired oldest first: a pair goes together, so no retire changes a
+// parity that stays). Tests may lower `group`.
+export const PARITY = { group: 16, pair: 2 };
 
 export interface Member {
   seq: number;
@@ -24,11 +27,11 @@ export interface ParityInfo {
   members: Member[];
 }
 
-export function groupOf(seq: number): number {
-  return Math.floor((seq - 1) / PARITY.group);
+export function groupOf(seq: number, n = PARITY.group): number {
+  return Math.floor((seq - 1) / n);
 }
-export function firstOf(g: number): number {
-  return g * PARITY.group + 1;
+export function firstOf(g: number, n = PARITY.group): number {
+  return g * n + 1;
 }
 
 // XORs src[0..n) into dst[at..at+n).

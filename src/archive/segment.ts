@@ -41,7 +41,7 @@ function pad6(n: number): string {
   return s;
 }
 
-export function segName(root: string, stream: Stream, seq: number, ext: "jsonl" | "six" | "twn" | "ret" | "scr" | "scx" | "par"): string {
+export function segName(root: string, stream: Stream, seq: number, ext: "jsonl" | "six" | "twn" | "ret" | "scr" | "scx" | "par" | "rst"): string {
   return `${root}${STREAM_CHAR[stream]}${pad6(seq)}.${ext}`;
 }
 

@@ -15,7 +15,7 @@ import { lineT, headerLine, parseRecord, textsOf, NL, STREAM_CHAR, type Line, ty
 import { sigAdd } from "./fold";
 import { copyInto, removeAll } from "./settle";
 import { Catalog, SUMMARY_BYTES, SUMMARY_MASK } from "./catalog";
-import { groupOf, firstOf, XorReader, type ParityInfo, type Member } from "./parity";
+import { PARITY, groupOf, firstOf, XorReader, type ParityInfo, type Member } from "./parity";
 import { SEGMENT_BLOCKS, RECORD, NO_MIN, segName, parseName, readSide, createSide, writeSideRecords, BlockBuilder, decodeRecords, lineKind, KIND_RECORD, type BlockInfo } from "./segment";
 
 // Segments hold at most 56 KB: blocks of whole lines of at most 512 bytes are
@@ -67,13 +67,6 @@ export class ArchiveStream {
   get restoring(): View<{ len: number; at: number; crc: number; from: number }> {
     return new View(this.bufs.prot, keyBase(4, this.stream));
   }
-  private get twinCopy(): { seq: number; at: number } | undefined {
-    return this.bufs.prot.get(keyBase(6, this.stream)) as { seq: number; at: number } | undefined;
-  }
-  private set twinCopy(v: { seq: number; at: number } | undefined) {
-    if (v) this.bufs.prot.set(keyBase(6, this.stream), v);
-    else this.bufs.prot.delete(keyBase(6, this.stream));
-  }
   skip = -1; // a segment a migration is writing: not the stream's until sealed (migrate.ts)
 
   constructor(
@@ -84,7 +77,7 @@ export class ArchiveStream {
     this.cat = new Catalog(root, stream);
   }
 
-  path(seq: number, ext: "jsonl" | "six" | "twn" | "ret" | "par" = "jsonl"): string {
+  path(seq: number, ext: "jsonl" | "six" | "twn" | "ret" | "par" | "rst" = "jsonl"): string {
     return segName(this.root, this.stream, seq, ext);
   }
 
@@ -116,6 +109,7 @@ export class ArchiveStream {
     const twins = new Map<number, number>();
     const rets: number[] = [];
     const parLens = new Map<number, number>();
+    const rsts: number[] = [];
     const c = STREAM_CHAR[this.stream];
     this.repaired = [];
     this.unreadable = [];
@@ -128,6 +122,7 @@ export class ArchiveStream {
       else if (p.ext === "twn") twins.set(p.seq, len);
       else if (p.ext === "ret") rets.push(p.seq);
       else if (p.ext === "par") parLens.set(p.seq, len);
+      else if (p.ext === "rst") rsts.push(p.seq);
     });
     for (const seq of rets) {
       // a retire cut after its digest was written: finish it. A cut inside
@@ -176,7 +171,7 @@ export class ArchiveStream {
     this.twinsToDrop = [];
     // the top segment is the open one unless it is sealed (its twin is then a sealed one's)
     const openTop = top >= 0 && this.cat.entries.get(top)?.bytes !== segs.get(top) ? top : -1;
-    this.loadProtection(segs, twins, parLens, openTop);
+    this.loadProtection(segs, twins, parLens, openTop, rsts);
     this.nextSeq = top + 1;
     // a sealed segment is never written again: the next append starts a new one
     if (openTop >= 0) {
@@ -253,18 +248,27 @@ export class ArchiveStream {
 
   // ---- damage at rest (FORMAT.md §3.15, docs/design/rest.md) -----------------------------
 
-  // Facts and digests (never retired) keep XOR parity per group of 8 segments
-  // (parity.ts); moments and events, retired oldest first, keep a twin of
-  // every sealed segment.
+  // Segments are protected by XOR parity per group (parity.ts): 16 for facts
+  // and digests (never retired), pairs for moments and events (retired oldest
+  // first: a pair is retired together).
+  get size(): number {
+    return this.stream === "moment" || this.stream === "event" ? PARITY.pair : PARITY.group;
+  }
+  gOf(seq: number): number {
+    return groupOf(seq, this.size);
+  }
+  fOf(g: number): number {
+    return firstOf(g, this.size);
+  }
   get parity(): boolean {
-    return this.stream === "fact" || this.stream === "digest";
+    return true;
   }
 
   // The members of group g below `below`: its segments no longer taking
   // appends (never written again), in number order, with their lengths.
   members(g: number, below = Infinity): Member[] {
     const out: Member[] = [];
-    for (let q = firstOf(g); q < firstOf(g + 1) && q < below; q++) {
+    for (let q = this.fOf(g); q < this.fOf(g + 1) && q < below; q++) {
       const len = this.segs.get(q);
       if (len === undefined || q === this.skip || (this.open && this.open.seq === q)) continue;
       out.push({ seq: q, length: len });
@@ -288,9 +292,17 @@ export class ArchiveStream {
   // member whose .par is whole, or -1 when that .par is not whole (the twin is
   // then a plain copy named .twn, and the group's parity is built by steps).
   keyFor(seq: number): number {
-    const p = this.groupPar(groupOf(seq), seq);
-    if (!p) return -2;
+    const p = this.groupPar(this.gOf(seq), seq);
+    if (!p) return this.ghostBelow(seq) ?? -2;
     return p.have === p.want ? p.top : -1;
+  }
+
+  // A pair's older member retired while the newer one took appends keeps its
+  // .par (its bytes: a plain copy) as long as the newer one lives: the newer
+  // one's twin, then its parity, was XORed with it (a *ghost*, FORMAT.md §3.15).
+  private ghostBelow(seq: number): number | undefined {
+    for (let q = this.fOf(this.gOf(seq)); q < seq; q++) if (this.pars.has(q) && !this.segs.has(q)) return q;
+    return undefined;
   }
 
   // XORs `b` (bytes at offset `pos` of a twin) with the key's .par at the same
@@ -346,32 +358,30 @@ export class ArchiveStream {
 
   // Boot: the parity files of members (the open segment's is its twin:
   // loadOpen), sealed segments' twins, and restorations a cut interrupted.
-  private loadProtection(segs: Map<number, number>, twins: Map<number, number>, parLens: Map<number, number>, openTop: number): void {
+  private loadProtection(segs: Map<number, number>, twins: Map<number, number>, parLens: Map<number, number>, openTop: number, rsts: number[]): void {
     this.twins.clear();
     this.pars.clear();
     this.damaged.clear();
     this.restoring.clear();
-    this.twinCopy = undefined;
     const open = this.open;
     this.open = openTop >= 0 ? ({ seq: openTop } as OpenSeg) : undefined; // members() leaves it out
-    if (this.parity)
-      this.cat.entries.forEach((e, q) => {
-        // a sealed member shorter than it was, or gone, that its group's
-        // parity covers: a restoration a cut interrupted (a rewrite deletes the
-        // parity first)
-        const have = segs.get(q) ?? 0;
-        if (q === openTop || q === this.skip || have >= e.bytes || (twins.get(q) ?? -1) >= e.bytes) return;
-        let covered = false;
-        parLens.forEach((len, pq) => {
-          if (pq !== openTop && pq >= q && groupOf(pq) === groupOf(q) && len >= e.bytes) covered = true;
-        });
-        if (!covered) return;
-        this.restoring.set(q, { len: e.bytes, at: have, crc: 0, from: have });
-        segs.set(q, e.bytes);
-      });
+    // restorations a cut interrupted (the marker is written before the
+    // segment is deleted, and deleted once it is whole again)
+    for (const q of rsts) {
+      const len = readMarker(this.path(q, "rst"));
+      if (len < 0 || q === openTop) {
+        File.delete(this.path(q, "rst"));
+        continue;
+      }
+      const have = segs.get(q) ?? 0;
+      this.restoring.set(q, { len, at: Math.min(have, len), crc: 0, from: 0 });
+      segs.set(q, len);
+    }
     parLens.forEach((len, q) => {
       if (q === openTop) return;
-      if (!this.parity || !segs.has(q) || len > SEGMENT_BYTES) File.delete(this.path(q, "par"));
+      let mate = false; // a ghost: a pair's older member retired, the newer one there
+      if (!segs.has(q) && this.size === PARITY.pair) for (let x = q + 1; x < this.fOf(this.gOf(q) + 1); x++) if (segs.has(x)) mate = true;
+      if ((!segs.has(q) && !mate) || len > SEGMENT_BYTES) File.delete(this.path(q, "par"));
       else this.pars.set(q, len);
     });
     if (this.parity)
@@ -400,7 +410,7 @@ export class ArchiveStream {
   private groupsOf(segs: Map<number, number>): number[] {
     const gs: number[] = [];
     segs.forEach((_l, s) => {
-      const g = groupOf(s);
+      const g = this.gOf(s);
       if (gs.indexOf(g) < 0) gs.push(g);
     });
     return gs;
@@ -446,15 +456,18 @@ export class ArchiveStream {
 
   private xorOf(seq: number): XorReader | undefined {
     if (!this.parity) return undefined;
-    const p = this.groupPar(groupOf(seq));
+    const p = this.groupPar(this.gOf(seq));
     if (!p || p.have !== p.want) return undefined;
     let me: Member | undefined;
     for (const m of p.ms) {
       if (m.seq === seq) me = m;
       else if (this.restoring.has(m.seq) || this.damaged.has(m.seq)) return undefined;
     }
-    const info: ParityInfo = { path: this.path(p.top, "par"), body: p.want, members: p.ms };
-    return me ? new XorReader(info, me, (q) => this.path(q)) : undefined;
+    const ms = p.ms.slice();
+    const ghost = this.ghostBelow(p.top);
+    if (ghost !== undefined) ms.push({ seq: ghost, length: this.pars.get(ghost) as number });
+    const info: ParityInfo = { path: this.path(p.top, "par"), body: p.want, members: ms };
+    return me ? new XorReader(info, me, (q) => this.path(q, q === ghost ? "par" : "jsonl")) : undefined;
   }
 
   // One step of keeping members protected, or undefined when there is nothing
@@ -478,6 +491,7 @@ export class ArchiveStream {
         return `${c}${seq}: reads again`;
       }
       const len = this.segs.get(seq) as number;
+      writeNew(this.path(seq, "rst"), marker(len));
       removeAll(this.path(seq));
       this.restoring.set(seq, { len, at: 0, crc: 0, from: 0 });
       this.repaired.push(`${c}${seq}: damaged, restored by steps`);
@@ -504,12 +518,12 @@ export class ArchiveStream {
         src.close();
       }
       if (r.at < r.len) return `${c}${seq}: restored ${r.at}`;
+      File.delete(this.path(seq, "rst"));
       this.restoring.delete(seq);
       this.damaged.delete(seq);
       this.segs.set(seq, r.len);
       return `${c}${seq}: restored`;
     }
-    if (!this.parity) return roomy ? this.copyTwinStep(c) : undefined;
     for (const g of this.groupsOf(this.segs)) {
       const p = this.groupPar(g);
       if (!p) continue;
@@ -535,6 +549,8 @@ export class ArchiveStream {
       let ready = true;
       for (const m of p.ms) if (this.cat.entries.get(m.seq)?.bytes !== m.length || this.damaged.has(m.seq) || this.restoring.has(m.seq)) ready = false;
       if (!ready) continue;
+      // members that all keep a whole plain twin are protected already
+      if (p.have < 0 && p.ms.every((m) => this.twins.get(m.seq) === m.length)) continue;
       return this.parityStep(p, c);
     }
     return undefined;
@@ -561,7 +577,15 @@ export class ArchiveStream {
       }
     }
     try {
-      if (at === 0) File.delete(path);
+      if (at === 0) {
+        File.delete(path);
+        // a ghost belongs to the parity the open twin made: not to this one
+        const ghost = this.ghostBelow(p.top);
+        if (ghost !== undefined) {
+          remove(this.path(ghost, "par"));
+          this.pars.delete(ghost);
+        }
+      }
       const w = at === 0 ? openWrite(path) : openAppend(path, at);
       try {
         writeAt(w, out, at);
@@ -578,53 +602,6 @@ export class ArchiveStream {
     return `${c} parity ${p.top}: ${at + k} of ${p.want}`;
   }
 
-  // A sealed moment or event segment without a twin: a twin, 8 KB a step.
-  private copyTwinStep(c: string): string | undefined {
-    if (!this.twinCopy)
-      for (const seq of this.newestFirst()) {
-        if ((this.open && this.open.seq === seq) || seq === this.skip || this.twins.has(seq) || this.restoring.has(seq) || this.damaged.has(seq)) continue;
-        if (this.cat.entries.get(seq)?.bytes !== this.segs.get(seq)) continue; // sealed first
-        File.delete(this.path(seq, "twn"));
-        this.twinCopy = { seq, at: 0 };
-        break;
-      }
-    const tc = this.twinCopy;
-    if (tc) {
-      const len = this.segs.get(tc.seq);
-      if (len === undefined) {
-        this.twinCopy = undefined;
-        return `${c}${tc.seq}: gone`;
-      }
-      const src = this.openRead(tc.seq);
-      try {
-        const w = tc.at === 0 ? openWrite(this.path(tc.seq, "twn")) : openAppend(this.path(tc.seq, "twn"), tc.at);
-        try {
-          const end = Math.min(len, tc.at + 8192);
-          while (tc.at < end) {
-            const k = readInto(src, tc.at, Math.min(CHUNK, end - tc.at), this.bufs.chunk);
-            if (k <= 0) throw new ArchiveError("io", "archive: short read");
-            writeAt(w, this.bufs.chunk.subarray(0, k), tc.at);
-            tc.at += k;
-          }
-        } finally {
-          w.close();
-        }
-      } catch (e) {
-        rethrowFatal(e);
-        this.twinCopy = undefined;
-        File.delete(this.path(tc.seq, "twn"));
-        throw e;
-      } finally {
-        src.close();
-      }
-      if (tc.at < len) return `${c}${tc.seq}: twin ${tc.at}`;
-      this.twins.set(tc.seq, len);
-      this.twinCopy = undefined;
-      return `${c}${tc.seq}: twin copied`;
-    }
-    return undefined;
-  }
-
   // Deletes the oldest sealed segment's twin (the partition is full of records
   // that are never retired: records come before their second copies).
   dropOldTwin(): boolean {
@@ -635,7 +612,27 @@ export class ArchiveStream {
     if (oldest < 0) return false;
     File.delete(this.path(oldest, "twn"));
     this.twins.delete(oldest);
-    if (this.twinCopy && this.twinCopy.seq === oldest) this.twinCopy = undefined;
+    return true;
+  }
+
+  // Deletes a ghost and the twin XORed with it (no room, nothing to retire:
+  // records come before their second copies; the twin is made again, plain,
+  // by steps when there is room).
+  dropGhost(): boolean {
+    const o = this.open;
+    let ghost: number | undefined;
+    this.pars.forEach((_l, q) => {
+      if (!this.segs.has(q) && !(o && o.seq === q)) ghost = q;
+    });
+    if (ghost === undefined) return false;
+    File.delete(this.path(ghost, "par"));
+    this.pars.delete(ghost);
+    if (o && o.key === ghost) {
+      File.delete(this.path(o.seq, "par"));
+      o.twin = -1;
+      o.par = false;
+      o.key = -1;
+    }
     return true;
   }
 
@@ -664,20 +661,22 @@ export class ArchiveStream {
   // Before a member changes (a rewrite): its group's parity no longer holds
   // and goes, with the twin of the segment taking appends that was XORed with
   // it; both are built again by steps.
-  dropParityOf(seq: number): void {
-    if (!this.parity) return;
-    const g = groupOf(seq);
-    for (const m of this.members(g)) {
-      if (!this.pars.has(m.seq)) continue;
-      remove(this.path(m.seq, "par"));
-      this.pars.delete(m.seq);
+  dropParityOf(seq: number): boolean {
+    const g = this.gOf(seq);
+    let did = false;
+    for (let q = this.fOf(g); q < this.fOf(g + 1); q++) {
+      if (!this.pars.has(q) || (this.open && this.open.seq === q)) continue;
+      remove(this.path(q, "par"));
+      this.pars.delete(q);
+      did = true;
     }
     const o = this.open;
-    if (o && groupOf(o.seq) === g && o.key >= 0) {
+    if (o && this.gOf(o.seq) === g && o.key >= 0) {
       remove(this.path(o.seq, "par"));
       o.twin = -1;
       o.key = -1;
     }
+    return did;
   }
 
   // The segment that took appends is full and another takes them: its twin
@@ -701,6 +700,7 @@ export class ArchiveStream {
     }
     this.pars.set(o.seq, o.twin);
     if (o.twin < o.length || o.key < 0) return; // parity steps complete it
+    if (!this.segs.has(o.key)) return; // a ghost's: it stays with this segment (ghostBelow)
     const klen = this.pars.get(o.key) ?? 0;
     try {
       if (klen > o.twin) {
@@ -842,11 +842,11 @@ export class ArchiveStream {
     const prev = this.open;
     let par = false, key = -1;
     if (this.parity) {
-      if (prev && groupOf(prev.seq) === groupOf(seq) && prev.par && prev.twin >= 0 && prev.twin === prev.length) {
+      if (prev && this.gOf(prev.seq) === this.gOf(seq) && prev.par && prev.twin >= 0 && prev.twin === prev.length) {
         par = true;
         key = prev.seq;
         this.pars.set(prev.seq, prev.twin);
-      } else if (!prev || groupOf(prev.seq) !== groupOf(seq)) {
+      } else if (!prev || this.gOf(prev.seq) !== this.gOf(seq)) {
         const k = this.keyFor(seq);
         if (k !== -1) {
           par = true;
@@ -1109,7 +1109,10 @@ export class ArchiveStream {
   retire(seq: number): void {
     // a twin goes first: left behind a segment that is gone, boot would take
     // it for the segment (a repair's half-done swap) and bring it back
-    this.dropParityOf(seq);
+    // the older member of the pair whose newer one takes appends: its .par
+    // stays, a ghost the newer one's twin is XORed with
+    const o = this.open;
+    if (!(o && o.key === seq && this.gOf(o.seq) === this.gOf(seq))) this.dropParityOf(seq);
     if (File.exists(this.path(seq, "twn"))) remove(this.path(seq, "twn"));
     this.twins.delete(seq);
     this.damaged.delete(seq);
@@ -1259,5 +1262,26 @@ function writeNew(path: string, b: Uint8Array): void {
     writeAt(f, b, 0);
   } finally {
     f.close();
+  }
+}
+
+// A restore marker (`.rst`): the length the segment is restored to, u32 LE.
+function marker(len: number): Uint8Array {
+  return new Uint8Array([len & 0xff, (len >>> 8) & 0xff, (len >>> 16) & 0xff, (len >>> 24) & 0xff]);
+}
+function readMarker(path: string): number {
+  try {
+    const f = new File(path);
+    try {
+      if (f.length !== 4) return -1;
+      const b = new Uint8Array(f.read(ArrayBuffer, 4) as ArrayBuffer);
+      const len = (b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24)) >>> 0;
+      return len > 0 && len <= SEGMENT_BYTES ? len : -1;
+    } finally {
+      f.close();
+    }
+  } catch (e) {
+    rethrowFatal(e);
+    return -1;
   }
 }

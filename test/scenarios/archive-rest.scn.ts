@@ -11,7 +11,10 @@ import config from "mc/config";
 import { SimDevice } from "../../host-sim/device";
 import { Archive } from "../../src/archive/archive";
 import { PARITY } from "../../src/archive/parity";
-import { fresh } from "./archive.scn";
+import { fresh, sec } from "./archive.scn";
+import { RETIRE_AT } from "../../src/archive/archive";
+import { fromLocal } from "../../src/time/local";
+import type { Moment } from "../../src/memory/types";
 import { fillLong, segName, segments } from "./archive-segments.scn";
 import { contents, seedOf } from "./archive-faults.scn";
 import { ok, equal, deepEqual } from "./assert";
@@ -58,6 +61,23 @@ function parFiles(dev: SimDevice, c: string): string[] {
     .map((e) => e.name)
     .filter((n) => new RegExp(`^/${c}\\d+\\.par$`).test(n))
     .sort();
+}
+
+
+// The moments of month `m` (from 2024-01), about 360 bytes each.
+function momentsOf(m: number, n: number): Moment[] {
+  const y = 2024 + Math.floor(m / 12), mo = (m % 12) + 1;
+  const out: Moment[] = [];
+  for (let i = 0; i < n; i++)
+    out.push({
+      timestamp: sec(fromLocal(y, mo, 1 + (i % 28), 20, i)),
+      topic: `第${m}月的日常`,
+      content: `第${m}月第${i}个时刻：主人放学回家，和我讲了学校里发生的事情，我们一起看了动画片，又去楼下散步，看到了很多小狗和小猫。`,
+      emotion: "happy",
+      intensity: 3,
+      importance: 3,
+    });
+  return out;
 }
 
 export const scenarios: Scenario[] = [
@@ -217,6 +237,73 @@ export const scenarios: Scenario[] = [
         a.check();
         deepEqual(contents(a), all, "the damaged member read back whole");
       });
+    },
+  },
+  {
+    name: "archive rest: moments are protected in pairs: the newer member's .par is the pair's XOR; a member left not finalized is read back whole and restored",
+    run() {
+      const dev = fresh();
+      let a = new Archive(root);
+      for (let m = 0; m < 12; m++) a.append("moment", momentsOf(m, 60));
+      upkeep(a);
+      const seqs = segments(dev, "m");
+      ok(seqs.length >= 4, `moment segments: ${seqs.join(",")}`);
+      equal(dev.spiffs.list().filter((e) => /^\/m\d+\.twn$/.test(e.name)).length, 0, "no plain twin");
+      ok(same(dev.spiffs.content("/m000002.par"), xorOf([dev.spiffs.content(segName("m", 1)), dev.spiffs.content(segName("m", 2))])), "the pair's parity");
+      ok(!dev.spiffs.exists("/m000001.par"), "one file a pair");
+      const before = dev.spiffs.content(segName("m", 1));
+      const all = contents(a, "moment");
+      equal(all.length, 720);
+      dev.reboot();
+      dev.inject("spiffs_not_finalized", { seed: seedOf(dev, segName("m", 1)) });
+      a = new Archive(root);
+      a.check();
+      deepEqual(contents(a, "moment"), all, "every moment, rebuilt from the pair's parity and the other member");
+      upkeep(a);
+      ok(same(dev.spiffs.content(segName("m", 1)), before), "restored byte for byte");
+    },
+  },
+  {
+    name: "archive rest: retiring the older member of a pair retires both; when the newer one takes appends, the older one's .par stays as its twin's key (a ghost) until it goes too",
+    run() {
+      const dev = fresh(640 * 1024);
+      const a = new Archive(root);
+      const use = () => dev.spiffs.usedPages() / dev.spiffs.totalPages;
+      // facts take most of the room; moments fill the rest
+      for (let i = 0; use() < RETIRE_AT - 0.2; i++) a.append("fact", [{ timestamp: sec(fromLocal(2023, 1, 1, 8, 0)) + i * 60, content: `第${i}个事实：主人喜欢的东西又多了一样，要一直记住，这一条写得长一些，好让分区快点满起来。` }]);
+      upkeep(a);
+      let m = 0;
+      const seen: string[] = [];
+      let ghost = false;
+      for (; m < 60 && !ghost; m++) {
+        a.append("moment", momentsOf(m, 40));
+        for (let r = a.step(); r; r = a.step()) seen.push(r.did);
+        const ms = segments(dev, "m");
+        const open = ms[ms.length - 1];
+        // a ghost: the .par of a retired segment whose pair's other member takes appends
+        ghost = open % 2 === 0 && !dev.spiffs.exists(segName("m", open - 1)) && dev.spiffs.exists(segName("m", open - 1, "par"));
+      }
+      ok(seen.indexOf("retire") >= 0, `moments were retired: ${seen.filter((d) => d === "retire").length}`);
+      ok(ghost, "an older member retired while the newer one takes appends keeps its .par");
+      const ms = segments(dev, "m");
+      const open = ms[ms.length - 1];
+      const seg = dev.spiffs.content(segName("m", open));
+      ok(same(xorOf([dev.spiffs.content(segName("m", open, "par")), dev.spiffs.content(segName("m", open - 1, "par"))]).subarray(0, seg.length), seg), "the open twin XOR the ghost is the open segment");
+      // every pair retired whole: no lone sealed member without its pair but the ghost's
+      for (const q of ms) if (q !== open && q % 2 === 1) ok(ms.indexOf(q + 1) >= 0, `m${q} has its pair`);
+      const all = contents(a, "moment");
+      dev.reboot();
+      dev.inject("spiffs_not_finalized", { seed: seedOf(dev, segName("m", open)) });
+      const b = new Archive(root);
+      b.check();
+      deepEqual(contents(b, "moment"), all, "the open segment put back from its twin XOR the ghost");
+      // more moments: the open segment is sealed, later retired, and the ghost goes with it
+      for (let k = 0; k < 20 && dev.spiffs.exists(segName("m", open - 1, "par")); k++) {
+        b.append("moment", momentsOf(m + k, 40));
+        upkeep(b);
+      }
+      ok(!dev.spiffs.exists(segName("m", open - 1, "par")), "the ghost went with its pair's other member");
+      ok(b.recallByTimeRange("moment", "2024-01-01", "2024-01-31", 50).some((it) => it.digest === true), "the first month is in a digest");
     },
   },
 ];

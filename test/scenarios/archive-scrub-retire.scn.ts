@@ -23,7 +23,7 @@ export const scenarios: Scenario[] = [
   {
     name: "archive v2: retire takes the segment a forget is rewriting: the rewrite ends, its .scr goes, upkeep goes on",
     run() {
-      const dev = new SimDevice({ now: fromLocal(2026, 3, 1, 12, 0), storageBytes: 640 * 1024 }).install(); // sealed segments keep their twins (no group of 8 yet)
+      const dev = new SimDevice({ now: fromLocal(2026, 3, 1, 12, 0), storageBytes: 400 * 1024 }).install();
       const a = new Archive(root);
       a.check();
       const t0 = Math.floor(fromLocal(2025, 1, 1, 10, 0) / 1000);

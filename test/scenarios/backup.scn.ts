@@ -20,7 +20,7 @@ import { toolCaller, type ToolReply } from "./tool-call";
 
 const T0 = fromLocal(2026, 2, 5, 13, 0); // Thursday 2026-02-05 13:00 +08:00
 const DAY = 86400000;
-export const STORAGE = 384 * 1024; // small, so that the archive retires a segment into digests (sealed segments keep their twins: FORMAT.md §3.15)
+export const STORAGE = 320 * 1024; // small, so that the archive retires a segment into digests (with room for the parity of its segments: FORMAT.md §3.15)
 
 export interface Filled {
   dev: SimDevice;

@@ -143,7 +143,7 @@ export const scenarios: Scenario[] = [
       const A = fillDevice();
       const couch = new MiniCouch();
       await on(A.dev, A.booted, options(couch));
-      const dev = new SimDevice({ now: A.dev.clock.now, storageBytes: 384 * 1024 });
+      const dev = new SimDevice({ now: A.dev.clock.now, storageBytes: 320 * 1024 });
       const B = bootOn(dev);
       const r = await on(dev, B, options(couch, { restore: true }));
       ok(r.pulled > 400, `pulled ${r.pulled}`);

@@ -10,7 +10,7 @@ import { SimDevice } from "../../host-sim/device";
 import { EpisodeStore } from "../../src/episode/store";
 import type { Episode } from "../../src/episode/types";
 import type { Traffic } from "../../host-sim/flash";
-import type { Archive, AppendResult } from "../../src/archive/archive";
+import { RETIRE_AT, type Archive, type AppendResult } from "../../src/archive/archive";
 import { recordId, type ArchiveType, type ArchiveRecord } from "../../src/archive/line";
 import { encodeRecord } from "../../src/archive/codec";
 import { formatIso, fromLocal, toLocal } from "../../src/time/local";
@@ -208,7 +208,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   let appendReadMax = 0, appendMsMax = 0, appends = 0, lineBytes = 0;
   let retiredOnAppend = 0;
   let steps = 0, longestStep = 0, longestStepAt = "", stepMsTotal = 0;
-  let redundancyMax = 0, redundancyEnd = 0, parityEnd = 0;
+  let redundancyMax = 0, redundancyEnd = 0, parityEnd = 0, redundancyFull = 0;
   let parityStepWritten = 0;
   const stepKinds: Record<string, number> = {};
   const append = (type: ArchiveType, batch: ArchiveRecord[]) => {
@@ -287,6 +287,9 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         if (/\.(twn|par)$/.test(e.name)) red += e.length;
       }
       if (red > redundancyMax) redundancyMax = red;
+      // while room is contested (within 5 points of the retire line) the
+      // protection's bytes are room that records do not get
+      if (dev.spiffs.usedPages() / dev.spiffs.totalPages >= RETIRE_AT - 0.05 && red > redundancyFull) redundancyFull = red;
       redundancyEnd = red;
       parityEnd = par;
     }
@@ -444,6 +447,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     parity_write_factor: r2(lineBytes ? parityStepWritten / lineBytes : 0), // parity built by steps (after cuts, rewrites, migration): part of write_amplification
     redundancy_bytes_max: redundancyMax, // twins and parity files together, the peak at a day's end
     redundancy_percent_max: r2((100 * redundancyMax) / partitionBytes),
+    redundancy_bytes_full: redundancyFull, // the peak while the partition is within 5 points of its retire line
+    redundancy_percent_full: r2((100 * redundancyFull) / partitionBytes),
     redundancy_bytes_end: redundancyEnd,
     parity_bytes_end: parityEnd,
     longest_step_ms_device: r2(longestStep),
