@@ -28,8 +28,10 @@ import type { Kind } from "./ledger";
 
 // The storage partition: the prefilled archive sits just under the retire
 // line (Archive RETIRE_AT, 68%); the run's moves cross it within the first
-// weeks, and a step retires the oldest moment segment.
-export const STORAGE_BYTES = 476 * 1024;
+// weeks, and a step retires the oldest moment segment. (476 KB before the
+// segments' parity, FORMAT.md §3.15: the prefilled pair of moment segments
+// and the facts' group take 64 KB more.)
+export const STORAGE_BYTES = 540 * 1024;
 const WORDS = ["篮球", "画画", "小猫", "下雨", "苹果", "唱歌", "游泳", "钢琴", "恐龙", "宇宙", "北京", "生日"];
 const FILL = "我们一边走一边聊天，看见了很多有趣的东西，回家的路上还唱了歌";
 const T0 = Math.floor(fromLocal(2025, 1, 1, 10, 0) / 1000); // the prefilled archive's first record
