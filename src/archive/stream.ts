@@ -49,7 +49,7 @@ export class ArchiveStream {
   unreadable: string[] = []; // segments that could not be read (named, never deleted)
   repaired: string[] = []; // what boot did (a twin put in place, a retire finished)
   twinsToDrop: number[] = [];
-  reindex: number[] = []; // sealed segments whose sidecar a read found damaged: a step indexes them again (seal)
+  reindex: number[] | undefined; // sealed segments whose sidecar a read found damaged: a step indexes them again (seal); made when needed
   // damage at rest (parity.ts, FORMAT.md §3.15): sealed segments' twins kept
   // until their group has parity; the groups' parity files; segments found
   // damaged, and those being restored (seq → the length they are restored to)
@@ -112,7 +112,7 @@ export class ArchiveStream {
       if (!e || e.bytes !== this.segs.get(s)) out.push(s);
     }
     out.reverse();
-    for (const s of this.reindex) if (this.segs.has(s) && !this.restoring.has(s) && s !== this.open?.seq && out.indexOf(s) < 0) out.push(s);
+    if (this.reindex) for (const s of this.reindex) if (this.segs.has(s) && !this.restoring.has(s) && s !== this.open?.seq && out.indexOf(s) < 0) out.push(s);
     return out;
   }
 
@@ -167,7 +167,7 @@ export class ArchiveStream {
     let top = -1;
     segs.forEach((_l, s) => (top = Math.max(top, s)));
     this.twinsToDrop = [];
-    this.reindex = [];
+    this.reindex = undefined;
     // the top segment is the open one unless it is sealed (its twin is then a sealed one's)
     this.loadProtection(segs, twins, parNames, top >= 0 && this.cat.entries.get(top)?.bytes !== segs.get(top) ? top : -1);
     this.nextSeq = top + 1;
@@ -809,8 +809,8 @@ export class ArchiveStream {
   // twin. One read of the segment (at most 56 KB) and a few KB written.
   seal(seq: number): void {
     // tried once: a read that finds the sidecar damaged again asks again
-    const r = this.reindex.indexOf(seq);
-    if (r >= 0) this.reindex.splice(r, 1);
+    const r = this.reindex ? this.reindex.indexOf(seq) : -1;
+    if (r >= 0) (this.reindex as number[]).splice(r, 1);
     const f = this.openRead(seq);
     let side;
     const summary = new Uint8Array(SUMMARY_BYTES);
