@@ -344,7 +344,14 @@ function segmentIn(s: ArchiveStream, f: File, seq: number, ws: Want[], st: Recal
   const end = open ? open.validEnd : endOf(s, f, seq, q0);
   if (end < 0 || !afford(q0, sideCost(end))) return;
   const side = readSide(s.path(seq, "six"), s.stream, seq, end, s.bufs.side);
-  const blocks = side.blocks;
+  // a sealed segment's sidecar that fails a check is indexed again by a step
+  if (side.why && !open) {
+    if (!s.reindex) s.reindex = [];
+    if (s.reindex.indexOf(seq) < 0) s.reindex.push(seq);
+  }
+  // a damaged record: the valid ones after it are used too (only its block is scanned)
+  const k = side.blocks.length;
+  const blocks = side.after ? side.blocks.concat(side.after) : side.blocks;
   // newest blocks first
   const order: number[] = [];
   for (let i = blocks.length - 1; i >= 0; i--) order.push(i);
@@ -353,19 +360,25 @@ function segmentIn(s: ArchiveStream, f: File, seq: number, ws: Want[], st: Recal
     const b = blocks[i];
     if (ws.every((w) => done(w, b.max))) break;
     if (!b.records) continue;
-    const want = ws.filter((w) => b.max >= w.q.lo && b.min <= w.q.hi && !done(w, b.max) && (!w.probe || sigHas(side.sigs, i * SIG_BYTES, w.probe)));
+    const want = ws.filter((w) => b.max >= w.q.lo && b.min <= w.q.hi && !done(w, b.max) && (!w.probe || (i < k ? sigHas(side.sigs, i * SIG_BYTES, w.probe) : sigHas(side.afterSigs as Uint8Array, (i - k) * SIG_BYTES, w.probe))));
     if (!want.length) continue;
     if (!afford(q0, b.length)) return;
     block(s, f, seq, b, want, st);
   }
-  // the rest: lines after the indexed blocks (the open segment's tail)
-  if (side.indexedEnd < end && afford(q0, end - side.indexedEnd))
-    scanRange(f, side.indexedEnd, end, s.bufs.chunk, (buf, ls, le, size, pos) => {
-      if (size === le - ls) return;
-      const t = tOf(buf, ls, le);
-      if (t < 0) return;
-      offer(buf, ls, le, false, t, s.stream, ws, seq, pos, st);
-    });
+  // the rest: lines after the indexed blocks (the open segment's tail), and
+  // the block of a damaged sidecar record
+  const last = blocks[blocks.length - 1];
+  for (let r = side.after ? 0 : 1; r < 2; r++) {
+    const from = side.after ? (r === 0 ? side.indexedEnd : last.offset + last.length) : side.indexedEnd;
+    const to = side.after && r === 0 ? side.after[0].offset : end;
+    if (from < to && afford(q0, to - from))
+      scanRange(f, from, to, s.bufs.chunk, (buf, ls, le, size, pos) => {
+        if (size === le - ls) return;
+        const t = tOf(buf, ls, le);
+        if (t < 0) return;
+        offer(buf, ls, le, false, t, s.stream, ws, seq, pos, st);
+      });
+  }
 }
 
 // A line to each want whose range holds its time and whose keyword it holds (parsed once).

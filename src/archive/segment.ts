@@ -107,6 +107,12 @@ export interface Side {
   sigs: Uint8Array; // SIG_BYTES per block, in block order (a view of the buffer read into)
   indexedEnd: number; // where the indexed blocks end in the segment
   why?: string; // why the sidecar stopped early or is missing (rebuilt when sealing)
+  // after a record that fails a check: the valid records that follow it,
+  // contiguous among themselves and starting past indexedEnd (their
+  // signatures follow `sigs` in the buffer); the bytes between indexedEnd and
+  // the first of them are the damaged record's block (a query scans only those)
+  after?: BlockInfo[];
+  afterSigs?: Uint8Array;
 }
 
 // Reads a sidecar whole (at most SIDE_MAX bytes, in chunks of at most 4 KB) into
@@ -157,7 +163,33 @@ export function readSide(path: string, stream: Stream, seq: number, segLength: n
   }
   out.sigs = sigs.subarray(0, out.blocks.length * SIG_BYTES);
   out.indexedEnd = end;
+  if (out.why && out.why.indexOf("entry") > 0) afterBad(buf, n, out, segLength);
   return out;
+}
+
+// The records after the first bad one that still check out (one flipped bit
+// spoils one record): each entry and signature matching its CRC, contiguous
+// from the first of them, past the valid prefix and within the segment.
+function afterBad(buf: Uint8Array, n: number, out: Side, segLength: number): void {
+  const k = out.blocks.length;
+  const after: BlockInfo[] = [];
+  let end = -1;
+  for (let i = k + 1; SIDE_HEADER + (i + 1) * RECORD <= n && i < SEGMENT_BLOCKS; i++) {
+    const at = SIDE_HEADER + i * RECORD;
+    const b: BlockInfo = { offset: u32(buf, at), length: u16(buf, at + 4), records: u16(buf, at + 6), bad: u16(buf, at + 8), min: u32(buf, at + 12), max: u32(buf, at + 16), crc: u32(buf, at + 20) };
+    const good = u32(buf, at + 28) === crc32(buf, at, at + 28) && b.length >= 1 && b.length <= CHUNK && b.offset + b.length <= segLength && crc32(buf, at + ENTRY, at + RECORD) === u32(buf, at + 24);
+    if (!good || (end < 0 ? b.offset <= out.indexedEnd : b.offset !== end)) {
+      if (end < 0) continue; // a second bad record: the next good one starts the run
+      break;
+    }
+    // below the prefix's signatures (never over a record not read yet)
+    buf.copyWithin(SIDE_HEADER + (k + after.length) * SIG_BYTES, at + ENTRY, at + RECORD);
+    after.push(b);
+    end = b.offset + b.length;
+  }
+  if (!after.length) return;
+  out.after = after;
+  out.afterSigs = buf.subarray(SIDE_HEADER + k * SIG_BYTES, SIDE_HEADER + (k + after.length) * SIG_BYTES);
 }
 
 // Creates (or replaces) a sidecar holding only its header.

@@ -50,6 +50,7 @@ export class ArchiveStream {
   unreadable: string[] = []; // segments that could not be read (named, never deleted)
   repaired: string[] = []; // what boot did (a twin put in place, a retire finished)
   twinsToDrop: number[] = [];
+  reindex: number[] | undefined; // sealed segments whose sidecar a read found damaged: a step indexes them again (seal); made when needed
   // damage at rest (parity.ts, FORMAT.md §3.15): sealed segments' twins kept
   // until their group has parity; the groups' parity files; segments found
   // damaged, and those being restored (seq → the length they are restored to)
@@ -97,7 +98,9 @@ export class ArchiveStream {
       const e = this.cat.entries.get(s);
       if (!e || e.bytes !== this.segs.get(s)) out.push(s);
     }
-    return out.reverse();
+    out.reverse();
+    if (this.reindex) for (const s of this.reindex) if (this.segs.has(s) && !this.restoring.has(s) && s !== this.open?.seq && out.indexOf(s) < 0) out.push(s);
+    return out;
   }
 
   // ---- boot ---------------------------------------------------------------------------
@@ -169,6 +172,7 @@ export class ArchiveStream {
     let top = -1;
     segs.forEach((_l, s) => (top = Math.max(top, s)));
     this.twinsToDrop = [];
+    this.reindex = undefined;
     // the top segment is the open one unless it is sealed (its twin is then a sealed one's)
     const openTop = top >= 0 && this.cat.entries.get(top)?.bytes !== segs.get(top) ? top : -1;
     this.loadProtection(segs, twins, parLens, openTop, rsts);
@@ -1064,6 +1068,9 @@ export class ArchiveStream {
   // sidecar is missing or damaged), adds its summary to the catalog, drops its
   // twin. One read of the segment (at most 56 KB) and a few KB written.
   seal(seq: number): void {
+    // tried once: a read that finds the sidecar damaged again asks again
+    const r = this.reindex ? this.reindex.indexOf(seq) : -1;
+    if (r >= 0) (this.reindex as number[]).splice(r, 1);
     const f = this.openRead(seq);
     let side;
     const summary = new Uint8Array(SUMMARY_BYTES);
@@ -1090,7 +1097,9 @@ export class ArchiveStream {
       if (!side.blocks.length) createSide(this.path(seq, "six"), this.stream, seq);
       if (b.count) writeSideRecords(this.path(seq, "six"), side.blocks.length, recs);
       blocks = side.blocks.length + b.count;
-      this.cat.add({ seq, min, max, records, bytes: length, blocks }, summary);
+      // a sealed segment indexed again (its sidecar was damaged) keeps its catalog entry
+      const had = this.cat.entries.get(seq);
+      if (!had || had.bytes !== length) this.cat.add({ seq, min, max, records, bytes: length, blocks }, summary);
       this.segs.set(seq, length);
     } finally {
       f.close();
