@@ -381,6 +381,21 @@ export class ArchiveStream {
       this.restoring.set(q, { len, at: Math.min(have, len), crc: 0, from: 0 });
       segs.set(q, len);
     }
+    // facts and digests (never retired): a sealed member gone, or shorter than
+    // its catalog entry, that a parity of its group covers: damage, restored
+    // from the parity (a rewrite deletes the parity before it changes a member)
+    if (this.size !== PARITY.pair)
+      this.cat.entries.forEach((e, q) => {
+        const have = segs.get(q) ?? 0;
+        if (q === openTop || q === this.skip || have >= e.bytes || this.restoring.has(q) || (twins.get(q) ?? -1) >= e.bytes) return;
+        let covered = false;
+        parLens.forEach((len, pq) => {
+          if (pq !== openTop && pq >= q && this.gOf(pq) === this.gOf(q) && len >= e.bytes) covered = true;
+        });
+        if (!covered) return;
+        this.restoring.set(q, { len: e.bytes, at: have, crc: 0, from: 0 });
+        segs.set(q, e.bytes);
+      });
     parLens.forEach((len, q) => {
       if (q === openTop) return;
       let mate = false; // a ghost: a pair's older member retired, the newer one there

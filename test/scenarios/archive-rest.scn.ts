@@ -128,6 +128,24 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "archive rest: a fact segment gone from the listing (its catalog entry kept) is read back from its group's parity and restored",
+    run() {
+      const dev = fresh();
+      let a = new Archive(root);
+      fillLong(a, 500);
+      upkeep(a);
+      const before = dev.spiffs.content(segName("f", 2));
+      const all = contents(a);
+      dev.spiffs.remove(segName("f", 2));
+      dev.reboot();
+      a = new Archive(root);
+      a.check();
+      deepEqual(contents(a), all, "every record, in order");
+      upkeep(a);
+      ok(same(dev.spiffs.content(segName("f", 2)), before), "restored byte for byte");
+    },
+  },
+  {
     name: "archive rest: closed groups keep their parity; a member of one left not finalized is read back whole and restored by steps",
     run() {
       withGroup(2, () => {
