@@ -41,8 +41,9 @@ describe("parity (FORMAT.md §3.15)", () => {
 
   it("groups: numbers 1..16 are group 0, 17..32 group 1; the first live number after a migration (100000) ends a group", () => {
     assert.equal(PARITY.group, 16);
-    assert.deepEqual([1, 16, 17, 32, 33].map(groupOf), [0, 0, 1, 1, 2]);
-    assert.deepEqual([0, 1, 2].map(firstOf), [1, 17, 33]);
+    assert.deepEqual([1, 16, 17, 32, 33].map((q) => groupOf(q)), [0, 0, 1, 1, 2]);
+    assert.deepEqual([1, 2, 3, 4, 5].map((q) => groupOf(q, PARITY.pair)), [0, 0, 1, 1, 2], "pairs");
+    assert.deepEqual([0, 1, 2].map((g) => firstOf(g)), [1, 17, 33]);
     assert.equal(groupOf(100000) + 1, groupOf(100001));
   });
 
