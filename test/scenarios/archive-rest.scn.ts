@@ -14,7 +14,7 @@ import { PARITY } from "../../src/archive/parity";
 import { fresh, sec } from "./archive.scn";
 import { RETIRE_AT, type Budget } from "../../src/archive/archive";
 import { fromLocal, formatDateTime } from "../../src/time/local";
-import type { Moment } from "../../src/memory/types";
+import { monthOf as momentsOf } from "./archive-retire.scn";
 import { fillLong, longFact, segName, segments, sidecar } from "./archive-segments.scn";
 import { contents, seedOf } from "./archive-faults.scn";
 import { ok, equal, deepEqual } from "./assert";
@@ -64,20 +64,27 @@ function parFiles(dev: SimDevice, c: string): string[] {
 }
 
 
-// The moments of month `m` (from 2024-01), about 360 bytes each.
-function momentsOf(m: number, n: number): Moment[] {
-  const y = 2024 + Math.floor(m / 12), mo = (m % 12) + 1;
-  const out: Moment[] = [];
-  for (let i = 0; i < n; i++)
-    out.push({
-      timestamp: sec(fromLocal(y, mo, 1 + (i % 28), 20, i)),
-      topic: `第${m}月的日常`,
-      content: `第${m}月第${i}个时刻：主人放学回家，和我讲了学校里发生的事情，我们一起看了动画片，又去楼下散步，看到了很多小狗和小猫。`,
-      emotion: "happy",
-      intensity: 3,
-      importance: 3,
-    });
-  return out;
+// Damages one segment at rest (not finalized, or gone from the listing) after
+// a reboot; then every record of its stream is read back in order, steps
+// restore it byte for byte, and a reboot after reads them all again.
+function readBackAndRestore(dev: SimDevice, name: string, damage: "not_finalized" | "gone", type = "fact", during?: (a: Archive) => void): void {
+  let a = new Archive(root);
+  a.check();
+  const all = contents(a, type);
+  const before = dev.spiffs.content(name);
+  dev.reboot();
+  if (damage === "gone") dev.spiffs.remove(name);
+  else dev.inject("spiffs_not_finalized", { seed: seedOf(dev, name) });
+  a = new Archive(root);
+  a.check();
+  deepEqual(contents(a, type), all, `every record of ${name}'s stream, in order`);
+  during?.(a);
+  const did = upkeep(a);
+  ok(same(dev.spiffs.content(name), before), `${name} restored byte for byte: ${did.filter((d) => d.indexOf("restor") >= 0).join(", ")}`);
+  dev.reboot();
+  a = new Archive(root);
+  a.check();
+  deepEqual(contents(a, type), all, "after a reboot too");
 }
 
 export const scenarios: Scenario[] = [
@@ -106,43 +113,23 @@ export const scenarios: Scenario[] = [
     name: "archive rest: a member left not finalized at rest is read back whole from its group's parity and the other members, and restored by steps",
     run() {
       const dev = fresh();
-      let a = new Archive(root);
+      const a = new Archive(root);
       fillLong(a, 500);
       upkeep(a);
-      const before = dev.spiffs.content(segName("f", 1));
-      const all = contents(a);
-      dev.reboot();
-      dev.inject("spiffs_not_finalized", { seed: seedOf(dev, segName("f", 1)) });
-      a = new Archive(root);
-      a.check();
-      deepEqual(contents(a), all, "every record, in order");
-      equal(a.recallByTimeRange("fact", "2000-01-01", "2099-12-31", 1000).length, 500, "recall is whole");
-      deepEqual(a.lastRecall.unreadable, [], "and names nothing");
-      const did = upkeep(a);
-      ok(did.some((d) => d.indexOf("f1: restored") >= 0), `steps restore it: ${did.join(", ")}`);
-      ok(same(dev.spiffs.content(segName("f", 1)), before), "byte for byte");
-      dev.reboot();
-      a = new Archive(root);
-      a.check();
-      deepEqual(contents(a), all, "after a reboot too");
+      readBackAndRestore(dev, segName("f", 1), "not_finalized", "fact", (b) => {
+        equal(b.recallByTimeRange("fact", "2000-01-01", "2099-12-31", 1000).length, 500, "recall is whole");
+        deepEqual(b.lastRecall.unreadable, [], "and names nothing");
+      });
     },
   },
   {
     name: "archive rest: a fact segment gone from the listing (its catalog entry kept) is read back from its group's parity and restored",
     run() {
       const dev = fresh();
-      let a = new Archive(root);
+      const a = new Archive(root);
       fillLong(a, 500);
       upkeep(a);
-      const before = dev.spiffs.content(segName("f", 2));
-      const all = contents(a);
-      dev.spiffs.remove(segName("f", 2));
-      dev.reboot();
-      a = new Archive(root);
-      a.check();
-      deepEqual(contents(a), all, "every record, in order");
-      upkeep(a);
-      ok(same(dev.spiffs.content(segName("f", 2)), before), "restored byte for byte");
+      readBackAndRestore(dev, segName("f", 2), "gone");
     },
   },
   {
@@ -157,21 +144,7 @@ export const scenarios: Scenario[] = [
         ok(seqs.length >= 4, `segments: ${seqs.join(",")}`);
         ok(dev.spiffs.exists("/f000002.par") && !dev.spiffs.exists("/f000001.par"), "group 0's parity is its newest member's");
         equal(dev.spiffs.length("/f000002.par"), Math.max(dev.spiffs.length(segName("f", 1)), dev.spiffs.length(segName("f", 2))), "as long as its longest member");
-        const before = dev.spiffs.content(segName("f", 2));
-        const all = contents(a);
-        dev.reboot();
-        dev.inject("spiffs_not_finalized", { seed: seedOf(dev, segName("f", 2)) });
-        a = new Archive(root);
-        a.check();
-        deepEqual(contents(a), all, "every record, rebuilt from the parity and the other member");
-        equal(a.recallByKeyword("fact", "公园", 1000).length, 700, "recall is whole");
-        const did = upkeep(a);
-        ok(did.some((d) => d.indexOf("f2: restored") >= 0), `steps restore it: ${did.join(", ")}`);
-        ok(same(dev.spiffs.content(segName("f", 2)), before), "byte for byte");
-        dev.reboot();
-        a = new Archive(root);
-        a.check();
-        deepEqual(contents(a), all, "after a reboot too");
+        readBackAndRestore(dev, segName("f", 2), "not_finalized", "fact", (b) => equal(b.recallByKeyword("fact", "公园", 1000).length, 700, "recall is whole"));
       });
     },
   },
@@ -214,18 +187,7 @@ export const scenarios: Scenario[] = [
       for (const x of ["jsonl", "par", "six"] as const) dev.spiffs.remove(segName("f", top, x));
       const last = seqs[seqs.length - 2];
       ok(dev.spiffs.exists(segName("f", last, "par")), "the newest member holds the group's parity");
-      dev.reboot();
-      a = new Archive(root);
-      a.check();
-      const all = contents(a);
-      const before = dev.spiffs.content(segName("f", last));
-      dev.reboot();
-      dev.inject("spiffs_not_finalized", { seed: seedOf(dev, segName("f", last)) });
-      a = new Archive(root);
-      a.check();
-      deepEqual(contents(a), all, "read back whole from the parity");
-      upkeep(a);
-      ok(same(dev.spiffs.content(segName("f", last)), before), "restored byte for byte");
+      readBackAndRestore(dev, segName("f", last), "not_finalized");
     },
   },
   {
@@ -318,16 +280,8 @@ export const scenarios: Scenario[] = [
       equal(dev.spiffs.list().filter((e) => /^\/m\d+\.twn$/.test(e.name)).length, 0, "no plain twin");
       ok(same(dev.spiffs.content("/m000002.par"), xorOf([dev.spiffs.content(segName("m", 1)), dev.spiffs.content(segName("m", 2))])), "the pair's parity");
       ok(!dev.spiffs.exists("/m000001.par"), "one file a pair");
-      const before = dev.spiffs.content(segName("m", 1));
-      const all = contents(a, "moment");
-      equal(all.length, 720);
-      dev.reboot();
-      dev.inject("spiffs_not_finalized", { seed: seedOf(dev, segName("m", 1)) });
-      a = new Archive(root);
-      a.check();
-      deepEqual(contents(a, "moment"), all, "every moment, rebuilt from the pair's parity and the other member");
-      upkeep(a);
-      ok(same(dev.spiffs.content(segName("m", 1)), before), "restored byte for byte");
+      equal(contents(a, "moment").length, 720);
+      readBackAndRestore(dev, segName("m", 1), "not_finalized", "moment");
     },
   },
   {

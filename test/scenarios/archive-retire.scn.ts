@@ -17,7 +17,7 @@ const root = config.file.root;
 const MB = 1024 * 1024;
 
 // The moments of one month (day by day from the 1st, 20:00 local), 360+ bytes each.
-function monthOf(m: number, n: number): Moment[] {
+export function monthOf(m: number, n: number): Moment[] {
   const y = 2024 + Math.floor(m / 12), mo = (m % 12) + 1;
   const out: Moment[] = [];
   for (let i = 0; i < n; i++)
