@@ -64,6 +64,15 @@ function parFiles(dev: SimDevice, c: string): string[] {
 }
 
 
+// A fresh device whose archive holds `n` long facts, upkeep done.
+function filled(n: number): { dev: SimDevice; a: Archive } {
+  const dev = fresh();
+  const a = new Archive(root);
+  fillLong(a, n);
+  upkeep(a);
+  return { dev, a };
+}
+
 // Damages one segment at rest (not finalized, or gone from the listing) after
 // a reboot; then every record of its stream is read back in order, steps
 // restore it byte for byte, and a reboot after reads them all again.
@@ -91,10 +100,7 @@ export const scenarios: Scenario[] = [
   {
     name: "archive rest: facts keep one parity file per group, their newest member's .par (the XOR of the members), and the twin of the open segment XORed with it; no other copy",
     run() {
-      const dev = fresh();
-      const a = new Archive(root);
-      fillLong(a, 500);
-      upkeep(a);
+      const { dev, a } = filled(500);
       const seqs = segments(dev, "f");
       const open = seqs[seqs.length - 1], members = seqs.slice(0, -1);
       ok(members.length >= 2, `members and the open one: ${seqs.join(",")}`);
@@ -112,10 +118,7 @@ export const scenarios: Scenario[] = [
   {
     name: "archive rest: a member left not finalized at rest is read back whole from its group's parity and the other members, and restored by steps",
     run() {
-      const dev = fresh();
-      const a = new Archive(root);
-      fillLong(a, 500);
-      upkeep(a);
+      const { dev, a } = filled(500);
       readBackAndRestore(dev, segName("f", 1), "not_finalized", "fact", (b) => {
         equal(b.recallByTimeRange("fact", "2000-01-01", "2099-12-31", 1000).length, 500, "recall is whole");
         deepEqual(b.lastRecall.unreadable, [], "and names nothing");
@@ -125,10 +128,7 @@ export const scenarios: Scenario[] = [
   {
     name: "archive rest: a fact segment gone from the listing (its catalog entry kept) is read back from its group's parity and restored",
     run() {
-      const dev = fresh();
-      const a = new Archive(root);
-      fillLong(a, 500);
-      upkeep(a);
+      const { dev, a } = filled(500);
       readBackAndRestore(dev, segName("f", 2), "gone");
     },
   },
@@ -136,10 +136,9 @@ export const scenarios: Scenario[] = [
     name: "archive rest: closed groups keep their parity; a member of one left not finalized is read back whole and restored by steps",
     run() {
       withGroup(2, () => {
-        const dev = fresh();
-        let a = new Archive(root);
-        fillLong(a, 700);
-        upkeep(a);
+        const f = filled(700);
+        const dev = f.dev;
+        let a = f.a;
         const seqs = segments(dev, "f");
         ok(seqs.length >= 4, `segments: ${seqs.join(",")}`);
         ok(dev.spiffs.exists("/f000002.par") && !dev.spiffs.exists("/f000001.par"), "group 0's parity is its newest member's");
@@ -152,10 +151,9 @@ export const scenarios: Scenario[] = [
     name: "archive rest: reads that fail inside a member (an unreadable page) go on from the parity; a cut restore goes on after the reboot",
     run() {
       withGroup(2, () => {
-        const dev = fresh();
-        let a = new Archive(root);
-        fillLong(a, 700);
-        upkeep(a);
+        const f = filled(700);
+        const dev = f.dev;
+        let a = f.a;
         ok(dev.spiffs.exists("/f000002.par"));
         const before = dev.spiffs.content(segName("f", 1));
         const all = contents(a);
@@ -177,10 +175,9 @@ export const scenarios: Scenario[] = [
   {
     name: "archive rest: a stream whose newest segment is sealed (no open one, as after a migration) keeps its group's parity",
     run() {
-      const dev = fresh();
-      let a = new Archive(root);
-      fillLong(a, 500);
-      upkeep(a);
+      const f = filled(500);
+      const dev = f.dev;
+      let a = f.a;
       const seqs = segments(dev, "f");
       const top = seqs[seqs.length - 1];
       // the open segment gone (nothing after the last sealed one)
@@ -243,10 +240,9 @@ export const scenarios: Scenario[] = [
     name: "archive rest: a device from before (members with no parity, a plain twin for the open segment) gets its groups' parity by steps; nothing is lost",
     run() {
       withGroup(2, () => {
-        const dev = fresh();
-        let a = new Archive(root);
-        fillLong(a, 700);
-        upkeep(a);
+        const f = filled(700);
+        const dev = f.dev;
+        let a = f.a;
         const open = segments(dev, "f").slice(-1)[0];
         const twin = dev.spiffs.content(segName("f", open));
         for (const e of dev.spiffs.list()) if (/\.(par|twn)$/.test(e.name)) dev.spiffs.remove(e.name);
