@@ -83,7 +83,7 @@ function copy(from: string, to: string, len: number, foot: boolean): number {
 
 // Opens a file, runs `fn` on it and closes it; undefined when it cannot be
 // opened or read (a power cut still ends the world).
-function withFile(path: string, fn: (f: File, len: number) => number | undefined): number | undefined {
+export function withFile(path: string, fn: (f: File, len: number) => number | undefined): number | undefined {
   let f: File | undefined;
   try {
     f = new File(path);

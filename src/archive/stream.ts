@@ -13,7 +13,7 @@ import { File } from "file";
 import { CHUNK, ArchiveError, validEnd, scanRange, readInto, writeAt, openAppend, openWrite, remove, rename, rethrowFatal, messageOf } from "./file";
 import { lineT, headerLine, parseRecord, textsOf, NL, STREAM_CHAR, type Line, type Stream } from "./codec";
 import { sigAdd } from "./fold";
-import { copyInto, removeAll } from "./settle";
+import { copyInto, removeAll, withFile } from "./settle";
 import { Catalog, SUMMARY_BYTES, SUMMARY_MASK } from "./catalog";
 import { PARITY, groupOf, firstOf, XorReader, type ParityInfo, type Member } from "./parity";
 import { SEGMENT_BLOCKS, RECORD, NO_MIN, segName, parseName, readSide, createSide, writeSideRecords, BlockBuilder, decodeRecords, lineKind, KIND_RECORD, type BlockInfo } from "./segment";
@@ -657,24 +657,17 @@ export class ArchiveStream {
 
   // Reads a sealed segment through (at most 56 KB): true when every read works.
   private readsWhole(seq: number): boolean {
-    try {
-      const f = new File(this.path(seq));
-      try {
-        const len = f.length;
-        if (len !== this.segs.get(seq)) return false;
+    return (
+      withFile(this.path(seq), (f, len) => {
+        if (len !== this.segs.get(seq)) return 0;
         for (let at = 0; at < len; ) {
           const k = readInto(f, at, Math.min(CHUNK, len - at), this.bufs.chunk);
-          if (k <= 0) return false;
+          if (k <= 0) return 0;
           at += k;
         }
-        return true;
-      } finally {
-        f.close();
-      }
-    } catch (e) {
-      rethrowFatal(e);
-      return false;
-    }
+        return 1;
+      }) === 1
+    );
   }
 
   // Before a member changes (a rewrite): its group's parity no longer holds
@@ -1197,17 +1190,7 @@ class View<V> {
 }
 
 function fileLengthOf(path: string): number {
-  try {
-    const f = new File(path);
-    try {
-      return f.length;
-    } finally {
-      f.close();
-    }
-  } catch (e) {
-    rethrowFatal(e);
-    return -1;
-  }
+  return withFile(path, (_f, len) => len) ?? -1;
 }
 
 // A sealed segment's file: a read that fails (an unreadable page) goes on
@@ -1294,18 +1277,12 @@ function marker(len: number): Uint8Array {
   return new Uint8Array([len & 0xff, (len >>> 8) & 0xff, (len >>> 16) & 0xff, (len >>> 24) & 0xff]);
 }
 function readMarker(path: string): number {
-  try {
-    const f = new File(path);
-    try {
-      if (f.length !== 4) return -1;
+  return (
+    withFile(path, (f, n) => {
+      if (n !== 4) return -1;
       const b = new Uint8Array(f.read(ArrayBuffer, 4) as ArrayBuffer);
       const len = (b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24)) >>> 0;
       return len > 0 && len <= SEGMENT_BYTES ? len : -1;
-    } finally {
-      f.close();
-    }
-  } catch (e) {
-    rethrowFatal(e);
-    return -1;
-  }
+    }) ?? -1
+  );
 }
