@@ -401,7 +401,6 @@ export class Archive {
         const st = this.streams[s];
         if (st.twinStep()) return { did: `twin ${s}` };
       }
-      for (const s of STREAMS) if (this.streams[s].dropTwins()) return { did: `drop twin ${s}` };
       for (const s of STREAMS) {
         const st = this.streams[s];
         const u = st.unsealed();
@@ -479,7 +478,7 @@ export class Archive {
     return n;
   }
 
-  // Seals every full segment at once (an append short of room: their twins go).
+  // Seals every full segment at once (an append short of room).
   private sealPending(): boolean {
     let did = false;
     for (const x of STREAMS) {
@@ -492,7 +491,6 @@ export class Archive {
           rethrowFatal(e);
         }
       }
-      while (st.dropTwins()) did = true;
     }
     return did;
   }

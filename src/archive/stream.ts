@@ -2,12 +2,13 @@
 // files, the open segment that takes appends, its twin, and sealing
 // (docs/FORMAT.md §3.3–3.6).
 //
-// Appends go to the open segment and then, byte for byte at the same offsets,
-// to its twin: a cut that leaves either file unreadable (SPIFFS can leave a file
-// not finalized) still leaves one whole copy of every acknowledged line. A
-// segment that is full is sealed by a maintenance step: its last block is
-// indexed, its summary joins the catalog, and its twin goes. Sealed segments
-// are never written again; retiring deletes them whole.
+// Appends go to the open segment and then, at the same offsets, to its twin
+// (XORed with its group's parity so far: §3.15): a cut that leaves either file
+// unreadable (SPIFFS can leave a file not finalized) still leaves every
+// acknowledged line readable. When the next segment starts, the twin becomes
+// its group's parity. A full segment is sealed by a maintenance step: its last
+// block is indexed and its summary joins the catalog. Sealed segments are
+// never written again; retiring deletes them whole (moments, events: a pair).
 
 import { File } from "file";
 import { CHUNK, ArchiveError, validEnd, scanRange, readInto, writeAt, openAppend, openWrite, remove, rename, rethrowFatal, messageOf } from "./file";
@@ -49,7 +50,6 @@ export class ArchiveStream {
   cat: Catalog;
   unreadable: string[] = []; // segments that could not be read (named, never deleted)
   repaired: string[] = []; // what boot did (a twin put in place, a retire finished)
-  twinsToDrop: number[] = [];
   reindex: number[] | undefined; // sealed segments whose sidecar a read found damaged: a step indexes them again (seal); made when needed
   // damage at rest (parity.ts, FORMAT.md §3.15): sealed segments' twins kept
   // until their group has parity; the groups' parity files; segments found
@@ -65,7 +65,7 @@ export class ArchiveStream {
   get damaged(): View<boolean> {
     return new View(this.bufs.prot, keyBase(3, this.stream));
   }
-  get restoring(): View<{ len: number; at: number; crc: number; from: number }> {
+  get restoring(): View<{ len: number; at: number }> {
     return new View(this.bufs.prot, keyBase(4, this.stream));
   }
   skip = -1; // a segment a migration is writing: not the stream's until sealed (migrate.ts)
@@ -154,7 +154,7 @@ export class ArchiveStream {
     let above = -1;
     segs.forEach((_l, s) => (above = Math.max(above, s)));
     parLens.forEach((len, seq) => {
-      if (seq <= above || !this.parity) return;
+      if (seq <= above) return;
       this.segs = segs;
       this.open = undefined;
       const key = this.keyFor(seq);
@@ -171,7 +171,6 @@ export class ArchiveStream {
     this.open = undefined;
     let top = -1;
     segs.forEach((_l, s) => (top = Math.max(top, s)));
-    this.twinsToDrop = [];
     this.reindex = undefined;
     // the top segment is the open one unless it is sealed (its twin is then a sealed one's)
     const openTop = top >= 0 && this.cat.entries.get(top)?.bytes !== segs.get(top) ? top : -1;
@@ -179,7 +178,7 @@ export class ArchiveStream {
     this.nextSeq = top + 1;
     // a sealed segment is never written again: the next append starts a new one
     if (openTop >= 0) {
-      if (this.parity && parLens.has(top)) {
+      if (parLens.has(top)) {
         twins.delete(top);
         File.delete(this.path(top, "twn"));
         this.loadOpen(top, parLens.get(top) as number, true);
@@ -264,9 +263,6 @@ export class ArchiveStream {
   fOf(g: number): number {
     return firstOf(g, this.size);
   }
-  get parity(): boolean {
-    return true;
-  }
 
   // The members of group g below `below`: its segments no longer taking
   // appends (never written again), in number order, with their lengths.
@@ -307,6 +303,13 @@ export class ArchiveStream {
   private ghostBelow(seq: number): number | undefined {
     for (let q = this.fOf(this.gOf(seq)); q < seq; q++) if (this.pars.has(q) && !this.segs.has(q)) return q;
     return undefined;
+  }
+
+  // A twin started for segment `seq`: <seq>.par XORed with its key (none for
+  // a group's first segment), or a plain <seq>.twn when the key is not whole.
+  private twinOf(seq: number): { par: boolean; key: number } {
+    const k = this.keyFor(seq);
+    return k === -1 ? { par: false, key: -1 } : { par: true, key: Math.max(k, -1) };
   }
 
   // XORs `b` (bytes at offset `pos` of a twin) with the key's .par at the same
@@ -378,7 +381,7 @@ export class ArchiveStream {
         continue;
       }
       const have = segs.get(q) ?? 0;
-      this.restoring.set(q, { len, at: Math.min(have, len), crc: 0, from: 0 });
+      this.restoring.set(q, { len, at: Math.min(have, len) });
       segs.set(q, len);
     }
     // facts and digests (never retired): a sealed member gone, or shorter than
@@ -393,7 +396,7 @@ export class ArchiveStream {
           if (pq !== openTop && pq >= q && this.gOf(pq) === this.gOf(q) && len >= e.bytes) covered = true;
         });
         if (!covered) return;
-        this.restoring.set(q, { len: e.bytes, at: have, crc: 0, from: 0 });
+        this.restoring.set(q, { len: e.bytes, at: have });
         segs.set(q, e.bytes);
       });
     parLens.forEach((len, q) => {
@@ -403,22 +406,20 @@ export class ArchiveStream {
       if ((!segs.has(q) && !mate) || len > SEGMENT_BYTES) File.delete(this.path(q, "par"));
       else this.pars.set(q, len);
     });
-    if (this.parity)
-      for (const g of this.groupsOf(segs)) {
-        const p = this.groupPar(g);
-        if (!p) continue;
-        if (p.have > p.want) {
-          File.delete(this.path(p.top, "par")); // not this group's bytes: built again
-          this.pars.delete(p.top);
-        }
+    for (const g of this.groupsOf(segs)) {
+      const p = this.groupPar(g);
+      if (p && p.have > p.want) {
+        File.delete(this.path(p.top, "par")); // not this group's bytes: built again
+        this.pars.delete(p.top);
       }
+    }
     this.open = open;
     twins.forEach((len, s) => {
       if (s === openTop) return; // the open segment's (loadOpen)
       const have = segs.get(s) ?? 0;
       if (len > have) {
         // the segment is being restored from its twin (or lost bytes)
-        this.restoring.set(s, { len, at: have, crc: 0, from: have });
+        this.restoring.set(s, { len, at: have });
         segs.set(s, len);
         this.twins.set(s, len);
       } else if (len === have) this.twins.set(s, len);
@@ -474,7 +475,6 @@ export class ArchiveStream {
   }
 
   private xorOf(seq: number): XorReader | undefined {
-    if (!this.parity) return undefined;
     const p = this.groupPar(this.gOf(seq));
     if (!p || p.have !== p.want) return undefined;
     let me: Member | undefined;
@@ -512,7 +512,7 @@ export class ArchiveStream {
       const len = this.segs.get(seq) as number;
       writeNew(this.path(seq, "rst"), marker(len));
       removeAll(this.path(seq));
-      this.restoring.set(seq, { len, at: 0, crc: 0, from: 0 });
+      this.restoring.set(seq, { len, at: 0 });
       this.repaired.push(`${c}${seq}: damaged, restored by steps`);
       return `${c}${seq}: damaged, restoring`;
     }
@@ -695,10 +695,6 @@ export class ArchiveStream {
   // becomes its group's parity (the bytes of the key past its end are
   // appended: the segment counts as zeros there) and the key goes.
   private closeTwin(o: OpenSeg): void {
-    if (!this.parity) {
-      if (o.twin >= 0 && o.twin === o.length) this.twins.set(o.seq, o.twin);
-      return;
-    }
     if (!o.par) {
       // a plain .twn (no whole key when it started): kept until the group's
       // parity is built by steps
@@ -853,19 +849,11 @@ export class ArchiveStream {
     // parity, with no write more
     const prev = this.open;
     let par = false, key = -1;
-    if (this.parity) {
-      if (prev && this.gOf(prev.seq) === this.gOf(seq) && prev.par && prev.twin >= 0 && prev.twin === prev.length) {
-        par = true;
-        key = prev.seq;
-        this.pars.set(prev.seq, prev.twin);
-      } else if (!prev || this.gOf(prev.seq) !== this.gOf(seq)) {
-        const k = this.keyFor(seq);
-        if (k !== -1) {
-          par = true;
-          key = Math.max(k, -1);
-        }
-      }
-    }
+    if (prev && this.gOf(prev.seq) === this.gOf(seq) && prev.par && prev.twin >= 0 && prev.twin === prev.length) {
+      par = true;
+      key = prev.seq;
+      this.pars.set(prev.seq, prev.twin);
+    } else if (!prev || this.gOf(prev.seq) !== this.gOf(seq)) ({ par, key } = this.twinOf(seq));
     try {
       writeNew(this.path(seq), head);
       remove(this.path(seq, "par"));
@@ -1031,16 +1019,10 @@ export class ArchiveStream {
     if (o.twin < 0) {
       File.delete(this.path(o.seq, "twn"));
       File.delete(this.path(o.seq, "par"));
-      // facts, digests: XORed with the group's parity when it is whole
-      o.par = false;
-      o.key = -1;
-      if (this.parity) {
-        const k = this.keyFor(o.seq);
-        if (k !== -1) {
-          o.par = true;
-          o.key = Math.max(k, -1);
-        }
-      }
+      // XORed with the group's parity when it is whole
+      const t = this.twinOf(o.seq);
+      o.par = t.par;
+      o.key = t.key;
       o.twin = 0;
     }
     const tpath = this.path(o.seq, o.par ? "par" : "twn");
@@ -1073,8 +1055,9 @@ export class ArchiveStream {
   }
 
   // Seals one full segment: indexes its last block (or the whole file when its
-  // sidecar is missing or damaged), adds its summary to the catalog, drops its
-  // twin. One read of the segment (at most 56 KB) and a few KB written.
+  // sidecar is missing or damaged), adds its summary to the catalog; a plain
+  // twin of another length goes. One read of the segment (at most 56 KB) and a
+  // few KB written.
   seal(seq: number): void {
     // tried once: a read that finds the sidecar damaged again asks again
     const r = this.reindex ? this.reindex.indexOf(seq) : -1;
@@ -1137,13 +1120,6 @@ export class ArchiveStream {
     this.segs.delete(seq);
     File.delete(this.path(seq, "ret"));
     File.delete(this.path(seq, "six"));
-  }
-
-  dropTwins(): boolean {
-    const s = this.twinsToDrop.pop();
-    if (s === undefined) return false;
-    File.delete(this.path(s, "twn"));
-    return true;
   }
 }
 

@@ -477,7 +477,7 @@ class Run {
       try {
         if (add.length) {
           a.append(t, add);
-          // a full segment is sealed (its twin dropped) before the next page's
+          // a full segment is sealed before the next page's
           // records take room: one bounded step, as the maintenance timer runs
           a.step();
         }
