@@ -787,7 +787,7 @@ export class Episodes implements EpisodeReader {
     if (this.lateTombs.length) this.writeTombs([]);
     let more = false;
     try {
-      more = this.store.step();
+      more = this.store.step(nowMs);
     } catch (e) {
       rethrowCut(e);
       trace(`episode: store step failed (${why(e)})\n`);

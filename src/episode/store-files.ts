@@ -42,6 +42,9 @@ export const SLOT_BYTES = HEADER_BYTES + TEXT_BYTES; // a slot's records in /ep.
 export const W_MAGIC = 0xe6;
 export const SCRUB_SLOTS = 5; // per step: 5 headers and 5 texts of each copy (3,360 B of text per read)
 export const SCRUB_TOMBS = 100; // per step: 2,000 B of each tomb copy
+// a scrub pass starts at boot, then a day after the last one ended: damage at
+// rest is rare and a pass reads both copies whole (about 900 KB at 400 slots)
+export const SCRUB_EVERY_MS = 24 * 3600 * 1000;
 export const REBUILD_SLOTS = 5; // slots copied per rebuild step (640 B of headers, 3,360 B of texts)
 export const TEXTS_PER_READ = Math.floor(CHUNK / TEXT_BYTES); // 6
 export const USABLE = 0.75; // SPIFFS fills reliably to about 75% (docs/FORMAT.md §1)
@@ -116,6 +119,7 @@ export abstract class EpisodeFiles {
   protected rebuild: Rebuild | undefined;
   protected xrebuild: { k: number; at: number } | undefined;
   protected scrubAt = -1; // -1: no scrub pass running
+  protected scrubDue = 0; // wall time (ms) the next pass may start; 0: at once
   protected scrubTomb = 0;
   protected hadWork = false;
   readonly notes: string[] = []; // what open() and step() found and did (for traces and tests)

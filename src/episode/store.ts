@@ -26,6 +26,7 @@ import {
   W_BYTES,
   SCRUB_SLOTS,
   SCRUB_TOMBS,
+  SCRUB_EVERY_MS,
   REBUILD_SLOTS,
   TEXTS_PER_READ,
   fatal,
@@ -183,7 +184,9 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
 
   // ---- upkeep -----------------------------------------------------------------------------------
 
-  step(): boolean {
+  // nowMs: the wall clock, which paces the scrub (SCRUB_EVERY_MS); without it
+  // a pass starts whenever the last has ended (tests that walk the store)
+  step(nowMs?: number): boolean {
     this.open();
     if (this.redoLater) {
       const r = this.redoLater;
@@ -197,7 +200,7 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     }
     if (this.bad[0] || this.bad[1]) return this.rebuildStep();
     if (this.xbad[0] || this.xbad[1]) return this.rebuildTombStep();
-    return this.scrubStep();
+    return this.scrubStep(nowMs);
   }
 
   // Writes copy k again from the other, REBUILD_SLOTS slots per step, into
@@ -330,9 +333,11 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
 
   // One piece of a scrub pass: SCRUB_SLOTS slots of both copies compared (and
   // repaired), then, after the last slot, the tombstones SCRUB_TOMBS at a time.
-  // Returns false when a pass has just ended (the next call starts another).
-  protected scrubStep(): boolean {
+  // Returns false when a pass has just ended, or the next is not due yet: a
+  // clock set back by more than a pass's rest counts as due.
+  protected scrubStep(nowMs?: number): boolean {
     if (this.scrubAt < 0) {
+      if (nowMs !== undefined && nowMs < this.scrubDue && nowMs >= this.scrubDue - SCRUB_EVERY_MS) return false;
       this.scrubAt = 0;
       this.scrubTomb = 0;
       this.hadWork = false;
@@ -360,6 +365,7 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       return true;
     }
     this.scrubAt = -1;
+    if (nowMs !== undefined) this.scrubDue = nowMs + SCRUB_EVERY_MS;
     return false;
   }
 

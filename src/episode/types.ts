@@ -85,7 +85,7 @@ export interface EpisodeStoreApi {
   tombCount(): number;
   // one bounded piece of upkeep (rebuild an unreadable copy, compare a few
   // slots of both copies and repair a difference); true while work remains
-  step(): boolean;
+  step(nowMs?: number): boolean; // nowMs paces the scrub
   footprint(): number; // bytes of every episode file
   readonly stats: { bytesRead: number; reads: number; bytesWritten: number; writes: number };
 }

@@ -321,6 +321,41 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "episodes: with the clock, a scrub pass runs at boot and then a day after the last one ended, not at every idle step",
+    run() {
+      const dev = freshDevice();
+      let st = new EpisodeStore();
+      fill(st, 20);
+      const H = 3600 * 1000;
+      let t = T0 * 1000;
+      // the steps that had work (a pass of 20 slots is 4 of them)
+      const pass = (): number => {
+        let n = 0;
+        while (st.step(t)) if (++n > 5000) throw new Error("step() never ends");
+        return n;
+      };
+      equal(pass(), 4, "the first pass: 4 steps of 5 slots");
+      const read = st.stats.bytesRead;
+      t += 60000;
+      equal(pass(), 0, "a minute later: no pass");
+      equal(st.stats.bytesRead, read, "and nothing read");
+      t += 23 * H;
+      equal(pass(), 0, "23 hours later: still nothing");
+      // damage found by the pass that is due
+      const good = image(dev);
+      flip(dev, "/ep.t1", 3 * TEXT_BYTES + 9, 0x04);
+      t += H;
+      ok(pass() > 0, "a day after: a pass");
+      ok(sameImage(good, image(dev)), "and it healed the flipped bit");
+      equal(pass(), 0, "then rest again");
+      t -= 5 * 24 * H; // the clock set back by days: the next pass is due at once
+      ok(pass() > 0, "a clock set back does not postpone the scrub for days");
+      dev.reboot();
+      st = new EpisodeStore();
+      ok(pass() > 0, "after a reboot, a pass at once");
+    },
+  },
+  {
     name: "episodes: a copy left not finalized, or deleted, is served from the other and rebuilt by steps, with batches meanwhile",
     run() {
       for (const name of ["/ep.t0", "/ep.h1", "/ep.x0"]) {
