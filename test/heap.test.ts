@@ -6,7 +6,7 @@ import { Xsnap } from "./xs/xsnap";
 import { measureHeap, GOAL, type HeapResult } from "../tools/heap";
 
 describe("XS heap (npm run heap)", function () {
-  this.timeout(420000); // the first run builds the worker; the workload takes about 3.5 min here
+  this.timeout(420000); // the first run builds the worker (about 1 min); the workload takes about 1 min here
 
   let r: HeapResult;
   before(async () => {
