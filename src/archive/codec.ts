@@ -7,6 +7,10 @@
 // byte before `,"z":"`, so any damaged line is found without trusting it. The
 // record's id (recordId: the same for the record in NVS) is not stored: it is
 // made from the fields, unless the text had to be cut to fit ("x" holds it).
+//
+// Format 3 (§3.16): a text field is written in compact text (src/text/compact.ts)
+// under its key in capitals ("C", "P", "K") when that takes fewer bytes than its
+// UTF-8 under the plain key; readers take either, and always hand out the text.
 
 import { encode, decode, truncate, byteLength, ascii } from "../text/utf8";
 import { crc32 } from "../nvs/crc32";
@@ -14,13 +18,15 @@ import { formatIso, fromLocal } from "../time/local";
 import { now } from "../time/clock";
 import { EMOTIONS, REPEATS, type Fact, type Moment, type Event } from "../memory/types";
 import { recordId, hex8, type ArchiveRecord, type ArchivedItem, type ArchiveType } from "./line";
+import { compactEncode, compactDecode, TABLE1 } from "../text/compact";
 
 export type Stream = "fact" | "moment" | "event" | "digest";
 export const STREAMS: readonly Stream[] = ["fact", "moment", "event", "digest"];
 export const STREAM_CHAR: Record<Stream, string> = { fact: "f", moment: "m", event: "e", digest: "d" };
 export const STREAM_CODE: Record<Stream, number> = { fact: 1, moment: 2, event: 3, digest: 4 };
 
-export const VERSION = 2;
+export const VERSION = 3; // of the segments this code starts (2: lines without compact text)
+export const TEXT_TABLE = TABLE1.version; // the compact-text table new lines are written with
 export const MAX_LINE = 512; // bytes, with the "\n"
 export const NL = 10;
 const T_PREFIX = ascii('{"t":');
@@ -69,17 +75,27 @@ function flagsOf(e: Event): number {
 }
 
 const q = (s: string) => JSON.stringify(s);
+// A text field: `"key":"<compact>"` with the key in capitals when shorter, else `"key":"<text>"`.
+function tq(key: string, s: string): string {
+  const plain = q(s);
+  const c = compactEncode(s);
+  if (c !== s) {
+    const coded = q(c);
+    if (byteLength(coded) < byteLength(plain)) return `"${key.toUpperCase()}":${coded}`;
+  }
+  return `"${key}":${plain}`;
+}
 const n = (v: unknown) => (typeof v === "number" && isFinite(v) ? Math.round(v) : 0);
 
 function body(type: ArchiveType, r: ArchiveRecord, t: number, topic: string, content: string, x: string): string {
   const tail = x ? `,"x":"${x}"` : "";
-  if (type === "fact") return `{"t":${t},"c":${q(content)}${tail}`;
+  if (type === "fact") return `{"t":${t},${tq("c", content)}${tail}`;
   if (type === "moment") {
     const m = r as Moment;
-    return `{"t":${t},"p":${q(topic)},"c":${q(content)},"e":${Math.max(0, EMOTIONS.indexOf(m.emotion))},"i":${n(m.intensity)},"m":${n(m.importance)}${tail}`;
+    return `{"t":${t},${tq("p", topic)},${tq("c", content)},"e":${Math.max(0, EMOTIONS.indexOf(m.emotion))},"i":${n(m.intensity)},"m":${n(m.importance)}${tail}`;
   }
   const e = r as Event;
-  return `{"t":${t},"d":${q(e.date)},"h":${q(e.time)},"y":${q(e.eventType)},"c":${q(content)},"e":${Math.max(0, EMOTIONS.indexOf(e.emotion))},"i":${n(e.intensity)},"g":${n(e.significance)},"r":${n(e.priority)},"f":${flagsOf(e)}${tail}`;
+  return `{"t":${t},"d":${q(e.date)},"h":${q(e.time)},"y":${q(e.eventType)},${tq("c", content)},"e":${Math.max(0, EMOTIONS.indexOf(e.emotion))},"i":${n(e.intensity)},"g":${n(e.significance)},"r":${n(e.priority)},"f":${flagsOf(e)}${tail}`;
 }
 
 // The line of a record. Content (then topic) longer than a line allows is cut
@@ -112,7 +128,7 @@ export function encodeRecord(type: ArchiveType, r: ArchiveRecord): Line {
 
 // The header line every segment starts with.
 export function headerLine(stream: Stream, seq: number): Uint8Array {
-  return sealLine(`{"v":${VERSION},"s":"${STREAM_CHAR[stream]}","n":${seq}`);
+  return sealLine(`{"v":${VERSION},"s":"${STREAM_CHAR[stream]}","n":${seq},"k":${TEXT_TABLE}`);
 }
 
 // ---- reading -----------------------------------------------------------------------
@@ -153,6 +169,15 @@ function str(v: unknown): v is string {
   return typeof v === "string";
 }
 
+// The text of field `key` of a parsed line: compact under the key in capitals
+// (undefined when it does not decode), else plain; undefined when absent.
+function textOf(o: any, key: string): string | undefined {
+  const c = o[key.toUpperCase()];
+  if (str(c)) return compactDecode(c);
+  const p = o[key];
+  return str(p) ? p : undefined;
+}
+
 // The record (or digest) in a checked line, as recall returns it; undefined for
 // a line that is not one of this stream's (a header line, a foreign object).
 // The caller checks the CRC first (lineOk).
@@ -163,7 +188,20 @@ export function parseRecord(b: Uint8Array, s: number, e: number, stream: Stream)
   } catch {
     return undefined;
   }
-  if (typeof o !== "object" || o === null || typeof o.t !== "number" || !str(o.c)) return undefined;
+  if (typeof o !== "object" || o === null || typeof o.t !== "number") return undefined;
+  const c = textOf(o, "c");
+  if (c === undefined) return undefined;
+  o.c = c;
+  if (stream === "moment") o.p = textOf(o, "p");
+  if (Array.isArray(o.K)) {
+    const kw: string[] = [];
+    for (const k of o.K) {
+      const d = str(k) ? compactDecode(k) : undefined;
+      if (d === undefined) return undefined;
+      kw.push(d);
+    }
+    o.k = kw;
+  }
   const t = o.t;
   const ts = formatIso(t * 1000);
   const x = str(o.x) && o.x.length === 8 ? o.x : "";
@@ -203,11 +241,19 @@ export interface DigestLine {
   events: boolean; // a digest of events rather than moments
 }
 
+// A digest's keywords: compact ("K") when that is shorter, else plain ("k").
+function keywords(kw: string[]): string {
+  const plain = JSON.stringify(kw);
+  const c = kw.map((k) => compactEncode(k));
+  const coded = JSON.stringify(c);
+  return byteLength(coded) < byteLength(plain) ? `"K":${coded}` : `"k":${plain}`;
+}
+
 export function encodeDigest(d: DigestLine): Line {
   let points = d.points;
   let kw = d.keywords.slice(0, 8);
   for (;;) {
-    const b = `{"t":${d.from},"u":${d.to},"o":${q(d.month)},"n":${d.count},"w":${d.events ? 1 : 0},"q":${d.source},"k":${JSON.stringify(kw)},"c":${q(points)}`;
+    const b = `{"t":${d.from},"u":${d.to},"o":${q(d.month)},"n":${d.count},"w":${d.events ? 1 : 0},"q":${d.source},${keywords(kw)},${tq("c", points)}`;
     const line = sealLine(b);
     const over = line.length - MAX_LINE;
     const id = hex8(crc32(encode(`digest\n${d.events ? "e" : "m"}${d.source}\n${d.month}`)));
