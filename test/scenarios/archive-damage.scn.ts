@@ -13,6 +13,7 @@ import type { ArchivedItem } from "../../src/archive/line";
 import { fresh, fillFacts, image, moment } from "./archive.scn";
 import { sidecar } from "./archive-segments.scn";
 import { ok, equal, deepEqual } from "./assert";
+import { compactEncode } from "../../src/text/compact";
 import type { Scenario } from "./types";
 
 const root = config.file.root;
@@ -63,7 +64,7 @@ export const scenarios: Scenario[] = [
       const want = a.recallByKeyword("fact", "第55条", 10);
       equal(want.length, 1);
       dev.reboot();
-      const at = offsetOf(dev, "/f000001.jsonl", "第55条");
+      const at = offsetOf(dev, "/f000001.jsonl", compactEncode("第55条")); // as it is on flash (format 3: compact text)
       ok(at > 0);
       flip(dev, "/f000001.jsonl", at + 1, 2); // in a sealed, indexed block
       const b = new Archive(root);

@@ -6,6 +6,8 @@ import config from "mc/config";
 import { SimDevice } from "../../host-sim/device";
 import { Archive } from "../../src/archive/archive";
 import { fromLocal } from "../../src/time/local";
+import { compactDecode } from "../../src/text/compact";
+import { decode } from "../../src/text/utf8";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
 
@@ -31,6 +33,8 @@ function contents(a: Archive): string[] {
   return out.sort();
 }
 
+// Is `text` on the flash: in its UTF-8 bytes, or in a line's compact text
+// (format 3: a field under a capital key, decoded; docs/FORMAT.md §3.16)?
 function onFlash(dev: SimDevice, text: string): boolean {
   const needle = new TextEncoder().encode(text);
   for (const e of dev.spiffs.list()) {
@@ -38,6 +42,19 @@ function onFlash(dev: SimDevice, text: string): boolean {
     outer: for (let i = 0; i + needle.length <= b.length; i++) {
       for (let k = 0; k < needle.length; k++) if (b[i + k] !== needle[k]) continue outer;
       return true;
+    }
+    for (const line of decode(b).split("\n")) {
+      let o: any;
+      try {
+        o = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (typeof o !== "object" || o === null) continue;
+      for (const k of ["C", "P", "K"]) {
+        const v = o[k];
+        for (const x of Array.isArray(v) ? v : [v]) if (typeof x === "string" && (compactDecode(x) ?? "").indexOf(text) >= 0) return true;
+      }
     }
   }
   return false;

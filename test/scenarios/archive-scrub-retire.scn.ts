@@ -15,9 +15,11 @@ import type { Archiver } from "../../src/archive/archiver";
 import { fromLocal } from "../../src/time/local";
 import { ok, equal } from "./assert";
 import type { Scenario } from "./types";
+import { PAD } from "./archive-segments.scn";
 
 const root = config.file.root;
-const FILL = "我们一边走一边聊天，看见了很多有趣的东西，回家的路上还唱了歌";
+// natural words, then a filler compact text leaves as it is (PAD): as many bytes as the words took in format 2
+const FILL = "我们一边走一边聊天，" + PAD.slice(0, 25);
 
 export const scenarios: Scenario[] = [
   {

@@ -10,7 +10,9 @@ import { crc32 } from "../../src/nvs/crc32";
 import { newEvent, type Fact } from "../../src/memory/types";
 import { fromLocal } from "../../src/time/local";
 import { decode, encode } from "../../src/text/utf8";
-import { fresh, fillFacts, moment, linesOf, crcHolds, reads, image, sec } from "./archive.scn";
+import { compactDecode } from "../../src/text/compact";
+import { fresh, fillFacts, moment, linesOf, crcHolds, reads, image, sec, PAD } from "./archive.scn";
+export { PAD };
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
 
@@ -19,10 +21,10 @@ const u32 = (b: Uint8Array, at: number) => (b[at] | (b[at + 1] << 8) | (b[at + 2
 const u16 = (b: Uint8Array, at: number) => b[at] | (b[at + 1] << 8);
 
 export const KEYS: Record<string, string[]> = {
-  f: ["t", "c", "x", "z"],
-  m: ["t", "p", "c", "e", "i", "m", "x", "z"],
-  e: ["t", "d", "h", "y", "c", "e", "i", "g", "r", "f", "x", "z"],
-  d: ["t", "u", "o", "n", "w", "q", "k", "c", "z"],
+  f: ["t", "c", "C", "x", "z"],
+  m: ["t", "p", "P", "c", "C", "e", "i", "m", "x", "z"],
+  e: ["t", "d", "h", "y", "c", "C", "e", "i", "g", "r", "f", "x", "z"],
+  d: ["t", "u", "o", "n", "w", "q", "k", "K", "c", "C", "z"],
 };
 
 // The segment files of a stream, by sequence number.
@@ -64,8 +66,9 @@ export function sidecar(dev: SimDevice, s: string, seq: number): { header: boole
   return { header, records, whole };
 }
 
-// Content from a small vocabulary (natural text repeats its words), 300+ bytes.
-export const longFact = (i: number) => `第${i}条：主人今天放学以后和朋友们一起去公园玩，回家以后吃了晚饭，写完作业，又和小狗玩了一会儿，然后早早地睡觉了。主人说明天还要去学校上课，要好好学习，天天向上。`;
+// Content from a small vocabulary (natural text repeats its words) and a
+// filler: about 240 bytes in a line of format 3, as the whole text took in format 2.
+export const longFact = (i: number) => `第${i}条：主人今天放学以后和朋友们一起去公园玩，${PAD.slice(0, 66)}`;
 
 // Facts of longFact in batches of 25, one a minute from 2024-01-01 08:00 local.
 export function fillLong(a: Archive, n: number, from = 0, text = longFact): Fact[] {
@@ -90,7 +93,7 @@ export const scenarios: Scenario[] = [
       for (let i = 0; i < 30; i += 3) a.append("moment", [moment(i, "日常", `第${i}个时刻`), moment(i + 1, "日常", `第${i + 1}个时刻`), moment(i + 2, "运动", "打球")]);
       a.append("event", [newEvent({ date: "2025-05-01", content: "第一次去海边", duration: 60 }), newEvent({ date: "2025-06-01", time: "09:30", content: "儿童节", duration: 60, schedule: true, completed: true })]);
       a.settle();
-      let files = 0, lines = 0;
+      let files = 0, lines = 0, compacts = 0;
       for (const s of ["f", "m", "e"]) {
         const seqs = segments(dev, s);
         ok(seqs.length >= 1, `stream ${s} has segments`);
@@ -99,19 +102,25 @@ export const scenarios: Scenario[] = [
           files++;
           const ls = linesOf(dev, segName(s, seq));
           const head = JSON.parse(ls[0]);
-          deepEqual([head.v, head.s, head.n], [2, s, seq], `${s}${seq}: the header line`);
+          deepEqual([head.v, head.s, head.n, head.k], [3, s, seq, 1], `${s}${seq}: the header line (format 3, text table 1)`);
           ok(crcHolds(ls[0]), "the header's CRC holds");
           for (const l of ls.slice(1)) {
             lines++;
             ok(crcHolds(l), `${s}${seq}: a line without its CRC: ${l}`);
             const o = JSON.parse(l);
             for (const k of Object.keys(o)) ok(KEYS[s].indexOf(k) >= 0, `${s}${seq}: key ${k}`);
+            ok(!(("c" in o) && ("C" in o)), "content plain or compact, never both");
+            if (typeof o.C === "string") {
+              compacts++;
+              ok(compactDecode(o.C) !== undefined, `${s}${seq}: compact content decodes`);
+            }
             ok(l.startsWith(`{"t":${o.t},`), "t first, as digits");
             ok(Object.keys(o)[Object.keys(o).length - 1] === "z", "z last");
           }
         }
       }
       ok(files >= 4 && lines === 400 + 30 + 2, `${files} segments, ${lines} lines`);
+      ok(compacts >= 400, `Chinese content is written compact: ${compacts} lines`);
       const big = segments(dev, "f");
       ok(big.length >= 2, `facts in ${big.length} segments`);
     },

@@ -15,6 +15,7 @@ import type { Fact, Moment, Event } from "../../src/memory/types";
 import { newEvent } from "../../src/memory/types";
 import { fromLocal, setUtcOffset } from "../../src/time/local";
 import { decode, encode } from "../../src/text/utf8";
+import { compactEncode, compactDecode } from "../../src/text/compact";
 import { ok, equal, deepEqual, throws } from "./assert";
 import type { Scenario } from "./types";
 
@@ -128,6 +129,10 @@ export function crcHolds(line: string): boolean {
   return !!m && parseInt(m[1], 16) === crc32(body);
 }
 
+// Characters that compact text (src/text/compact.ts, table 1) leaves as they
+// are: 3 bytes each in any format, for fillers whose point is their length.
+export const PAD = "鼀鼁鼂鼃鼄鼅鼆鼇鼈鼉鼊鼋鼌鼍鼎鼏鼐鼑鼒鼓鼔鼕鼖鼗鼘鼙鼚鼛鼜鼝鼞鼟鼡鼢鼣鼤鼥鼦鼧鼨鼩鼪鼫鼬鼭鼮鼯鼰鼱鼲鼳鼴鼵鼶鼷鼸鼹鼺鼻鼼鼽鼾鼿齀齁齂齃齄齅齆齇齈齉齊齋齌齍齎齏齑";
+
 export const scenarios: Scenario[] = [
   {
     name: "archive v2 line: t first as unix seconds, short keys, the CRC of the line last; the id is the NVS record's",
@@ -136,18 +141,23 @@ export const scenarios: Scenario[] = [
       const f: Fact = { timestamp: sec(Date.UTC(2026, 0, 15, 2, 30)), content: '主人喜欢吃北京烤鸭 "真的"' };
       const e = encodeRecord("fact", f);
       const text = decode(e.line);
-      ok(text.startsWith(`{"t":${f.timestamp},"c":"主人喜欢吃北京烤鸭 \\"真的\\"","z":"`), text);
+      // format 3: the content in compact text under "C" (docs/FORMAT.md §3.16), shorter than its UTF-8
+      const cc = compactEncode(f.content);
+      ok(text.startsWith(`{"t":${f.timestamp},"C":${JSON.stringify(cc)},"z":"`), text);
+      ok(encode(cc).length < encode(f.content).length, "compact is shorter");
+      equal(compactDecode(JSON.parse(text).C), f.content, "and decodes to the content");
+      equal(decode(encodeRecord("fact", { ...f, content: 'ok "x"' }).line).indexOf('"c":"ok \\"x\\""'), 16, "ASCII stays plain under c");
       ok(text.endsWith('"}\n'));
       ok(crcHolds(text.slice(0, -1)), "the CRC holds");
       equal(e.id, recordId("fact", { ...f }), "the id is recordId of the record");
       equal(e.t, f.timestamp);
       const m = moment(0, "生日聚会", "主人和朋友们一起庆祝生日");
       const ml = JSON.parse(decode(encodeRecord("moment", m).line));
-      deepEqual(Object.keys(ml), ["t", "p", "c", "e", "i", "m", "z"]);
-      deepEqual([ml.t, ml.p, ml.c, ml.e, ml.i, ml.m], [m.timestamp, "生日聚会", "主人和朋友们一起庆祝生日", 1, 4, 5]);
+      deepEqual(Object.keys(ml), ["t", "P", "C", "e", "i", "m", "z"]);
+      deepEqual([ml.t, compactDecode(ml.P), compactDecode(ml.C), ml.e, ml.i, ml.m], [m.timestamp, "生日聚会", "主人和朋友们一起庆祝生日", 1, 4, 5]);
       const ev: Event = newEvent({ date: "2025-05-01", content: "第一次去海边", eventType: "anniversary", emotion: "touched", intensity: 3, significance: 4, priority: 3, duration: 60 } as Partial<Event> & { date: string; content: string });
       const el = JSON.parse(decode(encodeRecord("event", ev).line));
-      deepEqual(Object.keys(el), ["t", "d", "h", "y", "c", "e", "i", "g", "r", "f", "z"]);
+      deepEqual(Object.keys(el), ["t", "d", "h", "y", "C", "e", "i", "g", "r", "f", "z"]);
       equal(el.t, sec(fromLocal(2025, 5, 1, 0, 0)), "an event's t is its local date at 00:00");
       ok(recordId("fact", { ...f, timestamp: f.timestamp + 1 }) !== e.id, "another record, another id");
       // a time zone change does not change a line: t is UTC
@@ -170,7 +180,8 @@ export const scenarios: Scenario[] = [
       equal(e.line[e.line.length - 1], 10);
       const j = JSON.parse(decode(e.line));
       equal(j.x, recordId("fact", f), "the line carries the record's id");
-      ok(f.content.startsWith(j.c) && j.c.length > 100, "a prefix of the content, valid UTF-8");
+      const jc = compactDecode(j.C) as string;
+      ok(typeof j.C === "string" && f.content.startsWith(jc) && jc.length > 100, "a prefix of the content, in compact text");
       ok(crcHolds(decode(e.line.subarray(0, e.line.length - 1))));
       const short = JSON.parse(decode(encodeRecord("fact", { timestamp: sec(T0), content: "短" }).line));
       equal(short.x, undefined, "a line that fits has no x");
@@ -182,7 +193,7 @@ export const scenarios: Scenario[] = [
       a.append("moment", [m]);
       const got = a.recallRecent("fact")[0];
       equal(got.id, recordId("fact", f));
-      equal(got.content, j.c);
+      equal(got.content, jc);
       equal(a.recallRecent("moment")[0].id, recordId("moment", m));
       deepEqual(a.contains("fact", [f]), [true], "the cut record is known by its id");
       equal(a.append("fact", [f]).appended, 0, "and not archived twice");
@@ -352,7 +363,7 @@ export const scenarios: Scenario[] = [
       let a = new Archive();
       fillFacts(a, 10);
       const good = decode(encodeRecord("fact", { timestamp: sec(fromLocal(2024, 1, 4, 0, 0)), content: "CRC不对的一条" }).line);
-      const wrong = good.replace("CRC不对", "CRC不错");
+      const wrong = good.replace("CRC", "CRX"); // ASCII: the same bytes in compact text
       appendRaw("f000001.jsonl", 'not json at all\n{"t":1704067200,"c":"没有CRC"}\n' + wrong + '{"t":"x","c":"y","z":"00000000"}\n\u0000\u0001garbage\n');
       dev.reboot();
       a = new Archive();
@@ -404,7 +415,7 @@ export const scenarios: Scenario[] = [
       const dev = fresh();
       const a = new Archive();
       let worst = 0;
-      const w = reads(dev, () => fillFacts(a, 1500, (i) => (i % 300 === 77 ? `第${i}条：主人说起了萤火虫` : `第${i}条：主人今天说了一件关于学校和朋友的小事，还有晚饭吃了什么`)));
+      const w = reads(dev, () => fillFacts(a, 1500, (i) => (i % 300 === 77 ? `第${i}条：主人说起了萤火虫` : `第${i}条：主人今天说了一件关于学校和朋友的小事，还有晚饭吃了什么${PAD.slice(0, 25)}`)));
       worst = Math.max(worst, w.max);
       ok(w.bytes <= 1500 / 5 * 4096 + 65536, `appends read ${w.bytes}: each at most its tail`);
       const s = reads(dev, () => a.settle());

@@ -12,6 +12,7 @@ import { fromLocal, toLocal } from "../../src/time/local";
 import { now } from "../../src/time/clock";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
+import { PAD } from "./archive-segments.scn";
 
 const DAY = 86400000;
 // Thursday 2026-02-05, 13:00 local (+08:00)
@@ -172,7 +173,7 @@ export const scenarios: Scenario[] = [
       const dev = new SimDevice({ now: T0 }).install();
       const { archive, archiver } = boot(dev);
       const t0 = Math.floor(T0 / 1000) - 400 * 86400;
-      const text = "主人今天放学以后和朋友们一起去公园玩，回家以后吃了晚饭，写完作业，又和小狗玩了一会儿，然后早早地睡觉了。";
+      const text = "主人今天放学以后和朋友们一起去公园玩，" + PAD.slice(0, 42); // long lines in any format (PAD)
       let k = 0;
       const fill = (n: number) => {
         for (let i = 0; i < n; i += 25) {
