@@ -27,6 +27,13 @@ export const STREAM_CODE: Record<Stream, number> = { fact: 1, moment: 2, event: 
 
 export const VERSION = 3; // of the segments this code starts (2: lines without compact text)
 export const TEXT_TABLE = TABLE1.version; // the compact-text table new lines are written with
+
+// The format new lines and segment headers are written in: 3, or 2 as a device
+// from before wrote them (for tests of a device that continues a format-2 archive).
+let writeFormat = VERSION;
+export function setWriteFormat(v: 2 | 3): void {
+  writeFormat = v;
+}
 export const MAX_LINE = 512; // bytes, with the "\n"
 export const NL = 10;
 const T_PREFIX = ascii('{"t":');
@@ -78,6 +85,7 @@ const q = (s: string) => JSON.stringify(s);
 // A text field: `"key":"<compact>"` with the key in capitals when shorter, else `"key":"<text>"`.
 function tq(key: string, s: string): string {
   const plain = q(s);
+  if (writeFormat < 3) return `"${key}":${plain}`;
   const c = compactEncode(s);
   if (c !== s) {
     const coded = q(c);
@@ -128,6 +136,7 @@ export function encodeRecord(type: ArchiveType, r: ArchiveRecord): Line {
 
 // The header line every segment starts with.
 export function headerLine(stream: Stream, seq: number): Uint8Array {
+  if (writeFormat < 3) return sealLine(`{"v":2,"s":"${STREAM_CHAR[stream]}","n":${seq}`);
   return sealLine(`{"v":${VERSION},"s":"${STREAM_CHAR[stream]}","n":${seq},"k":${TEXT_TABLE}`);
 }
 
@@ -244,6 +253,7 @@ export interface DigestLine {
 // A digest's keywords: compact ("K") when that is shorter, else plain ("k").
 function keywords(kw: string[]): string {
   const plain = JSON.stringify(kw);
+  if (writeFormat < 3) return `"k":${plain}`;
   const c = kw.map((k) => compactEncode(k));
   const coded = JSON.stringify(c);
   return byteLength(coded) < byteLength(plain) ? `"K":${coded}` : `"k":${plain}`;
