@@ -29,6 +29,8 @@ export interface Table {
   chars: Uint16Array; // every entry's characters, in code order
   off: Uint16Array; // entry i is chars[off[i] .. off[i + 1])
   sorted: Uint16Array; // entry numbers in the order of their text (code unit order)
+  first: Uint16Array; // the first character of each entry of `sorted`
+  entries: string[]; // each entry's text, in code order (decoding)
 }
 
 // Builds a table from its module's strings: LENS one digit (1-4) per entry,
@@ -48,7 +50,15 @@ export function tableOf(version: number, n2: number, np: number, lens: string, c
   let m = 0;
   for (const c of sorted) so[m++] = c.charCodeAt(0) - 0x100;
   if (i !== n || k !== at || m !== n) throw new Error(`text table ${version}: damaged`);
-  return { version, n2, np, chars: ch, off, sorted: so };
+  const first = new Uint16Array(n);
+  for (let j = 0; j < n; j++) first[j] = ch[off[so[j]]];
+  const entries: string[] = [];
+  for (let e = 0; e < n; e++) {
+    let s = "";
+    for (let j = off[e]; j < off[e + 1]; j++) s += String.fromCharCode(ch[j]);
+    entries.push(s);
+  }
+  return { version, n2, np, chars: ch, off, sorted: so, first, entries };
 }
 
 export const TABLE1: Table = tableOf(T1.VERSION, T1.N2, T1.NP, T1.LENS, T1.CHARS, T1.SORTED);
@@ -59,107 +69,109 @@ export function tableFor(version: number): Table | undefined {
   return undefined;
 }
 
-// Compares entry e with the text's code units u[at..at+len(e)) (units past the
-// text's end count as -1): <0 entry first, 0 equal, >0 entry after.
-function cmpEntry(t: Table, e: number, u: number[], at: number): number {
-  const s = t.off[e], n = t.off[e + 1] - s;
-  for (let j = 0; j < n; j++) {
-    const a = t.chars[s + j], b = at + j < u.length ? u[at + j] : -1;
-    if (a !== b) return a - b;
-  }
-  return 0;
-}
-
-// The code point of the longest entry that matches u at `at`, and its length,
-// or 0 when none does.
+// The longest entry that matches the window w[0..n) at its start: its number,
+// its length in matchLen; -1 when none does.
 let matchLen = 0;
-function longest(t: Table, u: number[], at: number): number {
-  const first = u[at];
-  const so = t.sorted;
+function longest(t: Table, w: number[], n: number): number {
+  const first = w[0];
+  const so = t.sorted, f1 = t.first;
   // the first entry (in text order) whose first character is >= first
   let lo = 0, hi = so.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (t.chars[t.off[so[mid]]] < first) lo = mid + 1;
+    if (f1[mid] < first) lo = mid + 1;
     else hi = mid;
   }
   let best = -1, bestLen = 0;
-  for (let i = lo; i < so.length; i++) {
+  for (let i = lo; i < so.length && f1[i] === first; i++) {
     const e = so[i];
     const s = t.off[e];
-    if (t.chars[s] !== first) break;
-    const n = t.off[e + 1] - s;
-    if (n > bestLen && at + n <= u.length && cmpEntry(t, e, u, at) === 0) (best = e), (bestLen = n);
+    const len = t.off[e + 1] - s;
+    if (len <= bestLen || len > n) continue;
+    let j = 1;
+    while (j < len && t.chars[s + j] === w[j]) j++;
+    if (j === len) (best = e), (bestLen = len);
   }
   matchLen = bestLen;
-  if (best < 0) return 0;
-  return best < t.n2 ? BASE2 + best : BASEP + best - t.n2;
+  return best;
 }
 
 function escaped(cp: number): boolean {
   return (cp >= ESC && cp <= END2) || (cp >= BASEP && cp <= ENDP);
 }
 
-// The compact form of s. Any string has one, and decode gives s back.
-export function compactEncode(s: string, t: Table = TABLE1): string {
-  // code points, each as its code unit when in the BMP (surrogate pairs stay whole: -cp)
-  const u: number[] = [];
-  for (const c of s) {
-    const cp = c.codePointAt(0) as number;
-    u.push(cp > 0xffff ? -cp : cp);
+// Output in chunks of code points: a bounded array whatever the text's length
+// (an apply of hundreds of arguments would take as many stack slots).
+const CHUNK = 64;
+class Out {
+  s = "";
+  b: number[] = [];
+  put(cp: number): void {
+    this.b.push(cp);
+    if (this.b.length >= CHUNK) this.flush();
   }
-  let out = "";
-  for (let i = 0; i < u.length; ) {
-    const cp = u[i];
-    if (cp < 0) {
-      out += String.fromCodePoint(-cp);
-      i++;
-    } else if (escaped(cp)) {
-      out += String.fromCharCode(ESC, cp);
-      i++;
-    } else if (cp >= 0x800) {
-      const code = longest(t, u, i);
-      if (code) {
-        out += String.fromCharCode(code);
-        i += matchLen;
-      } else {
-        out += String.fromCharCode(cp);
-        i++;
-      }
-    } else {
-      out += String.fromCharCode(cp);
-      i++;
+  flush(): string {
+    if (this.b.length) {
+      this.s += String.fromCodePoint.apply(null, this.b);
+      this.b.length = 0;
     }
+    return this.s;
   }
-  return out;
 }
 
-function entryText(t: Table, e: number): string {
-  let r = "";
-  for (let j = t.off[e]; j < t.off[e + 1]; j++) r += String.fromCharCode(t.chars[j]);
-  return r;
+// Writes the code of w's first code point (and of the entry it starts), takes them off w.
+function step(t: Table, w: number[], out: Out): void {
+  const cp = w[0];
+  let n = 1;
+  if (escaped(cp)) {
+    out.put(ESC);
+    out.put(cp);
+  } else if (cp >= 0x800 && cp <= 0xffff) {
+    const e = longest(t, w, w.length);
+    if (e >= 0) {
+      out.put(e < t.n2 ? BASE2 + e : BASEP + e - t.n2);
+      n = matchLen;
+    } else out.put(cp);
+  } else out.put(cp);
+  w.splice(0, n);
+}
+
+// The compact form of s. Any string has one, and decode gives s back.
+export function compactEncode(s: string, t: Table = TABLE1): string {
+  const out = new Out();
+  const w: number[] = []; // the next (up to 4) code points not yet written
+  for (const c of s) {
+    w.push(c.codePointAt(0) as number);
+    if (w.length === 4) step(t, w, out);
+  }
+  while (w.length) step(t, w, out);
+  return out.flush();
+}
+
+// Codes and escapes; everything else is itself. (No `u` flag: every character
+// matched is in the BMP, and no class here matches half of a surrogate pair.)
+// Made at first use: a regular expression's lastIndex changes, and a preloaded
+// module's objects live in flash.
+let coded: RegExp | undefined;
+let bad = false;
+let cur: Table = TABLE1;
+function expand(m: string, lit: string): string {
+  if (m.length > 1 || lit !== undefined && m.charCodeAt(0) === ESC) {
+    // an escape: the character after it must be one it escapes (none: at the end)
+    if (!lit || !escaped(lit.charCodeAt(0))) bad = true;
+    return lit;
+  }
+  const cp = m.charCodeAt(0);
+  const e = cur.entries[cp <= END2 ? cp - BASE2 : cur.n2 + cp - BASEP];
+  if (e === undefined) bad = true;
+  return e ?? "";
 }
 
 // The text of a compact string, or undefined when it is not one this table
 // wrote: a code with no entry, an escape not followed by a character it escapes.
 export function compactDecode(s: string, t: Table = TABLE1): string | undefined {
-  let out = "";
-  let esc = false;
-  for (const c of s) {
-    const cp = c.codePointAt(0) as number;
-    if (esc) {
-      if (!escaped(cp)) return undefined;
-      out += c;
-      esc = false;
-    } else if (cp < ESC || (cp > END2 && cp < BASEP) || cp > ENDP) out += c;
-    else if (cp === ESC) esc = true;
-    else if (cp <= END2) {
-      if (cp - BASE2 >= t.n2) return undefined;
-      out += entryText(t, cp - BASE2);
-    } else {
-      if (cp - BASEP >= t.np) return undefined;
-      out += entryText(t, t.n2 + cp - BASEP);
-    }
-  }
-  return esc ? undefined : out;
+  bad = false;
+  cur = t;
+  const out = s.replace((coded ??= /\u0080([\s\S]?)|[\u0081-\u07ff\ue000-\uf8ff]/g), expand);
+  return bad ? undefined : out;
 }
