@@ -8,11 +8,12 @@
 // two or more characters). A character of the text that lies in U+0080..U+07FF
 // or U+E000..U+F8FF is written as U+0080 and then itself. Everything else is
 // itself. Encoding takes, at each place, the longest entry that matches there
-// (entries of up to four characters); decoding is a table lookup per code point.
+// (entries of up to four characters); decoding is a table lookup per code.
 //
-// Device: the table's data is typed arrays built at the top level from string
-// literals (preloaded: it lives in flash); strings are walked with for-of only
-// (XS indexes a string by walking it from its start), never by index.
+// Device: the table's data is typed arrays and the entries' strings, built at
+// the top level from string literals (preloaded: they live in flash). Long
+// strings are walked (for-of, replace), never indexed: XS reaches an index by
+// walking the string from its start.
 
 import * as T1 from "./table1";
 
@@ -62,12 +63,6 @@ export function tableOf(version: number, n2: number, np: number, lens: string, c
 }
 
 export const TABLE1: Table = tableOf(T1.VERSION, T1.N2, T1.NP, T1.LENS, T1.CHARS, T1.SORTED);
-export const TABLES: readonly Table[] = [TABLE1];
-
-export function tableFor(version: number): Table | undefined {
-  for (const t of TABLES) if (t.version === version) return t;
-  return undefined;
-}
 
 // The longest entry that matches the window w[0..n) at its start: its number,
 // its length in matchLen; -1 when none does.
@@ -162,9 +157,12 @@ function expand(m: string, lit: string): string {
     return lit;
   }
   const cp = m.charCodeAt(0);
-  const e = cur.entries[cp <= END2 ? cp - BASE2 : cur.n2 + cp - BASEP];
-  if (e === undefined) bad = true;
-  return e ?? "";
+  const i = cp <= END2 ? cp - BASE2 : cp - BASEP;
+  if (i >= (cp <= END2 ? cur.n2 : cur.np)) {
+    bad = true; // a code this table does not use
+    return "";
+  }
+  return cur.entries[cp <= END2 ? i : cur.n2 + i];
 }
 
 // The text of a compact string, or undefined when it is not one this table

@@ -7,7 +7,7 @@ import config from "mc/config";
 import { Archive } from "../../src/archive/archive";
 import { encodeRecord, encodeDigest, parseRecord, lineOk, setWriteFormat, VERSION } from "../../src/archive/codec";
 import { recordId } from "../../src/archive/line";
-import { compactEncode, compactDecode, TABLE1, ESC } from "../../src/text/compact";
+import { compactEncode, compactDecode, tableOf, TABLE1, ESC } from "../../src/text/compact";
 import * as T1 from "../../src/text/table1";
 import { newEvent, type Fact } from "../../src/memory/types";
 import { fromLocal } from "../../src/time/local";
@@ -97,6 +97,13 @@ export const scenarios: Scenario[] = [
       equal(compactDecode(String.fromCharCode(ESC) + "a"), undefined, "an escape before ASCII");
       equal(compactDecode(String.fromCharCode(ESC) + "主"), undefined, "an escape before a CJK character");
       equal(compactDecode("plain 文字"), "plain 文字", "text without codes is itself");
+      // a table with Private Use Area codes (the format has them; table 1 uses none)
+      const t = tableOf(9, 2, 2, "1122", "我的我们主人", "\u0103\u0100\u0102\u0101");
+      equal(compactEncode("我们的主人", t), "\ue000\u0082\ue001", "longest match: a PUA word, a 2-byte character, a PUA word");
+      equal(compactDecode("\ue000\u0082\ue001", t), "我们的主人");
+      equal(compactDecode("\u0083", t), undefined, "a 2-byte code past N2");
+      equal(compactDecode("\ue002", t), undefined, "a PUA code past NP");
+      equal(compactDecode(compactEncode("我我们们的", t), t), "我我们们的");
       // the table: entries of 1-4 BMP characters outside the escaped ranges, in text order in SORTED
       let prev = "";
       for (let i = 0; i < TABLE1.sorted.length; i++) {
