@@ -865,8 +865,13 @@ export class Episodes implements EpisodeReader {
   // forEach with text over the episodes whose signature may hold `bits` (the
   // folded signatures of the index in RAM; one that is all zeros may hold
   // anything): the others are not read. Slot order, as the store's scan.
+  // When more than 3/4 of the slots may hold them, the store's scan (6 slots
+  // a read) costs less than a read per slot (at 0.1 ms a call and 0.45 MB/s
+  // they break even near 9/10): the slots are scanned, as without words.
   private forEachMaybe(fn: (ep: Episode) => boolean | void, trash: boolean, bits: readonly number[]): void {
     const x = this.index();
+    const may = new Uint8Array(x.n);
+    let cands = 0;
     for (let slot = 0; slot < x.n; slot++) {
       const st = x.active[slot];
       if (st !== 1 && !(trash && st === 2)) continue;
@@ -874,6 +879,17 @@ export class Episodes implements EpisodeReader {
       let any = 0;
       for (let i = 0; i < IDX_SIG; i++) any |= x.sig[off + i];
       if (any && !hasFoldedBits(x.sig, off, bits)) continue;
+      may[slot] = 1;
+      cands++;
+    }
+    if (cands * 4 > this.store.slots * 3) {
+      this.store.scan((ep) => {
+        if (ep.state === "active" || (trash && ep.state === "trash")) return fn(ep);
+      }, true);
+      return;
+    }
+    for (let slot = 0; slot < x.n; slot++) {
+      if (!may[slot]) continue;
       // the header's whole signature next (512 bits: fewer false hits than the folded 128)
       const ep = this.store.readIf ? this.store.readIf(slot, (h, at) => sigMay(h, at, bits)) : this.store.read(slot);
       if (!ep || !(ep.state === "active" || (trash && ep.state === "trash"))) continue;
