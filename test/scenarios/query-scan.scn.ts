@@ -32,8 +32,9 @@ const sec = (ms: number) => Math.floor(ms / 1000);
 
 const WORDS = ["篮球", "游泳", "猫", "画画", "Basketball", "piano lesson", "去KTV唱歌", "iPhone15", "ＡＢＣ", "Café", "100% 真的", "下_雪", "恐龙"];
 
-// Facts in 3+ sealed segments and an open one; a few in NVS.
-function build(): { dev: SimDevice; a: Archive; svc: Service; all: Fact[] } {
+// Facts (n of them: 1,200 fill 2 sealed segments and part of a third, 1,800
+// three and part of a fourth) and a few in NVS.
+function build(n = 1200): { dev: SimDevice; a: Archive; svc: Service; all: Fact[] } {
   const dev = new SimDevice({ now: T0 }).install();
   const a = new Archive(root);
   a.check();
@@ -41,14 +42,14 @@ function build(): { dev: SimDevice; a: Archive; svc: Service; all: Fact[] } {
   const t0 = sec(fromLocal(2024, 1, 1, 8, 0));
   const text = (k: number) =>
     k === 77 ? "第一行\n第二行：主人说的话" : k === 500 ? "supercalifragilisticexpialidociousandmorethan32letters here" : `第${k}条：主人今天和朋友一起${WORDS[k % WORDS.length]}，${k % 7 === 0 ? "很开心" : "有点累"}`;
-  for (let i = 0; i < 1800; i += 5) {
+  for (let i = 0; i < n; i += 5) {
     const batch: Fact[] = [];
     for (let k = i; k < i + 5; k++) batch.push({ timestamp: t0 + k * 3600, content: text(k) });
     a.append("fact", batch);
     all.push(...batch);
   }
   a.settle();
-  ok(a.report().fact.segments >= 4, `sealed segments and an open one (${a.report().fact.segments})`);
+  ok(a.report().fact.segments >= (n > 1500 ? 4 : 3), `sealed segments and an open one (${a.report().fact.segments})`);
   const svc = new Service({ sink: { remind() {} }, archive: a });
   svc.memory.addFact("主人喜欢篮球和basketball", sec(T0) - 600);
   svc.memory.addFact("主人说 it's 100% true", sec(T0) - 300);
@@ -186,7 +187,7 @@ export const scenarios: Scenario[] = [
         const r1 = both(svc, a, undefined, dev, { from: "fact", where, order_by: "content desc", limit: 50, select: "id, content, date, archived" });
         const r2 = both(svc, a, undefined, dev, { from: "fact", where, limit: 5, select: "id, content" });
         // a pattern with an element to look for (a bigram or a non-ASCII character): bounded reads
-        if (where.indexOf("date") < 0 && wordsProbe(wordsOf(parseQuery({ from: "fact", where }).where, "content")).length) {
+        if (r1.bytes > 65536 && where.indexOf("date") < 0 && wordsProbe(wordsOf(parseQuery({ from: "fact", where }).where, "content")).length) {
           const m = matchingBytes(dev, a, where);
           ok(r1.bytes <= m.candidate + 65536, `${where}: read ${r1.bytes}, blocks the signatures cannot rule out ${m.candidate}`);
         }
@@ -206,7 +207,7 @@ export const scenarios: Scenario[] = [
         ok(r.bytes <= 16384, `${where}: ${r.bytes} bytes read`);
       }
       // a word in a few blocks: at most 64 KB beyond those blocks
-      const r = both(svc, a, undefined, dev, { from: "fact", where: "content CONTAINS '第1234条'", order_by: "content desc", limit: 50 });
+      const r = both(svc, a, undefined, dev, { from: "fact", where: "content CONTAINS '第734条'", order_by: "content desc", limit: 50 });
       equal(r.got.count, 1);
       ok(r.bytes <= 4096 + 65536, `${r.bytes} bytes read`);
       ok(r.bytes * 4 < r.full, `${r.bytes} against ${r.full}`);
@@ -215,7 +216,7 @@ export const scenarios: Scenario[] = [
   {
     name: "query-scan: a damaged or missing sidecar, a damaged summary: facts still give the full scan's answer",
     run() {
-      const { dev, a, svc } = build();
+      const { dev, a, svc } = build(1800);
       const names = dev.spiffs.list().map((e) => e.name);
       ok(names.indexOf("/f000001.six") >= 0 && names.indexOf("/f000002.six") >= 0 && names.indexOf("/f.sum") >= 0, names.join(","));
       const flip = (name: string, at: number, bit: number) => {
