@@ -14,7 +14,7 @@ import { Service } from "../../src/app/service";
 import { Episodes } from "../../src/episode/episodes";
 import { EpisodeStore } from "../../src/episode/store";
 import type { Episode, EpisodeReader } from "../../src/episode/types";
-import type { Fact } from "../../src/memory/types";
+import { newEvent, type Fact, type Event } from "../../src/memory/types";
 import { fromLocal } from "../../src/time/local";
 import { parseQuery } from "../../src/query/parse";
 import { runQuery, wordsOf, Runner, type QuerySources } from "../../src/query/run";
@@ -258,6 +258,37 @@ export const scenarios: Scenario[] = [
         const r = both(svc2, b, undefined, dev, { from: "fact", where: `content CONTAINS '第${k}条'`, limit: 5, select: "content" });
         equal(r.got.count, 1, `第${k}条`);
       }
+    },
+  },
+  {
+    name: "query-scan: CONTAINS and LIKE over archived events give the full scan's answer",
+    run() {
+      const dev = new SimDevice({ now: T0 }).install();
+      const a = new Archive(root);
+      a.check();
+      for (let i = 0; i < 600; i += 6) {
+        const batch: Event[] = [];
+        for (let k = i; k < i + 6; k++) {
+          const d = new Date(Date.UTC(2023, 0, 1) + k * 86400000).toISOString().slice(0, 10);
+          batch.push(newEvent({ date: d, time: k % 3 ? "09:30" : "", content: `第${k}件事：和主人一起${WORDS[k % WORDS.length]}`, eventType: k % 2 ? "plan" : "event", duration: 60 }));
+        }
+        a.append("event", batch);
+      }
+      a.settle();
+      ok(a.report().event.segments >= 2, `segments: ${a.report().event.segments}`);
+      const svc = new Service({ sink: { remind() {} }, archive: a });
+      let rows = 0;
+      for (const where of ["content CONTAINS '篮球'", "content CONTAINS '独角兽'", "content CONTAINS 'ball'", "content LIKE '第1_件事%'", "content LIKE '%ＫＴＶ%'", "content CONTAINS '第12件' AND event_type = 'event'", "content LIKE '_'"]) {
+        for (const args of [
+          { from: "event", where, order_by: "content desc", limit: 50, select: "id, content, date, event_type" },
+          { from: "event", where, limit: 4, select: "id, content" },
+        ]) {
+          const r = both(svc, a, undefined, dev, args);
+          rows += r.got.count;
+          if (where.indexOf("独角兽") >= 0) ok(r.bytes * 4 < r.full, `${where}: ${r.bytes} of ${r.full}`);
+        }
+      }
+      ok(rows > 50, `rows found (${rows})`);
     },
   },
   {
