@@ -22,7 +22,8 @@ import { foldString } from "./fold";
 import { type ArchiveType, type ArchivedItem, type ArchiveRecord } from "./line";
 import { encodeRecord, encodeDigest, parseRecord, lineT, STREAMS, STREAM_CODE, type Line, type Stream } from "./codec";
 import { ArchiveStream, Buffers, scanRange, validEndOf, SEGMENT_BYTES } from "./stream";
-import { recent, search, searchMany, digests, digestsMany, blankStats, TopK, type Query, type RecallStats, type Budget } from "./query";
+import { recent, search, searchMany, digests, digestsMany, blankStats, TopK, wordsProbe, summaryCandidates, scanWords, type Query, type RecallStats, type Budget } from "./query";
+import { SUMMARY_MASK } from "./catalog";
 export type { Budget } from "./query";
 import { Tombstones } from "./tomb";
 import { Migration } from "./migrate";
@@ -738,18 +739,29 @@ export class Archive {
   // segments whose catalog range misses it are not read, and other lines are
   // skipped on their raw time before any parse. `budget` (query.ts): a
   // segment is read only when its bytes (and the search for its end) fit.
-  scan(stream: ArchiveType | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number }, budget?: Budget): { unreadable: string[]; migrating: boolean } {
+  // `range.words` (folded; fact, moment and event streams): only records whose
+  // texts hold every word need come: sealed segments whose summary and
+  // blocks whose sidecar signature provably hold none are not read
+  // (query.ts scanWords); the records that come, and their order, are the
+  // full scan's but for ones that cannot hold the words.
+  scan(stream: ArchiveType | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number; words?: readonly Uint8Array[] }, budget?: Budget): { unreadable: string[]; migrating: boolean } {
     this.ensure();
     const t: Stream = stream === "digest" ? "digest" : archiveType(stream);
     const s = this.streams[t];
     const unreadable: string[] = [];
     let stop = false;
+    const probe = t !== "digest" && range && range.words && range.words.length ? wordsProbe(range.words) : undefined;
     this.reading(t as ArchiveType, () => {
       const lo = range ? range.lo : 0, hi = range ? range.hi : 0xffffffff;
+      // a sealed segment's summary is read when the scan reaches it (a scan that stops early reads no more)
+      const sp = probe && probe.length && range && range.words ? wordsProbe(range.words, SUMMARY_MASK) : undefined;
       for (const seq of s.newestFirst()) {
         if (stop) break;
         const e = s.cat.entries.get(seq);
-        if (e && e.bytes === s.segs.get(seq) && !(s.open && s.open.seq === seq) && (e.max < lo || e.min > hi)) continue;
+        if (e && e.bytes === s.segs.get(seq) && !(s.open && s.open.seq === seq)) {
+          if (e.max < lo || e.min > hi) continue;
+          if (sp && !summaryCandidates(s, [e], sp).has(seq)) continue;
+        }
         if (budget) {
           const len = s.segs.get(seq) ?? SEGMENT_BYTES;
           const cost = len + (s.open && s.open.seq === seq ? 0 : Math.min(len, CHUNK));
@@ -771,8 +783,7 @@ export class Archive {
           continue;
         }
         try {
-          const end = s.open && s.open.seq === seq ? s.open.validEnd : validEndOf(f, f.length, this.bufs.chunk);
-          scanBackward(f, end, this.bufs.chunk, (buf, ls, le) => {
+          const line = (buf: Uint8Array, ls: number, le: number): boolean | void => {
             const lt = range ? lineT(buf, ls, le) : -1;
             if (lt >= 0 && (lt < lo || lt > hi)) return;
             if (lineKind(buf, ls, le) !== KIND_RECORD) return;
@@ -782,7 +793,9 @@ export class Archive {
               stop = true;
               return false;
             }
-          });
+          };
+          if (probe && probe.length) scanWords(s, f, seq, probe, lo, hi, line);
+          else scanBackward(f, s.open && s.open.seq === seq ? s.open.validEnd : validEndOf(f, f.length, this.bufs.chunk), this.bufs.chunk, line);
         } finally {
           f.close();
         }

@@ -47,6 +47,7 @@ import { scenarios as episodeRecall } from "./episode-recall.scn";
 import { scenarios as context } from "./context.scn";
 
 import { scenarios as query } from "./query.scn";
+import { scenarios as queryScan } from "./query-scan.scn";
 import { scenarios as snapshot } from "./snapshot.scn";
 import { scenarios as episodeStore } from "./episode-store.scn";
 
@@ -103,6 +104,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "context", scenarios: context },
 
   { file: "query", scenarios: query },
+  { file: "query-scan", scenarios: queryScan },
   { file: "snapshot", scenarios: snapshot },
   { file: "episode-store", scenarios: episodeStore },
 
