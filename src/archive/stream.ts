@@ -1012,7 +1012,10 @@ export class ArchiveStream {
 
   // Copies up to `max` bytes of the open segment into its twin; a twin that is
   // missing or unreadable is started again. Returns true when it did work.
-  twinStep(max = 8192): boolean {
+  // 4 KB a step: written once, with the segment and the group's parity (the
+  // key) read at those offsets, about 140 ms at the device's flash speed (8 KB
+  // took 310 ms, over the 300 ms step budget: docs/design/steps.md).
+  twinStep(max = 4096): boolean {
     const o = this.open;
     if (!o) return false;
     if (o.twin >= 0 && o.twin >= o.length) return false;
