@@ -58,7 +58,7 @@ function monthOf(m: number, n: number): Moment[] {
       timestamp: Math.floor(fromLocal(y, mo, 1 + 3 * i, 20, i) / 1000),
       topic: `第${m}月的第${i}件事`,
       content: `第${m}月第${i}个时刻（${i % 2 ? "晴天" : "下雨"}）：${FILL}`,
-      emotion: i % 3 ? "happy" : "calm",
+      emotion: i % 3 ? "happy" : "neutral",
       intensity: 1 + (i % 5),
       importance: 1 + (i % 5),
     });
