@@ -408,6 +408,9 @@ export class Archive {
   step(_nowMs = now()): StepReport | undefined {
     this.ensure();
     try {
+      // a retire under way goes on first: its pieces make room, and a twin's
+      // copy or a seal that fails for room in between would stop it for good
+      if (this.retiring && this.retireOne(true)) return { did: "retire" };
       for (const s of STREAMS) {
         const st = this.streams[s];
         if (st.twinStep()) return { did: `twin ${s}` };
@@ -416,6 +419,7 @@ export class Archive {
         const st = this.streams[s];
         const u = st.unsealed();
         if (u.length) {
+          if (st.indexStep(u[0])) return { did: `index ${s} ${u[0]}` };
           st.seal(u[0]);
           return { did: `seal ${s} ${u[0]}` };
         }

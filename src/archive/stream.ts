@@ -22,6 +22,9 @@ import { SEGMENT_BLOCKS, RECORD, NO_MIN, segName, parseName, readSide, createSid
 // Segments hold at most 56 KB: blocks of whole lines of at most 512 bytes are
 // at least 3,585 bytes, so a segment never needs more than its 16 block records.
 export const SEGMENT_BYTES = 57344;
+// a seal indexes at most this many bytes of blocks; more are indexed first by indexStep, 8 blocks a step
+export const SEAL_UNINDEXED = 3 * CHUNK;
+export const INDEX_STEP_BLOCKS = 8;
 
 export interface OpenSeg {
   seq: number;
@@ -1055,6 +1058,36 @@ export class ArchiveStream {
       src.close();
     }
     return true;
+  }
+
+  // A full segment whose sidecar misses more than SEAL_UNINDEXED bytes (its
+  // rewrite by a forget, a migration, a damaged sidecar) gets its blocks
+  // indexed INDEX_STEP_BLOCKS a step before it is sealed: indexing the whole
+  // segment in the seal wrote 16 block records (about 6 KB with the summary
+  // and catalog: 315 ms at the device's flash speed, over the 300 ms step
+  // budget; docs/design/steps.md). The records are those the seal would write
+  // (the sidecar grows as the open segment's does); a cut leaves a sidecar
+  // whose last record readSide drops. Returns true when it did work.
+  indexStep(seq: number): boolean {
+    const f = this.openRead(seq);
+    try {
+      const end = validEndOf(f, f.length, this.bufs.chunk);
+      let side = readSide(this.path(seq, "six"), this.stream, seq, end, this.bufs.side);
+      if (side.why && side.why.indexOf("entry") < 0) side = { blocks: [], indexedEnd: 0, why: side.why, sigs: side.sigs };
+      if (end - side.indexedEnd <= SEAL_UNINDEXED) return false;
+      const b = new BlockBuilder(this.stream, side.indexedEnd, Math.min(INDEX_STEP_BLOCKS, SEGMENT_BLOCKS - side.blocks.length));
+      scanRange(f, side.indexedEnd, end, this.bufs.chunk, (buf, s, e, size) => {
+        b.add(buf, s, e, size);
+        return b.full ? false : undefined;
+      });
+      const recs = b.flush(false);
+      if (!b.count) return false;
+      if (!side.blocks.length) createSide(this.path(seq, "six"), this.stream, seq);
+      writeSideRecords(this.path(seq, "six"), side.blocks.length, recs);
+      return true;
+    } finally {
+      f.close();
+    }
   }
 
   // Seals one full segment: indexes its last block (or the whole file when its
