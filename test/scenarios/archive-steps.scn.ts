@@ -15,6 +15,7 @@ import { CHUNK } from "../../src/archive/file";
 import { DigestBuilder } from "../../src/archive/digest";
 import { newEvent, type Moment, type Event } from "../../src/memory/types";
 import { fromLocal } from "../../src/time/local";
+import { writeV1 } from "./archive-migrate.scn";
 import { ok, equal } from "./assert";
 import type { Scenario } from "./types";
 
@@ -235,6 +236,34 @@ export const scenarios: Scenario[] = [
       }
       const all = [...worst].map(([kk, v]) => `${kk} ${Math.round(v)}`).join(", ");
       for (const want of ["retire", "twin moment", "twin fact", "seal fact", "seal moment", "index moment", "index fact", "protect f", "slice moment", "scrub: moment", "scrub: fact"]) ok(seen.has(want), `a "${want}" step ran: ${all}`);
+    },
+  },
+  {
+    name: "archive v2 steps within budget: every step of a version-1 archive's migration within 300 ms at the device's flash speed, by its bytes",
+    run() {
+      const dev = new SimDevice({ now: fromLocal(2026, 3, 1, 12, 0) }).install();
+      const v1 = writeV1(2000);
+      const a = new Archive(root);
+      ok(a.check().migrating, "a migration");
+      const kinds = new Set<string>();
+      let steps = 0, indexed = 0;
+      for (; steps < 3000; steps++) {
+        dev.flash.resetTraffic();
+        const r = a.step();
+        if (!r) break;
+        const t = dev.flash.partition("storage");
+        kinds.add(kindOf(r.did));
+        if (/^migrate: fact segment \d+ indexed$/.test(r.did)) indexed++;
+        ok(r.did.indexOf("failed") !== 0, `a step failed: ${r.did}`);
+        ok(deviceMs(t) <= STEP_BUDGET_MS, `step "${r.did}": ${Math.round(deviceMs(t))} ms at the device's speed (${t.bytesRead} B read in ${t.readCalls} calls, ${t.bytesWritten} B written)`);
+      }
+      ok(steps < 3000, "the migration ends");
+      ok(indexed >= 2, `migrated segments indexed in steps: ${indexed} (${[...kinds].join(", ")})`);
+      let n = 0;
+      a.forEach("fact", () => {
+        n++;
+      });
+      equal(n, v1.facts.length, "every fact migrated");
     },
   },
   {
