@@ -419,8 +419,7 @@ export class Archive {
         const st = this.streams[s];
         const u = st.unsealed();
         if (u.length) {
-          if (st.indexStep(u[0])) return { did: `index ${s} ${u[0]}` };
-          st.seal(u[0]);
+          if (!st.seal(u[0], true)) return { did: `index ${s} ${u[0]}` };
           return { did: `seal ${s} ${u[0]}` };
         }
       }

@@ -191,10 +191,16 @@ export class Migration {
       if (p.p >= end || p.l >= SEGMENT_BYTES - CHUNK) {
         // its blocks are indexed 8 a step first: indexing the whole segment
         // in the seal took over the 300 ms step budget (docs/design/steps.md)
-        if (s.indexStep(p.s)) return `migrate: ${type} segment ${p.s} indexed`;
+        const had = s.segs.get(p.s);
         s.skip = -1;
         s.segs.set(p.s, p.l);
-        s.seal(p.s);
+        if (!s.seal(p.s, true)) {
+          // not sealed yet (its blocks indexed in steps): hidden as before
+          s.skip = p.s;
+          if (had === undefined) s.segs.delete(p.s);
+          else s.segs.set(p.s, had);
+          return `migrate: ${type} segment ${p.s} indexed`;
+        }
         p.s = 0;
         this.save();
         return `migrate: ${type} segment sealed`;

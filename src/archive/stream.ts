@@ -1060,41 +1060,20 @@ export class ArchiveStream {
     return true;
   }
 
-  // A full segment whose sidecar misses more than SEAL_UNINDEXED bytes (its
-  // rewrite by a forget, a migration, a damaged sidecar) gets its blocks
-  // indexed INDEX_STEP_BLOCKS a step before it is sealed: indexing the whole
-  // segment in the seal wrote 16 block records (about 6 KB with the summary
-  // and catalog: 315 ms at the device's flash speed, over the 300 ms step
-  // budget; docs/design/steps.md). The records are those the seal would write
-  // (the sidecar grows as the open segment's does); a cut leaves a sidecar
-  // whose last record readSide drops. Returns true when it did work.
-  indexStep(seq: number): boolean {
-    const f = this.openRead(seq);
-    try {
-      const end = validEndOf(f, f.length, this.bufs.chunk);
-      let side = readSide(this.path(seq, "six"), this.stream, seq, end, this.bufs.side);
-      if (side.why && side.why.indexOf("entry") < 0) side = { blocks: [], indexedEnd: 0, why: side.why, sigs: side.sigs };
-      if (end - side.indexedEnd <= SEAL_UNINDEXED) return false;
-      const b = new BlockBuilder(this.stream, side.indexedEnd, Math.min(INDEX_STEP_BLOCKS, SEGMENT_BLOCKS - side.blocks.length));
-      scanRange(f, side.indexedEnd, end, this.bufs.chunk, (buf, s, e, size) => {
-        b.add(buf, s, e, size);
-        return b.full ? false : undefined;
-      });
-      const recs = b.flush(false);
-      if (!b.count) return false;
-      if (!side.blocks.length) createSide(this.path(seq, "six"), this.stream, seq);
-      writeSideRecords(this.path(seq, "six"), side.blocks.length, recs);
-      return true;
-    } finally {
-      f.close();
-    }
-  }
-
   // Seals one full segment: indexes its last block (or the whole file when its
   // sidecar is missing or damaged), adds its summary to the catalog; a plain
   // twin of another length goes. One read of the segment (at most 56 KB) and a
   // few KB written.
-  seal(seq: number): void {
+  //
+  // As a step (`piecewise`), a segment with more than SEAL_UNINDEXED bytes not
+  // indexed (after its rewrite by a forget, a migration, a damaged sidecar)
+  // gets INDEX_STEP_BLOCKS of its blocks indexed instead, and false is
+  // returned (sealed by a later step): indexing all 14 blocks in the seal
+  // wrote about 6 KB, 315 ms at the device's flash speed, over the 300 ms step
+  // budget (docs/design/steps.md). The records are those the seal would write,
+  // appended to the sidecar as appends do for the open segment; a cut leaves a
+  // last record that readSide drops.
+  seal(seq: number, piecewise = false): boolean {
     // tried once: a read that finds the sidecar damaged again asks again
     const r = this.reindex ? this.reindex.indexOf(seq) : -1;
     if (r >= 0) (this.reindex as number[]).splice(r, 1);
@@ -1107,6 +1086,20 @@ export class ArchiveStream {
       const end = validEndOf(f, length, this.bufs.chunk);
       side = readSide(this.path(seq, "six"), this.stream, seq, end, this.bufs.side);
       if (side.why && side.why.indexOf("entry") < 0) side = { blocks: [], indexedEnd: 0, why: side.why, sigs: side.sigs };
+      if (piecewise && end - side.indexedEnd > SEAL_UNINDEXED) {
+        const b = new BlockBuilder(this.stream, side.indexedEnd, Math.min(INDEX_STEP_BLOCKS, SEGMENT_BLOCKS - side.blocks.length));
+        scanRange(f, side.indexedEnd, end, this.bufs.chunk, (buf, s, e, size) => {
+          b.add(buf, s, e, size);
+          return b.full ? false : undefined;
+        });
+        const recs = b.flush(false);
+        if (b.count) {
+          if (!side.blocks.length) createSide(this.path(seq, "six"), this.stream, seq);
+          writeSideRecords(this.path(seq, "six"), side.blocks.length, recs);
+          if (r >= 0) (this.reindex as number[]).push(seq); // still to be sealed
+          return false;
+        }
+      }
       const b = new BlockBuilder(this.stream, side.indexedEnd, SEGMENT_BLOCKS - side.blocks.length);
       scanRange(f, 0, end, this.bufs.chunk, (buf, s, e, size, pos) => {
         if (pos >= side!.indexedEnd) b.add(buf, s, e, size);
@@ -1138,6 +1131,7 @@ export class ArchiveStream {
       File.delete(this.path(seq, "twn"));
       this.twins.delete(seq);
     } else if (tl >= 0) this.twins.set(seq, tl);
+    return true;
   }
 
   // Retires a whole segment: renamed first (the point after which it is gone),
