@@ -47,16 +47,13 @@ export const STORAGE_PARTITION_BYTES = 3 * 1024 * 1024; // partitions/*.csv "sto
 // segment being written, the NVS mirror files and the digest of what retires.
 export const RETIRE_AT = 0.68;
 
-// Idle steps (issue 29 item 5; docs/design/steps.md): each within 300 ms at
-// the device's slowest flash speed (reads 0.45 MB/s, writes 0.035 MB/s,
-// 0.1 ms a read call), with margin. A retire's append of digest lines writes
-// them twice (the digest stream's open segment and its twin or parity) and
-// reads its tail and at most one block (8 KB): 2 × 2 KB / 35 + 8 KB / 450 +
-// metadata ≈ 140 ms. STEP_READ_MAX and STEP_WRITE_MAX bound any one step's
-// bytes (the scenario "steps within budget" checks them): 64 KB read and
-// 3 KB written, or 48 KB read and 4 KB written, stay under 300 ms.
+// Idle steps (issue 29 item 5; docs/design/steps.md) each take at most 300 ms
+// at the device's slowest flash speed (reads 0.45 MB/s, writes 0.035 MB/s,
+// 0.1 ms a read call), with margin. A retire piece that appends digest lines
+// writes them twice (the digest stream's open segment and its twin or parity)
+// and reads its tail and at most one block: 2 × 2 KB / 35 + 8 KB / 450 +
+// page headers ≈ 130–180 ms (test/scenarios/archive-steps.scn.ts bounds it).
 export const RETIRE_PIECE_BYTES = 2048;
-export const STEP_MS = 300;
 export const HARD_LIMIT = USABLE_FRACTION; // an append never takes the partition above it
 export const VERIFY_MS = 3600000; // a sliced group of the catalog is checked once an hour
 

@@ -120,8 +120,8 @@ export class Migration {
   }
 
   // One step: at most 4 KB of version-1 lines read and written, or 8 blocks
-  // of a migrated segment indexed, or a segment sealed, or one version-1 file deleted. Returns what it did, or undefined
-  // when the migration is over.
+  // of a migrated segment indexed, or a segment sealed, or one version-1 file
+  // deleted. Returns what it did, or undefined when the migration is over.
   step(): string | undefined {
     if (!this.active) return undefined;
     const p = this.prog;

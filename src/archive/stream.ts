@@ -22,7 +22,8 @@ import { SEGMENT_BLOCKS, RECORD, NO_MIN, segName, parseName, readSide, createSid
 // Segments hold at most 56 KB: blocks of whole lines of at most 512 bytes are
 // at least 3,585 bytes, so a segment never needs more than its 16 block records.
 export const SEGMENT_BYTES = 57344;
-// a seal indexes at most this many bytes of blocks; more are indexed first by indexStep, 8 blocks a step
+// a seal as a step indexes at most this many bytes of blocks; more are
+// indexed first, INDEX_STEP_BLOCKS a step (seal(seq, true))
 export const SEAL_UNINDEXED = 3 * CHUNK;
 export const INDEX_STEP_BLOCKS = 8;
 
@@ -1071,8 +1072,8 @@ export class ArchiveStream {
   // returned (sealed by a later step): indexing all 14 blocks in the seal
   // wrote about 6 KB, 315 ms at the device's flash speed, over the 300 ms step
   // budget (docs/design/steps.md). The records are those the seal would write,
-  // appended to the sidecar as appends do for the open segment; a cut leaves a
-  // last record that readSide drops.
+  // appended to the sidecar as appends do for the open segment; a cut leaves
+  // a torn last record, which readSide stops at (indexed again, FORMAT.md §3.4).
   seal(seq: number, piecewise = false): boolean {
     // tried once: a read that finds the sidecar damaged again asks again
     const r = this.reindex ? this.reindex.indexOf(seq) : -1;
