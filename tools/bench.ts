@@ -81,4 +81,6 @@ const { lines, problems } = await runBench({
 for (const l of lines) process.stdout.write(JSON.stringify(l) + "\n");
 for (const p of problems) process.stderr.write(`bench: ${p}\n`);
 process.stderr.write(`bench: ${problems.length ? "FAILED" : "passed"} in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
-process.exit(problems.length ? 1 : 0);
+// exitCode, not exit(): exit() cuts a piped stdout at 64 KB (the summary with
+// thousands of refused appends is longer)
+process.exitCode = problems.length ? 1 : 0;
