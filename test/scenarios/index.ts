@@ -28,6 +28,7 @@ import { scenarios as archiveFaults } from "./archive-faults.scn";
 import { scenarios as archiveMigrate } from "./archive-migrate.scn";
 import { scenarios as archiveForget } from "./archive-forget.scn";
 import { scenarios as archiveScrubRetire } from "./archive-scrub-retire.scn";
+import { scenarios as archiveSteps } from "./archive-steps.scn";
 import { scenarios as memoryTool } from "./memory-tool.scn";
 import { scenarios as listen } from "./listen.scn";
 import { scenarios as listenPending } from "./listen-pending.scn";
@@ -85,6 +86,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "archive-migrate", scenarios: archiveMigrate },
   { file: "archive-forget", scenarios: archiveForget },
   { file: "archive-scrub-retire", scenarios: archiveScrubRetire },
+  { file: "archive-steps", scenarios: archiveSteps },
   { file: "memory-tool", scenarios: memoryTool },
   { file: "listen", scenarios: listen },
   { file: "listen-pending", scenarios: listenPending },
