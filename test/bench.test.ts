@@ -80,6 +80,31 @@ describe("bench (npm run bench, two months)", function () {
     assert.ok(rec.fact > 600 && rec.moment > 300 && rec.event === 16, JSON.stringify(rec));
   });
 
+  it("the fields of issue 29: bytes per fact, the month the partition fills, the step budget", () => {
+    const s = r.lines[r.lines.length - 1];
+    const facts = (s.records as { fact: number }).fact;
+    assert.equal(s.facts_kept, facts);
+    assert.equal(s.facts_refused, 0);
+    assert.equal(s.full_at_month, null, "two months do not fill the partition");
+    assert.equal(s.episodes, 0);
+    assert.equal(s.bytes_per_episode, null);
+    // lines (about 110 bytes a fact) and their sidecar, summaries, twin or parity
+    assert.ok((s.bytes_per_fact as number) > 100 && (s.bytes_per_fact as number) < 400, String(s.bytes_per_fact));
+    assert.equal(s.bytes_per_fact, Math.round(((s.fact_file_bytes as number) / facts) * 100) / 100);
+    assert.ok((s.longest_step_ms_device as number) <= 300, String(s.longest_step_ms_device));
+    const t = s.longest_step_traffic as { bytes_read: number; bytes_written: number };
+    assert.ok(t.bytes_read + t.bytes_written > 0);
+  });
+
+  it("full-size episodes: 200 characters of 600 bytes, and their bytes each", async () => {
+    const e = await runBench({ months: 1, ages: [1], xs: false, minMs: 0, episodes: 16 });
+    const s = e.lines[e.lines.length - 1];
+    assert.equal(s.episodes, 16);
+    assert.deepEqual(s.episode_sizes, { content_chars: [200, 200], content_bytes: [600, 600], keyword_bytes: [55, 55] });
+    // today's files: a 128-byte header and a 672-byte text slot, each twice
+    assert.ok((s.bytes_per_episode as number) >= 1600, String(s.bytes_per_episode));
+  });
+
   it("meets every target of issue 12", () => {
     assert.deepEqual(r.problems, []);
   });

@@ -9,6 +9,17 @@
 // (src/episode/episodes.ts). One
 //   {"name","args","rows","bytes_read","read_calls","max_read","node_ms","device_ms"}
 // device_ms = bytes / 0.45 MB/s + 0.1 ms per read call (PLATFORM.md §1, the slow end).
+// A query whose where holds CONTAINS, LIKE or = on content (issue 29 item 4)
+// adds, for facts, "matching_bytes" (the bytes of the segments' blocks, as
+// their sidecars cut them, that hold a row meeting the conditions on content),
+// "candidate_bytes" (the blocks whose signature holds every bit of the
+// pattern's words: what no signature can rule out), "beyond" (bytes_read −
+// matching_bytes), "beyond_candidates" (bytes_read − candidate_bytes: the
+// summaries, sidecars and line ends read) and "within_64k" (beyond ≤
+// 65,536); for episodes
+// "matching_bytes" (800 bytes, header and text, per episode meeting them),
+// "beyond", "within_64k" and "index" ("cold": the signatures in RAM are built
+// by this query, a header scan; "warm": they were in RAM).
 import "../host-sim/trace";
 import config from "mc/config";
 import { SimDevice } from "../host-sim/device";
@@ -22,6 +33,11 @@ import { signature } from "../src/episode/sig";
 import type { Episode } from "../src/episode/types";
 import { Episodes } from "../src/episode/episodes";
 import { reads } from "../test/scenarios/archive.scn";
+import { parseQuery } from "../src/query/parse";
+import { Runner } from "../src/query/run";
+import { readSide, SIDE_MAX } from "../src/archive/segment";
+import { parseRecord, NL } from "../src/archive/codec";
+import { sigProbe, sigHas, SIG_BYTES } from "../src/archive/fold";
 
 function arg(name: string, dflt: number): number {
   const i = process.argv.indexOf(name);
@@ -80,13 +96,108 @@ function call(args: Record<string, unknown>): any {
   return JSON.parse(text);
 }
 
-function measure(name: string, args: Record<string, unknown>): void {
+// The folded words of content conditions (as src/query/run.ts wordsOf; kept
+// here so that this bench runs on a branch without it).
+function contentWords(where: string): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (const c of parseQuery({ from: "fact", where }).where) {
+    if (c.field.field !== "content") continue;
+    if (c.op === "CONTAINS" || c.op === "=") out.push(c.folded);
+    else if (c.op === "LIKE" && c.like)
+      for (let i = 0; i < c.like.length; ) {
+        let j = i;
+        while (j < c.like.length && c.like[j] >= 0) j++;
+        if (j > i) out.push(Uint8Array.from(c.like.subarray(i, j)));
+        i = j + 1;
+      }
+  }
+  return out;
+}
+
+// Does a row meet the query's conditions?
+function holdsOf(from: string, where: string): (rec: Record<string, unknown>) => boolean {
+  const q = parseQuery({ from, where, limit: 1 });
+  return (rec) => {
+    const r = new Runner(q, (x: Record<string, unknown>, f: string) => x[f] as never);
+    r.take(rec);
+    return r.rows().length > 0;
+  };
+}
+
+// Facts: the bytes of the blocks (as the sidecars cut them; what no valid
+// record covers as one piece) holding a row that meets `where`, and of those
+// no signature can rule out. Read outside any measurement.
+function factBlocks(where: string): { matching: number; candidate: number } {
+  const holds = holdsOf("fact", where);
+  const probe: number[] = [];
+  for (const w of contentWords(where)) for (const b of sigProbe(w)) if (probe.indexOf(b) < 0) probe.push(b);
+  const pr = Uint16Array.from(probe);
+  const s = archive.streams.fact;
+  let matching = 0, candidate = 0;
+  for (const seq of s.newestFirst()) {
+    const data = dev.spiffs.content(s.path(seq).slice(config.file.root.length - 1));
+    const side = readSide(s.path(seq, "six"), "fact", seq, data.length, new Uint8Array(SIDE_MAX));
+    const blocks = side.after ? side.blocks.concat(side.after) : side.blocks;
+    const k = side.blocks.length;
+    const cuts = [0];
+    for (const b of blocks) cuts.push(b.offset, b.offset + b.length);
+    cuts.push(data.length);
+    for (let i = 0; i + 1 < cuts.length; i++) {
+      const from = cuts[i], to = cuts[i + 1];
+      if (to <= from) continue;
+      const bi = blocks.findIndex((b) => b.offset === from && b.offset + b.length === to);
+      if (bi < 0 || (bi < k ? sigHas(side.sigs, bi * SIG_BYTES, pr) : sigHas(side.afterSigs as Uint8Array, (bi - k) * SIG_BYTES, pr))) candidate += to - from;
+      for (let ls = from; ls < to; ) {
+        let le = data.indexOf(NL, ls);
+        if (le < 0 || le >= to) le = to;
+        const it = parseRecord(data, ls, le, "fact");
+        if (it && holds({ id: it.id, content: it.content, date: "", archived: true })) {
+          matching += to - from;
+          break;
+        }
+        ls = le + 1;
+      }
+    }
+  }
+  return { matching, candidate };
+}
+
+// Episodes meeting `where` (read outside any measurement).
+function episodesMeeting(where: string): number {
+  const holds = holdsOf("episode", where);
+  let n = 0;
+  store.scan((ep) => {
+    if (ep.state === "active" && holds({ id: ep.id, content: ep.content, keywords: ep.keywords, e: ep.e / 100, i: ep.i / 100, p: ep.p / 100, j: ep.j / 100, state: ep.state })) n++;
+  }, true);
+  return n;
+}
+
+function measure(name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}): void {
   let out: any;
   const t = performance.now();
   const r = reads(dev, () => (out = call(args)));
   const ms = performance.now() - t;
   const rows = out.count;
-  console.log(JSON.stringify({ name, args, rows, more: !!out.more, bytes_read: r.bytes, read_calls: r.calls, max_read: r.max, node_ms: Math.round(ms * 10) / 10, device_ms: Math.round(r.bytes / 450 + r.calls * 0.1) }));
+  const line: Record<string, unknown> = { name, args, rows, more: !!out.more, bytes_read: r.bytes, read_calls: r.calls, max_read: r.max, node_ms: Math.round(ms * 10) / 10, device_ms: Math.round(r.bytes / 450 + r.calls * 0.1) };
+  const where = typeof args.where === "string" ? args.where : "";
+  if (args.action === "query" && /content (CONTAINS|LIKE|=)/.test(where)) {
+    if (args.from === "fact") {
+      const m = factBlocks(where);
+      line.matching_bytes = m.matching;
+      line.candidate_bytes = m.candidate;
+      line.beyond_candidates = r.bytes - m.candidate;
+    } else if (args.from === "episode") line.matching_bytes = episodesMeeting(where) * 800;
+    line.beyond = r.bytes - (line.matching_bytes as number);
+    line.within_64k = (line.beyond as number) <= 65536;
+  }
+  console.log(JSON.stringify({ ...line, ...extra }));
+}
+
+// an episodes query with the signatures in RAM built by it (a new reader), or already there
+function episodeQuery(name: string, args: Record<string, unknown>): void {
+  svc.tool.episodes = new Episodes(store);
+  measure(name, args, { index: "cold" });
+  measure(name, args, { index: "warm" });
 }
 
 let segBytes = 0;
@@ -95,13 +206,24 @@ let digestBytes = 0;
 for (const e of dev.spiffs.list()) if (/(^|\/)d\d{6}\.jsonl$/.test(e.name)) digestBytes += e.length;
 console.log(JSON.stringify({ facts: N, fact_segment_bytes: segBytes, digests: digests.length, digest_bytes: digestBytes }));
 measure("episodes, scores only (headers)", { action: "query", from: "episode", where: "p >= 0.5 AND e >= 0.8", order_by: "j desc", limit: 10, select: "id, e, p, j, created_at" });
-measure("episodes, with their text", { action: "query", from: "episode", where: "content CONTAINS '恐龙' AND p >= 0.5", order_by: "j desc", limit: 10, select: "id, content, keywords" });
+episodeQuery("episodes, with their text", { action: "query", from: "episode", where: "content CONTAINS '恐龙' AND p >= 0.5", order_by: "j desc", limit: 10, select: "id, content, keywords" });
+episodeQuery("CONTAINS over all episode texts, a word present", { action: "query", from: "episode", where: "content CONTAINS '恐龙'", order_by: "j desc", limit: 10, select: "id, content" });
+episodeQuery("CONTAINS over all episode texts, a word absent", { action: "query", from: "episode", where: "content CONTAINS '飞机'", order_by: "j desc", limit: 10, select: "id, content" });
+episodeQuery("LIKE over all episode texts, a word present", { action: "query", from: "episode", where: "content LIKE '%一起恐龙%'", order_by: "j desc", limit: 10, select: "id, content" });
+episodeQuery("LIKE over all episode texts, in every signature", { action: "query", from: "episode", where: "content LIKE '%第12_次%'", order_by: "j desc", limit: 10, select: "id, content" });
 measure("latest facts", { action: "query", from: "fact", limit: 10 });
 measure("facts of a month, newest first", { action: "query", from: "fact", where: "date >= '2025-06' AND date <= '2025-06'", limit: 10, select: "date, content" });
 measure("facts of a month, ordered", { action: "query", from: "fact", where: "date = '2025-06'", order_by: "date asc", limit: 10, select: "date, content" });
 measure("a word, newest 5", { action: "query", from: "fact", where: "content CONTAINS '恐龙'", limit: 5, select: "content" });
 measure("a word absent", { action: "query", from: "fact", where: "content CONTAINS '飞机'", limit: 5 });
 measure("LIKE, ordered by content", { action: "query", from: "fact", where: "content LIKE '%第1_件事%'", order_by: "content desc", limit: 50, select: "content" });
+measure("CONTAINS over all facts, a word present", { action: "query", from: "fact", where: "content CONTAINS '恐龙'", order_by: "content desc", limit: 10, select: "content" });
+measure("CONTAINS over all facts, a word in one fact", { action: "query", from: "fact", where: "content CONTAINS '第1234件事'", order_by: "content desc", limit: 10, select: "content" });
+measure("CONTAINS over all facts, a word absent", { action: "query", from: "fact", where: "content CONTAINS '飞机'", order_by: "content desc", limit: 10, select: "content" });
+measure("LIKE over all facts, a word present", { action: "query", from: "fact", where: "content LIKE '%一起恐龙%'", order_by: "content desc", limit: 10, select: "content" });
+measure("LIKE over all facts, a rare pattern", { action: "query", from: "fact", where: "content LIKE '%第123_件事%'", order_by: "content desc", limit: 10, select: "content" });
+measure("LIKE over all facts, a word absent", { action: "query", from: "fact", where: "content LIKE '%飞_机%'", order_by: "content desc", limit: 10, select: "content" });
+measure("LIKE over all facts, one ASCII character (nothing to look for)", { action: "query", from: "fact", where: "content LIKE '%x%'", order_by: "content desc", limit: 10, select: "content" });
 measure("digests about a word", { action: "query", from: "digest", where: "keywords = 钢琴", order_by: "month desc", limit: 5 });
 measure("snapshot by keyword", { action: "recall", type: "snapshot", keyword: "钢琴" });
 measure("snapshot by message with a time", { action: "recall", type: "snapshot", message: "你还记得去年三月我们一起做了什么吗" });

@@ -22,7 +22,8 @@ import { foldString } from "./fold";
 import { type ArchiveType, type ArchivedItem, type ArchiveRecord } from "./line";
 import { encodeRecord, encodeDigest, parseRecord, lineT, STREAMS, STREAM_CODE, type Line, type Stream } from "./codec";
 import { ArchiveStream, Buffers, scanRange, validEndOf, SEGMENT_BYTES } from "./stream";
-import { recent, search, searchMany, digests, digestsMany, blankStats, TopK, type Query, type RecallStats, type Budget } from "./query";
+import { recent, search, searchMany, digests, digestsMany, blankStats, TopK, wordsProbe, summaryCandidates, scanWords, type Query, type RecallStats, type Budget } from "./query";
+import { SUMMARY_MASK } from "./catalog";
 export type { Budget } from "./query";
 import { Tombstones } from "./tomb";
 import { Migration } from "./migrate";
@@ -46,6 +47,14 @@ export const STORAGE_PARTITION_BYTES = 3 * 1024 * 1024; // partitions/*.csv "sto
 // (then events): SPIFFS is reliable to about 75%, and the margin holds a
 // segment being written, the NVS mirror files and the digest of what retires.
 export const RETIRE_AT = 0.68;
+
+// Idle steps (issue 29 item 5; docs/design/steps.md) each take at most 300 ms
+// at the device's slowest flash speed (reads 0.45 MB/s, writes 0.035 MB/s,
+// 0.1 ms a read call), with margin. A retire piece that appends digest lines
+// writes them twice (the digest stream's open segment and its twin or parity)
+// and reads its tail and at most one block: 2 × 2 KB / 35 + 8 KB / 450 +
+// page headers ≈ 130–180 ms (test/scenarios/archive-steps.scn.ts bounds it).
+export const RETIRE_PIECE_BYTES = 2048;
 export const HARD_LIMIT = USABLE_FRACTION; // an append never takes the partition above it
 export const VERIFY_MS = 3600000; // a sliced group of the catalog is checked once an hour
 
@@ -397,6 +406,9 @@ export class Archive {
   step(_nowMs = now()): StepReport | undefined {
     this.ensure();
     try {
+      // a retire under way goes on first: its pieces make room, and a twin's
+      // copy or a seal that fails for room in between would stop it for good
+      if (this.retiring && this.retireOne(true)) return { did: "retire" };
       for (const s of STREAMS) {
         const st = this.streams[s];
         if (st.twinStep()) return { did: `twin ${s}` };
@@ -405,7 +417,7 @@ export class Archive {
         const st = this.streams[s];
         const u = st.unsealed();
         if (u.length) {
-          st.seal(u[0]);
+          if (!st.seal(u[0], true)) return { did: `index ${s} ${u[0]}` };
           return { did: `seal ${s} ${u[0]}` };
         }
       }
@@ -495,16 +507,23 @@ export class Archive {
     return did;
   }
 
-  // Folds the oldest sealed segment of moments (then events) into digests and
-  // retires it. `except`: the stream being appended to keeps its open segment.
-  // Retires the oldest sealed segment of moments (then events): its monthly
-  // digests are appended first, then it is deleted. As a step (`piecewise`),
-  // the digests are written about 4 KB per step (a segment of events can span
-  // years: tens of digests), and the segment goes with the last piece; an
-  // append short of room does it all at once. A cut in between writes the
-  // same digest lines again (one per id in every answer).
+  // Retires the oldest sealed segment of moments (then events) with the other
+  // member of its pair: their monthly digests are appended first, then they
+  // are deleted. As steps (`piecewise`) it goes in pieces, each one of: read
+  // a segment into its digest lines (held in RAM), append at most
+  // RETIRE_PIECE_BYTES of them, delete the segments (docs/design/steps.md: each
+  // within the 300 ms step budget); an append short of room does it all at
+  // once. Nothing of the retire is on flash but the digest lines already
+  // appended: a cut anywhere starts it again from the oldest segment, which
+  // is still there until the last piece, and the same lines are appended again
+  // (those still in the digest stream's tail are not written twice; one per
+  // id in every answer).
   private retireOne(piecewise = false): boolean {
-    if (this.retiring) return this.retirePiece();
+    if (this.retiring) {
+      if (!piecewise) while (this.retiring) this.retirePiece();
+      else this.retirePiece();
+      return true;
+    }
     for (const type of ["moment", "event"] as const) {
       const s = this.streams[type];
       const seqs = s.newestFirst().reverse();
@@ -524,7 +543,7 @@ export class Archive {
             s.twins.delete(q);
           }
         // (the other member is read when this one's digest lines are written)
-        this.retiring = { s, seq, mate, type, lines: this.digestSegment(s, seq, type) };
+        this.retiring = { s, seq, mate, type };
         if (!piecewise) while (this.retiring) this.retirePiece();
         else this.retirePiece();
         return true;
@@ -533,17 +552,25 @@ export class Archive {
     return false;
   }
 
-  private retiring: { s: ArchiveStream; seq: number; mate?: number; type: "moment" | "event"; mateRead?: boolean; lines: Line[] } | undefined;
+  // `lines`: the digest lines of the segment read last not yet appended
+  // (undefined: the next piece reads seq, then the mate)
+  private retiring: { s: ArchiveStream; seq: number; mate?: number; type: "moment" | "event"; mateRead?: boolean; lines?: Line[] } | undefined;
 
+  // One piece of the retire under way (see retireOne): one segment read, or
+  // one append of digest lines, or the deletion of the pair.
   private retirePiece(): boolean {
     const r = this.retiring!;
     if (!r.s.segs.has(r.seq)) {
       this.retiring = undefined; // gone meanwhile
       return true;
     }
+    if (!r.lines) {
+      r.lines = this.digestSegment(r.s, r.seq, r.type);
+      return true;
+    }
     let n = 0, bytes = 0;
-    while (n < r.lines.length && (n === 0 || bytes + r.lines[n].line.length <= 4096)) bytes += r.lines[n++].line.length;
-    if (n)
+    while (n < r.lines.length && (n === 0 || bytes + r.lines[n].line.length <= RETIRE_PIECE_BYTES)) bytes += r.lines[n++].line.length;
+    if (n) {
       try {
         this.streams.digest.append(r.lines.slice(0, n));
       } catch (e) {
@@ -557,13 +584,15 @@ export class Archive {
         } else if (!r.s.dropParityOf(r.seq)) throw e;
         this.streams.digest.append(r.lines.slice(0, n));
       }
-    r.lines = r.lines.slice(n);
-    if (!r.lines.length && r.mate !== undefined && !r.mateRead && r.s.segs.has(r.mate)) {
+      r.lines = r.lines.slice(n);
+      return true;
+    }
+    if (r.mate !== undefined && !r.mateRead && r.s.segs.has(r.mate)) {
       r.mateRead = true;
       r.lines = this.digestSegment(r.s, r.mate, r.type);
       return true;
     }
-    if (!r.lines.length) {
+    {
       this.retiring = undefined;
       r.s.retire(r.seq);
       if (r.mate !== undefined && r.s.segs.has(r.mate)) r.s.retire(r.mate);
@@ -738,18 +767,29 @@ export class Archive {
   // segments whose catalog range misses it are not read, and other lines are
   // skipped on their raw time before any parse. `budget` (query.ts): a
   // segment is read only when its bytes (and the search for its end) fit.
-  scan(stream: ArchiveType | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number }, budget?: Budget): { unreadable: string[]; migrating: boolean } {
+  // `range.words` (folded; fact, moment and event streams): only records whose
+  // texts hold every word need come: sealed segments whose summary and
+  // blocks whose sidecar signature provably hold none are not read
+  // (query.ts scanWords); the records that come, and their order, are the
+  // full scan's but for ones that cannot hold the words.
+  scan(stream: ArchiveType | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number; words?: readonly Uint8Array[] }, budget?: Budget): { unreadable: string[]; migrating: boolean } {
     this.ensure();
     const t: Stream = stream === "digest" ? "digest" : archiveType(stream);
     const s = this.streams[t];
     const unreadable: string[] = [];
     let stop = false;
+    const probe = t !== "digest" && range && range.words && range.words.length ? wordsProbe(range.words) : undefined;
     this.reading(t as ArchiveType, () => {
       const lo = range ? range.lo : 0, hi = range ? range.hi : 0xffffffff;
+      // a sealed segment's summary is read when the scan reaches it (a scan that stops early reads no more)
+      const sp = probe && probe.length && range && range.words ? wordsProbe(range.words, SUMMARY_MASK) : undefined;
       for (const seq of s.newestFirst()) {
         if (stop) break;
         const e = s.cat.entries.get(seq);
-        if (e && e.bytes === s.segs.get(seq) && !(s.open && s.open.seq === seq) && (e.max < lo || e.min > hi)) continue;
+        if (e && e.bytes === s.segs.get(seq) && !(s.open && s.open.seq === seq)) {
+          if (e.max < lo || e.min > hi) continue;
+          if (sp && !summaryCandidates(s, [e], sp).has(seq)) continue;
+        }
         if (budget) {
           const len = s.segs.get(seq) ?? SEGMENT_BYTES;
           const cost = len + (s.open && s.open.seq === seq ? 0 : Math.min(len, CHUNK));
@@ -771,8 +811,7 @@ export class Archive {
           continue;
         }
         try {
-          const end = s.open && s.open.seq === seq ? s.open.validEnd : validEndOf(f, f.length, this.bufs.chunk);
-          scanBackward(f, end, this.bufs.chunk, (buf, ls, le) => {
+          const line = (buf: Uint8Array, ls: number, le: number): boolean | void => {
             const lt = range ? lineT(buf, ls, le) : -1;
             if (lt >= 0 && (lt < lo || lt > hi)) return;
             if (lineKind(buf, ls, le) !== KIND_RECORD) return;
@@ -782,7 +821,9 @@ export class Archive {
               stop = true;
               return false;
             }
-          });
+          };
+          if (probe && probe.length) scanWords(s, f, seq, probe, lo, hi, line);
+          else scanBackward(f, s.open && s.open.seq === seq ? s.open.validEnd : validEndOf(f, f.length, this.bufs.chunk), this.bufs.chunk, line);
         } finally {
           f.close();
         }

@@ -14,7 +14,7 @@
 
 import { File } from "file";
 import { crc32 } from "../nvs/crc32";
-import { ArchiveError, readInto, scanBackward, rethrowFatal, messageOf, CHUNK } from "./file";
+import { ArchiveError, readInto, scanBackward, rethrowFatal, messageOf, CHUNK, type OnSegment } from "./file";
 import { lineT, parseRecord, textsOf, NL, STREAM_CODE, STREAM_CHAR, type Stream } from "./codec";
 import { containsFolded, sigProbe, sigHas, SIG_BYTES } from "./fold";
 import { SUMMARY_MASK, SUMMARY_BYTES, GROUP, type CatEntry } from "./catalog";
@@ -94,10 +94,20 @@ let ends: WeakMap<ArchiveStream, Map<number, number[]>> | undefined;
 function endOf(s: ArchiveStream, f: File, seq: number, q: Query): number {
   const length = f.length;
   if (!ends) ends = new WeakMap();
+  const c = ends.get(s)?.get(seq);
+  if (c && c[0] === length) return c[1];
+  if (!afford(q, Math.min(length, CHUNK))) return -1;
+  return segmentEnd(s, f, seq);
+}
+
+// The end of segment `seq`'s last whole line (as validEndOf), from RAM when
+// the segment's length has not changed since it was last looked for.
+export function segmentEnd(s: ArchiveStream, f: File, seq: number): number {
+  const length = f.length;
+  if (!ends) ends = new WeakMap();
   let m = ends.get(s);
   const c = m?.get(seq);
   if (c && c[0] === length) return c[1];
-  if (!afford(q, Math.min(length, CHUNK))) return -1;
   const end = validEndOf(f, length, s.bufs.chunk);
   if (!m) ends.set(s, (m = new Map()));
   m.set(seq, [length, end]);
@@ -445,4 +455,110 @@ function digestsIn(d: ArchiveStream, f: File, seq: number, events: boolean, qs: 
       tops[i].add({ it, t, seq, pos });
     });
   });
+}
+
+// ---- the query language's CONTAINS, LIKE and = on content (src/query/run.ts) -----------------
+//
+// Archive.scan with words: every record a full scan would give whose texts
+// may hold every word comes, in the same order (newest segment first, each
+// segment from its end back); the others may be left out. Only what provably
+// holds none is skipped: a sealed segment whose summary (CRC-checked, from
+// `.sum`) lacks a word's bits, a block whose sidecar signature (CRC-checked)
+// lacks them. What cannot be checked is read: a missing, damaged or stale
+// summary, a sidecar record that fails its CRC (its block), the bytes no
+// valid record covers. The bit-sliced groups (`.bsl`) are not used here: a
+// group carries no CRC a query can check without reading 16 KB, and a flipped
+// bit there could hide a segment. docs/design/query-scan.md.
+
+// The bits a block signature (or, with SUMMARY_MASK, a summary) holds for every
+// text holding all `words` (folded); empty when no word has an element (a
+// single ASCII character): nothing can be skipped.
+export function wordsProbe(words: readonly Uint8Array[], mask?: number): Uint16Array {
+  const bits: number[] = [];
+  for (const w of words) {
+    const p = mask === undefined ? sigProbe(w) : sigProbe(w, mask);
+    for (let i = 0; i < p.length; i++) if (bits.indexOf(p[i]) < 0) bits.push(p[i]);
+  }
+  return Uint16Array.from(bits);
+}
+
+// The sealed segments among `entries` whose summary may hold `sp`: one whose
+// summary cannot be read or fails its CRC may (a summary read whole that
+// fails takes its segment out of the catalog in RAM, as recall does, so that
+// a step seals it again).
+export function summaryCandidates(s: ArchiveStream, entries: readonly CatEntry[], sp: Uint16Array): Set<number> {
+  const out = new Set<number>();
+  if (!entries.length) return out;
+  const bySlot = entries.slice().sort((a, b) => a.slot - b.slot);
+  const failed = s.cat.summaries(
+    bySlot,
+    s.bufs.side,
+    (e, buf, off) => {
+      if (sigHas(buf, off, sp)) out.add(e.seq);
+    },
+    (e) => s.cat.entries.delete(e.seq),
+  );
+  for (const e of failed) out.add(e.seq);
+  return out;
+}
+
+// One segment's lines, from its end back, as scanBackward gives them over
+// [0, end) (end: its last whole line, as Archive.scan takes it), but for the
+// blocks of its sidecar whose signature lacks `probe` (or whose records' times
+// miss [lo, hi], or that hold no record): those are not read. Lines without
+// their "\n" inside a block (a damaged run) are not given: none is a record.
+// Returns false when `on` stopped it.
+export function scanWords(s: ArchiveStream, f: File, seq: number, probe: Uint16Array, lo: number, hi: number, on: OnSegment): boolean {
+  const open = s.open && s.open.seq === seq ? s.open : undefined;
+  const length = open ? open.validEnd : f.length;
+  const side = readSide(s.path(seq, "six"), s.stream, seq, length, s.bufs.side);
+  // a sealed segment's sidecar that fails a check is indexed again by a step (as recall does)
+  if (side.why && !open) {
+    if (!s.reindex) s.reindex = [];
+    if (s.reindex.indexOf(seq) < 0) s.reindex.push(seq);
+  }
+  const k = side.blocks.length;
+  const blocks = side.after ? side.blocks.concat(side.after) : side.blocks;
+  const covered = blocks.length ? blocks[blocks.length - 1].offset + blocks[blocks.length - 1].length : 0;
+  // the end of the last whole line: the open segment's is known; a sidecar that
+  // covers the whole file gives it too (a torn tail there is no "\n"-ended line)
+  const end = open ? open.validEnd : blocks.length && covered === length ? length : segmentEnd(s, f, seq);
+  // pieces of [0, end) in order: [from, to, block index or -1 (scan it)]
+  const pieces: number[] = [];
+  let at = 0;
+  for (let i = 0; i < blocks.length && at < end; i++) {
+    const b = blocks[i];
+    if (b.offset > at) pieces.push(at, Math.min(b.offset, end), -1);
+    if (b.offset >= end) {
+      at = end;
+      break;
+    }
+    if (b.offset + b.length <= end) pieces.push(b.offset, b.offset + b.length, i);
+    else pieces.push(b.offset, end, -1);
+    at = Math.min(end, b.offset + b.length);
+  }
+  if (at < end) pieces.push(at, end, -1);
+  const buf = s.bufs.chunk;
+  for (let p = pieces.length - 3; p >= 0; p -= 3) {
+    const from = pieces[p], to = pieces[p + 1], i = pieces[p + 2];
+    if (i < 0) {
+      if (!scanBackward(f, to, buf, on, from)) return false;
+      continue;
+    }
+    const b = blocks[i];
+    if (!b.records || b.max < lo || b.min > hi) continue;
+    if (!(i < k ? sigHas(side.sigs, i * SIG_BYTES, probe) : sigHas(side.afterSigs as Uint8Array, (i - k) * SIG_BYTES, probe))) continue;
+    const n = readInto(f, from, to - from, buf);
+    if (n !== to - from) throw new ArchiveError("io", `archive: ${STREAM_CHAR[s.stream]}${seq} short read`);
+    // its "\n"-ended lines, last first
+    let le = n - 1;
+    while (le >= 0 && buf[le] !== NL) le--;
+    while (le >= 0) {
+      const j = le > 0 ? buf.lastIndexOf(NL, le - 1) : -1;
+      const ls = j + 1;
+      if (on(buf, ls, le, from + ls, le + 1 - ls) === false) return false;
+      le = j;
+    }
+  }
+  return true;
 }

@@ -1,7 +1,7 @@
 // Forgotten records leave the flash (docs/FORMAT.md §3.7): while tombstones
 // wait, steps look through every sealed segment of their streams, one segment
 // per step, and a segment that holds a forgotten line is written again without
-// it, 8 KB per step, into `.scr`; then `.jsonl` is renamed `.old` (the commit
+// it, 4 KB per step, into `.scr`; then `.jsonl` is renamed `.old` (the commit
 // point), `.scr` renamed `.jsonl`, and `.old` and the sidecar deleted (the
 // segment is sealed again by a later step). A tombstone goes once a whole pass
 // found its record nowhere on flash.
@@ -14,7 +14,9 @@ import { scanRange, validEndOf, type ArchiveStream, type Buffers } from "./strea
 import { Tombstones, hex } from "./tomb";
 import { settle, removeAll } from "./settle";
 
-const STEP_WRITE = 8192;
+// 4 KB of kept lines a step: about 140 ms at the device's flash speed (8 KB took 260 ms, too near
+// the 300 ms step budget: docs/design/steps.md)
+const STEP_WRITE = 4096;
 
 interface Job {
   stream: ArchiveStream;
@@ -145,7 +147,7 @@ export class Scrubber {
     return s.path(seq).replace(/jsonl$/, "scr");
   }
 
-  // Copies up to 8 KB of kept lines into `.scr`; at the end, swaps it in.
+  // Copies up to 4 KB of kept lines into `.scr`; the next step swaps it in.
   private copy(): string {
     const j = this.job as Job;
     const s = j.stream, code = STREAM_CODE[s.stream];
@@ -190,8 +192,10 @@ export class Scrubber {
     } finally {
       f?.close();
     }
-    if (j.src < j.end) return `scrub: ${s.stream} ${j.seq} copied ${j.dst}`;
-    return this.swap(j);
+    // the swap is the next step's (with the last piece it went over the 300 ms
+    // step budget: docs/design/steps.md); a cut before it leaves a whole
+    // `.scr` without `.old`, undone at boot like a partial one
+    return `scrub: ${s.stream} ${j.seq} copied ${j.dst}`;
   }
 
   // The swap: `.old` is the commit point. A rename that returns false leaves

@@ -22,6 +22,10 @@ import { SEGMENT_BLOCKS, RECORD, NO_MIN, segName, parseName, readSide, createSid
 // Segments hold at most 56 KB: blocks of whole lines of at most 512 bytes are
 // at least 3,585 bytes, so a segment never needs more than its 16 block records.
 export const SEGMENT_BYTES = 57344;
+// a seal as a step indexes at most this many bytes of blocks; more are
+// indexed first, INDEX_STEP_BLOCKS a step (seal(seq, true))
+export const SEAL_UNINDEXED = 3 * CHUNK;
+export const INDEX_STEP_BLOCKS = 8;
 
 export interface OpenSeg {
   seq: number;
@@ -1012,7 +1016,10 @@ export class ArchiveStream {
 
   // Copies up to `max` bytes of the open segment into its twin; a twin that is
   // missing or unreadable is started again. Returns true when it did work.
-  twinStep(max = 8192): boolean {
+  // 4 KB a step: written once, with the segment and the group's parity (the
+  // key) read at those offsets, about 140 ms at the device's flash speed (8 KB
+  // took 310 ms, over the 300 ms step budget: docs/design/steps.md).
+  twinStep(max = 4096): boolean {
     const o = this.open;
     if (!o) return false;
     if (o.twin >= 0 && o.twin >= o.length) return false;
@@ -1058,7 +1065,16 @@ export class ArchiveStream {
   // sidecar is missing or damaged), adds its summary to the catalog; a plain
   // twin of another length goes. One read of the segment (at most 56 KB) and a
   // few KB written.
-  seal(seq: number): void {
+  //
+  // As a step (`piecewise`), a segment with more than SEAL_UNINDEXED bytes not
+  // indexed (after its rewrite by a forget, a migration, a damaged sidecar)
+  // gets INDEX_STEP_BLOCKS of its blocks indexed instead, and false is
+  // returned (sealed by a later step): indexing all 14 blocks in the seal
+  // wrote about 6 KB, 315 ms at the device's flash speed, over the 300 ms step
+  // budget (docs/design/steps.md). The records are those the seal would write,
+  // appended to the sidecar as appends do for the open segment; a cut leaves
+  // a torn last record, which readSide stops at (indexed again, FORMAT.md §3.4).
+  seal(seq: number, piecewise = false): boolean {
     // tried once: a read that finds the sidecar damaged again asks again
     const r = this.reindex ? this.reindex.indexOf(seq) : -1;
     if (r >= 0) (this.reindex as number[]).splice(r, 1);
@@ -1071,6 +1087,20 @@ export class ArchiveStream {
       const end = validEndOf(f, length, this.bufs.chunk);
       side = readSide(this.path(seq, "six"), this.stream, seq, end, this.bufs.side);
       if (side.why && side.why.indexOf("entry") < 0) side = { blocks: [], indexedEnd: 0, why: side.why, sigs: side.sigs };
+      if (piecewise && end - side.indexedEnd > SEAL_UNINDEXED) {
+        const b = new BlockBuilder(this.stream, side.indexedEnd, Math.min(INDEX_STEP_BLOCKS, SEGMENT_BLOCKS - side.blocks.length));
+        scanRange(f, side.indexedEnd, end, this.bufs.chunk, (buf, s, e, size) => {
+          b.add(buf, s, e, size);
+          return b.full ? false : undefined;
+        });
+        const recs = b.flush(false);
+        if (b.count) {
+          if (!side.blocks.length) createSide(this.path(seq, "six"), this.stream, seq);
+          writeSideRecords(this.path(seq, "six"), side.blocks.length, recs);
+          if (r >= 0) (this.reindex as number[]).push(seq); // still to be sealed
+          return false;
+        }
+      }
       const b = new BlockBuilder(this.stream, side.indexedEnd, SEGMENT_BLOCKS - side.blocks.length);
       scanRange(f, 0, end, this.bufs.chunk, (buf, s, e, size, pos) => {
         if (pos >= side!.indexedEnd) b.add(buf, s, e, size);
@@ -1102,6 +1132,7 @@ export class ArchiveStream {
       File.delete(this.path(seq, "twn"));
       this.twins.delete(seq);
     } else if (tl >= 0) this.twins.set(seq, tl);
+    return true;
   }
 
   // Retires a whole segment: renamed first (the point after which it is gone),

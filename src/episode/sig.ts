@@ -168,3 +168,54 @@ export function hasFoldedBits(sig: Uint8Array, off: number, bits: readonly numbe
   }
   return true;
 }
+
+// The bits (as termBits) every signature of a text holding the folded UTF-8
+// `w` has, by addText's rules; only what holds whatever surrounds w in the
+// text: each CJK-like character alone and each two adjacent in w; a run of
+// word characters with a character of another class before it in w starts a
+// word of the text: its 3-grams (within its first 32 code points) when the
+// run is longer than 3, and the word itself when a character of another
+// class ends it in w too. A run at w's start may be the tail of a longer word
+// (and a word's hash and 3-grams stop at its 32nd code point): none of its
+// bits are taken. An empty list: anything may hold w.
+export function wordBits(w: Uint8Array): number[] {
+  const cps: number[] = [];
+  for (let i = 0; i < w.length; ) {
+    const c = w[i];
+    let cp: number, len: number;
+    if (c < 0x80) (cp = c), (len = 1);
+    else if (c >= 0xf0) (cp = ((c & 7) << 18) | ((w[i + 1] & 63) << 12) | ((w[i + 2] & 63) << 6) | (w[i + 3] & 63)), (len = 4);
+    else if (c >= 0xe0) (cp = ((c & 15) << 12) | ((w[i + 1] & 63) << 6) | (w[i + 2] & 63)), (len = 3);
+    else if (c >= 0xc0) (cp = ((c & 31) << 6) | (w[i + 1] & 63)), (len = 2);
+    else return []; // not whole characters: nothing is sure
+    cps.push(cp);
+    i += len;
+  }
+  const bits: number[] = [];
+  const put = (h: number) => {
+    const a = h & MASK, b = (h >>> 16) & MASK;
+    if (bits.indexOf(a) < 0) bits.push(a);
+    if (bits.indexOf(b) < 0) bits.push(b);
+  };
+  const n = cps.length;
+  for (let i = 0; i < n; i++) {
+    const k = classOf(cps[i]);
+    if (k === 2) {
+      put(fnvCode(fnvByte(FNV_OFFSET, TAG_CHAR), cps[i]));
+      if (i + 1 < n && classOf(cps[i + 1]) === 2) put(fnvCode(fnvCode(fnvByte(FNV_OFFSET, TAG_PAIR), cps[i]), cps[i + 1]));
+      continue;
+    }
+    if (k !== 1 || i === 0 || classOf(cps[i - 1]) === 1) continue;
+    // a word starts at i (the character before it is of another class)
+    let j = i;
+    while (j < n && classOf(cps[j]) === 1) j++;
+    const len = j - i, cut = len < 32 ? len : 32;
+    if (len > 3) for (let a = i; a + 3 <= i + cut; a++) put(fnvCode(fnvCode(fnvCode(fnvByte(FNV_OFFSET, TAG_TRI), cps[a]), cps[a + 1]), cps[a + 2]));
+    if (j < n) {
+      let h = fnvByte(FNV_OFFSET, TAG_WORD);
+      for (let a = i; a < i + cut; a++) h = fnvCode(h, cps[a]);
+      put(h);
+    }
+  }
+  return bits;
+}

@@ -182,6 +182,39 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     return ep;
   }
 
+  // read(slot) when `may` holds for its header's signature: the header is read
+  // first (128 bytes), the text only then. The primary copy's header decides
+  // (the scan serves that copy whenever its slot checks out; the copies hold
+  // the same episodes once open() has settled them); one that does not check
+  // out: the slot is read whole, as read() does.
+  readIf(slot: number, may: (h: Uint8Array, sigAt: number) => boolean): Episode | undefined {
+    this.open();
+    if (typeof slot !== "number" || !Number.isInteger(slot) || slot < 0 || slot >= this.nSlots) return undefined;
+    const h = new Uint8Array(HEADER_BYTES);
+    const p = this.primary();
+    if (!this.readHeader(p, slot, h)) return this.read(slot);
+    if (headerState(h, 0) === 0 || !may(h, H_SIG)) return undefined;
+    // its text from the same copy, as read() would take it
+    const t = new Uint8Array(TEXT_BYTES);
+    let ok = false;
+    if ((slot + 1) * TEXT_BYTES <= this.tLen[p]) {
+      let f: File | undefined;
+      try {
+        f = this.openCopy("t", p);
+        this.rd(f, slot * TEXT_BYTES, TEXT_BYTES, t);
+        ok = textValid(t, 0) && textCrcOf(t, 0) === headerTextCrc(h, 0);
+      } catch (e) {
+        if (fatal(e)) throw e;
+      } finally {
+        this.close(f);
+      }
+    }
+    if (!ok) return this.read(slot);
+    const ep = decodeHeader(h, 0, slot);
+    decodeText(t, 0, ep);
+    return ep;
+  }
+
   // Every episode that is not free, in slot order: the header file streamed in
   // 4 KB reads (with text, the text file alongside, 6 slots a read); a slot
   // whose copy does not check out is read from the other copy.

@@ -57,8 +57,10 @@ export interface Tombstone {
 // Streams episodes from flash (src/episode/episodes.ts implements it): `fn`
 // returns true to stop. Without `text`, content and keywords are left empty
 // (the header file alone is read); without `trash`, only active episodes.
+// `words` (folded, with `text`): only episodes whose content may hold every
+// one need come (the others may be left out, unread); the order stays.
 export interface EpisodeReader {
-  forEach(fn: (ep: Episode) => boolean | void, opts?: { trash?: boolean; text?: boolean }): void;
+  forEach(fn: (ep: Episode) => boolean | void, opts?: { trash?: boolean; text?: boolean; words?: readonly Uint8Array[] }): void;
 }
 
 // The episode files (src/episode/store.ts implements it; docs/FORMAT.md §4).
@@ -78,6 +80,10 @@ export interface EpisodeStoreApi {
   // episode that is not free, in slot order; fn returns true to stop
   scan(fn: (ep: Episode) => boolean | void, text?: boolean): void;
   read(slot: number): Episode | undefined; // header and text; undefined if free
+  // read(slot) when `may(header, offset of its sig)` holds for the primary
+  // copy's valid header (else undefined, its text not read); a header that
+  // cannot be read: read(slot) whole
+  readIf?(slot: number, may: (h: Uint8Array, sigAt: number) => boolean): Episode | undefined;
   // writes whole episodes (state "free" frees a slot); at most 8 per batch
   write(batch: Episode[]): void;
   addTombs(t: Tombstone[]): void; // appended, both copies

@@ -24,7 +24,8 @@ export const ROWS_BUDGET_BYTES = 6000; // the rows' JSON at most (as action=read
 export interface QuerySources {
   memory: Memory;
   archive?: {
-    scan?(stream: "fact" | "moment" | "event" | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number }): { unreadable: string[]; migrating: boolean };
+    // range.words (folded): records whose content cannot hold every one may be left out
+    scan?(stream: "fact" | "moment" | "event" | "digest", fn: (item: ArchivedItem) => boolean | void, range?: { lo: number; hi: number; words?: readonly Uint8Array[] }): { unreadable: string[]; migrating: boolean };
   };
   episodes?: EpisodeReader;
 }
@@ -331,11 +332,45 @@ export function timeRange(where: Cond[]): { lo: number; hi: number } | undefined
   return any ? { lo, hi } : undefined;
 }
 
+// The folded words every row that meets `where` holds in its `field` (a text
+// field): a CONTAINS value, a LIKE pattern's runs between % and _, an =
+// value. Only narrows what is read (every row is still tested against every
+// condition): sources skip what provably holds none of them.
+export function wordsOf(where: Cond[], field: string): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (const c of where) {
+    if (c.field.field !== field || c.field.kind !== "text") continue;
+    if (c.op === "CONTAINS" || c.op === "=") {
+      if (c.folded.length) out.push(c.folded);
+    } else if (c.op === "LIKE" && c.like) {
+      const p = c.like;
+      for (let i = 0; i < p.length; ) {
+        if (p[i] < 0) {
+          i++;
+          continue;
+        }
+        let j = i;
+        while (j < p.length && p[j] >= 0) j++;
+        const w = new Uint8Array(j - i);
+        for (let k = i; k < j; k++) w[k - i] = p[k];
+        out.push(w);
+        i = j;
+      }
+    }
+  }
+  return out;
+}
+
+function withWords(range: { lo: number; hi: number } | undefined, words: Uint8Array[]): { lo: number; hi: number; words?: Uint8Array[] } | undefined {
+  if (!words.length) return range;
+  return { lo: range ? range.lo : 0, hi: range ? range.hi : 0xffffffff, words };
+}
+
 // Runs the query over its source.
 export function runQuery(q: Query, src: QuerySources): QueryResult {
   let unavailable: string | undefined;
   let r: Runner;
-  const archive = (stream: "fact" | "event" | "digest", conv: (it: ArchivedItem) => Rec, runner: Runner, range?: { lo: number; hi: number }): void => {
+  const archive = (stream: "fact" | "event" | "digest", conv: (it: ArchivedItem) => Rec, runner: Runner, range?: { lo: number; hi: number; words?: Uint8Array[] }): void => {
     const a = src.archive;
     if (!a) {
       unavailable = "the archive is not available: only what NVS holds was queried";
@@ -362,7 +397,10 @@ export function runQuery(q: Query, src: QuerySources): QueryResult {
     const imp = (ep: Episode) => importance(ep, t);
     r = new Runner(q, (ep: Episode, field) => episodeValue(ep, field, imp));
     if (!eps) unavailable = "episodes are not available on this device";
-    else eps.forEach((ep) => r.take(ep), { text: q.text, trash: q.trash });
+    else {
+      const words = q.text ? wordsOf(q.where, "content") : [];
+      eps.forEach((ep) => r.take(ep), words.length ? { text: q.text, trash: q.trash, words } : { text: q.text, trash: q.trash });
+    }
   } else if (q.from === "fact") {
     r = new Runner(q, byName);
     // NVS newest first (a later one of the same second first), then the archive
@@ -374,12 +412,12 @@ export function runQuery(q: Query, src: QuerySources): QueryResult {
       if ((stop = r.take(factRec(recordId("fact", f), f.content, formatDateTime(f.timestamp * 1000), false)))) break;
     }
     // a fact's date is its time: conditions on it narrow what the archive reads
-    if (!stop) archive("fact", (it) => factRec(it.id, it.content, iso16(it.timestamp), true), r, timeRange(q.where));
+    if (!stop) archive("fact", (it) => factRec(it.id, it.content, iso16(it.timestamp), true), r, withWords(timeRange(q.where), wordsOf(q.where, "content")));
   } else if (q.from === "event") {
     r = new Runner(q, byName);
     let stop = false;
     for (const e of src.memory.events()) if ((stop = r.take(nvsEvent(e)))) break;
-    if (!stop) archive("event", archivedEvent, r);
+    if (!stop) archive("event", archivedEvent, r, withWords(undefined, wordsOf(q.where, "content")));
   } else {
     r = new Runner(q, byName);
     archive("digest", digestRec, r);

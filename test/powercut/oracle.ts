@@ -399,6 +399,10 @@ function sweep(ai: Ai, svc: Booted["service"], obs: Observed, v: Verdict, wrong:
     if (n < 20) continue; // a search each is cheaper
     const loDay = formatDate(lo * 1000), hiDay = formatDate(hi * 1000);
     let complete = true;
+    // windows to look at, depth first as a recursion would take them, on a
+    // list: in XS the lane's stack is the device's 1,024 slots, and a split
+    // 5 deep under the MCP call and the harness had overflowed it
+    const todo: [string, string, number][] = [[loDay, hiDay, 0]];
     const window = (from: string, to: string, depth: number): void => {
       if (!complete) return;
       const r = callTool(svc, { action: "recall", type: kind, start_date: from, end_date: to, limit: 50 });
@@ -414,8 +418,7 @@ function sweep(ai: Ai, svc: Booted["service"], obs: Observed, v: Verdict, wrong:
         // a full page: split the window in two halves of days
         const a = parseLocal(from + "T12:00:00")!, b = parseLocal(to + "T12:00:00")!;
         const mid = formatDate(a + Math.floor((b - a) / DAY_S / 1000 / 2) * DAY_S * 1000);
-        window(from, mid, depth + 1);
-        window(formatDate(parseLocal(mid + "T12:00:00")! + DAY_S * 1000), to, depth + 1);
+        todo.push([formatDate(parseLocal(mid + "T12:00:00")! + DAY_S * 1000), to, depth + 1], [from, mid, depth + 1]);
         return;
       }
       if (items.length >= 50) complete = false;
@@ -428,7 +431,7 @@ function sweep(ai: Ai, svc: Booted["service"], obs: Observed, v: Verdict, wrong:
         if (!obs.archived.get(kind)?.has(content)) put(obs.archived, kind, content, val);
       }
     };
-    window(loDay, hiDay, 0);
+    while (todo.length) window(...todo.pop()!);
     if (complete) out.ranges.set(kind, { lo: parseLocal(loDay + "T00:00:00")! / 1000, hi: parseLocal(hiDay + "T23:59:59")! / 1000 });
     else fail(v, `the ${kind} archive could not be swept by recall (searched instead)`);
   }

@@ -16,7 +16,7 @@ const root = config.file.root;
 const T0 = Date.UTC(2026, 1, 5, 5, 0);
 
 // Writes a version-1 facts file (format 1 lines, FORMAT.md §3.10) and a moments file.
-function writeV1(facts: number): { facts: string[]; moments: string[] } {
+export function writeV1(facts: number): { facts: string[]; moments: string[] } {
   const t0 = Math.floor(fromLocal(2024, 1, 1, 8, 0) / 1000);
   let text = "";
   const out: string[] = [];

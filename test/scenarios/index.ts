@@ -28,6 +28,7 @@ import { scenarios as archiveFaults } from "./archive-faults.scn";
 import { scenarios as archiveMigrate } from "./archive-migrate.scn";
 import { scenarios as archiveForget } from "./archive-forget.scn";
 import { scenarios as archiveScrubRetire } from "./archive-scrub-retire.scn";
+import { scenarios as archiveSteps } from "./archive-steps.scn";
 import { scenarios as compactText } from "./compact-text.scn";
 import { scenarios as memoryTool } from "./memory-tool.scn";
 import { scenarios as listen } from "./listen.scn";
@@ -48,6 +49,7 @@ import { scenarios as episodeRecall } from "./episode-recall.scn";
 import { scenarios as context } from "./context.scn";
 
 import { scenarios as query } from "./query.scn";
+import { scenarios as queryScan } from "./query-scan.scn";
 import { scenarios as snapshot } from "./snapshot.scn";
 import { scenarios as episodeStore } from "./episode-store.scn";
 
@@ -85,6 +87,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "archive-migrate", scenarios: archiveMigrate },
   { file: "archive-forget", scenarios: archiveForget },
   { file: "archive-scrub-retire", scenarios: archiveScrubRetire },
+  { file: "archive-steps", scenarios: archiveSteps },
   { file: "compact-text", scenarios: compactText },
   { file: "memory-tool", scenarios: memoryTool },
   { file: "listen", scenarios: listen },
@@ -105,6 +108,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "context", scenarios: context },
 
   { file: "query", scenarios: query },
+  { file: "query-scan", scenarios: queryScan },
   { file: "snapshot", scenarios: snapshot },
   { file: "episode-store", scenarios: episodeStore },
 

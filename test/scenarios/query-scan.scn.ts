@@ -1,0 +1,392 @@
+// action=query's CONTAINS, LIKE and = on content without full scans (issue 29
+// item 4): facts through the catalog's summaries and the sidecars' block
+// signatures, episodes through their signatures (the folded ones in RAM, then
+// the header's). Every answer is compared with the full scan's (the same
+// query with the words taken away from the sources), over many patterns,
+// including those the filter must not skip on (% and _, single characters,
+// ASCII words cut at the pattern's edge, words longer than 32 characters,
+// mixed ASCII and Chinese, full-width and capital letters, a newline inside a
+// content), before and after damage to sidecars and summaries.
+import config from "mc/config";
+import { SimDevice } from "../../host-sim/device";
+import { Archive } from "../../src/archive/archive";
+import { Service } from "../../src/app/service";
+import { Episodes } from "../../src/episode/episodes";
+import { EpisodeStore } from "../../src/episode/store";
+import type { Episode, EpisodeReader } from "../../src/episode/types";
+import { newEvent, type Fact, type Event } from "../../src/memory/types";
+import { fromLocal } from "../../src/time/local";
+import { parseQuery } from "../../src/query/parse";
+import { runQuery, wordsOf, Runner, type QuerySources } from "../../src/query/run";
+import { readSide, SIDE_MAX } from "../../src/archive/segment";
+import { wordsProbe } from "../../src/archive/query";
+import { sigHas, SIG_BYTES } from "../../src/archive/fold";
+import { parseRecord, NL } from "../../src/archive/codec";
+import { reads } from "./archive.scn";
+import { ok, equal, deepEqual } from "./assert";
+import type { Scenario } from "./types";
+
+const root = config.file.root;
+const T0 = fromLocal(2026, 2, 5, 13, 0);
+const sec = (ms: number) => Math.floor(ms / 1000);
+
+const WORDS = ["篮球", "游泳", "猫", "画画", "Basketball", "piano lesson", "去KTV唱歌", "iPhone15", "ＡＢＣ", "Café", "100% 真的", "下_雪", "恐龙"];
+
+// Facts (n of them: 1,200 fill 2 sealed segments and part of a third, 1,800
+// three and part of a fourth) and a few in NVS.
+function build(n = 1200): { dev: SimDevice; a: Archive; svc: Service; all: Fact[] } {
+  const dev = new SimDevice({ now: T0 }).install();
+  const a = new Archive(root);
+  a.check();
+  const all: Fact[] = [];
+  const t0 = sec(fromLocal(2024, 1, 1, 8, 0));
+  const text = (k: number) =>
+    k === 77 ? "第一行\n第二行：主人说的话" : k === 500 ? "supercalifragilisticexpialidociousandmorethan32letters here" : `第${k}条：主人今天和朋友一起${WORDS[k % WORDS.length]}，${k % 7 === 0 ? "很开心" : "有点累"}`;
+  for (let i = 0; i < n; i += 5) {
+    const batch: Fact[] = [];
+    for (let k = i; k < i + 5; k++) batch.push({ timestamp: t0 + k * 3600, content: text(k) });
+    a.append("fact", batch);
+    all.push(...batch);
+  }
+  a.settle();
+  ok(a.report().fact.segments >= (n > 1500 ? 4 : 3), `sealed segments and an open one (${a.report().fact.segments})`);
+  const svc = new Service({ sink: { remind() {} }, archive: a });
+  svc.memory.addFact("主人喜欢篮球和basketball", sec(T0) - 600);
+  svc.memory.addFact("主人说 it's 100% true", sec(T0) - 300);
+  svc.memory.flush();
+  return { dev, a, svc, all };
+}
+
+// The same query through the sources as they are, and with the words taken away (the full scan).
+function both(svc: Service, a: Archive, eps: EpisodeReader | undefined, dev: SimDevice, args: Record<string, unknown>) {
+  const q = parseQuery(args);
+  const src: QuerySources = { memory: svc.memory, archive: a, episodes: eps };
+  const fullSrc: QuerySources = {
+    memory: svc.memory,
+    archive: { scan: (st, fn, range) => a.scan(st, fn, range ? { lo: range.lo, hi: range.hi } : undefined) },
+    episodes: eps ? { forEach: (fn, o) => eps.forEach(fn, { text: o?.text, trash: o?.trash }) } : undefined,
+  };
+  let got: unknown, want: unknown;
+  const r = reads(dev, () => (got = runQuery(q, src)));
+  const f = reads(dev, () => (want = runQuery(parseQuery(args), fullSrc)));
+  deepEqual(got, want, `${JSON.stringify(args)}: the full scan's answer`);
+  return { got: got as { count: number; rows: Record<string, unknown>[] }, bytes: r.bytes, full: f.bytes, words: wordsOf(q.where, "content").length };
+}
+
+// The bytes of the fact segments' blocks (as their sidecars cut them; the
+// bytes no sidecar record covers as one piece) that hold a record meeting
+// `where` (conditions on content alone): what a query must read at least;
+// `candidate`: the bytes of the blocks whose signature holds every bit of
+// the pattern's words (and of the bytes no sidecar record covers): what the
+// signatures cannot rule out.
+export function matchingBytes(dev: SimDevice, a: Archive, where: string): { matching: number; candidate: number } {
+  const q = parseQuery({ from: "fact", where, limit: 1 });
+  const holds = (content: string) => {
+    const r = new Runner(q, (rec: Record<string, unknown>, f: string) => rec[f] as never);
+    r.take({ id: "", content, date: "", archived: true });
+    return r.rows().length > 0;
+  };
+  const s = a.streams.fact;
+  const probe = wordsProbe(wordsOf(q.where, "content"));
+  let total = 0, cand = 0;
+  for (const seq of s.newestFirst()) {
+    const data = dev.spiffs.content(s.path(seq).slice(root.length - 1));
+    const side = readSide(s.path(seq, "six"), "fact", seq, data.length, new Uint8Array(SIDE_MAX));
+    const blocks = side.after ? side.blocks.concat(side.after) : side.blocks;
+    const cuts: number[] = [0];
+    const sigOf = new Map<number, number>(); // a block's start → its index
+    blocks.forEach((b, i) => {
+      cuts.push(b.offset, b.offset + b.length);
+      sigOf.set(b.offset, i);
+    });
+    cuts.push(data.length);
+    const k = side.blocks.length;
+    for (let i = 0; i + 1 < cuts.length; i++) {
+      const from = cuts[i], to = cuts[i + 1];
+      if (to <= from) continue;
+      const bi = sigOf.get(from);
+      let maybe = true; // bytes no valid sidecar record covers are read
+      if (bi !== undefined && blocks[bi].offset + blocks[bi].length === to) maybe = bi < k ? sigHas(side.sigs, bi * SIG_BYTES, probe) : sigHas(side.afterSigs as Uint8Array, (bi - k) * SIG_BYTES, probe);
+      if (maybe) cand += to - from;
+      for (let ls = from; ls < to; ) {
+        let le = data.indexOf(NL, ls);
+        if (le < 0 || le >= to) le = to;
+        const it = parseRecord(data, ls, le, "fact");
+        if (it && holds(it.content)) {
+          total += to - from;
+          break;
+        }
+        ls = le + 1;
+      }
+    }
+  }
+  return { matching: total, candidate: cand };
+}
+
+const FACT_PATTERNS: string[] = [
+  "content CONTAINS '篮球'",
+  "content CONTAINS '球'",
+  "content CONTAINS '独角兽'",
+  "content CONTAINS 'basketball'",
+  "content CONTAINS 'BASKET'",
+  "content CONTAINS 'ball'",
+  "content CONTAINS 'a'",
+  "content CONTAINS '%'",
+  "content CONTAINS '_'",
+  "content CONTAINS '第12'",
+  "content CONTAINS '第1'",
+  "content CONTAINS 'ktv'",
+  "content CONTAINS '去ktv唱'",
+  "content CONTAINS 'ＡＢＣ'",
+  "content CONTAINS 'abc'",
+  "content CONTAINS 'CAFÉ'",
+  "content CONTAINS 'é'",
+  "content CONTAINS '行\\n第'",
+  "content CONTAINS '：主人'",
+  "content CONTAINS '2条：'",
+  "content CONTAINS 'iphone1'",
+  "content CONTAINS '!'",
+  "content CONTAINS ' '",
+  "content CONTAINS '主人今天和朋友一起恐龙'",
+  "content CONTAINS 'ous'",
+  "content CONTAINS 'andmorethan32letters h'",
+  "content LIKE '%篮球%'",
+  "content LIKE '第1_条%'",
+  "content LIKE '%第1_条%'",
+  "content LIKE '%b_sket%'",
+  "content LIKE '_'",
+  "content LIKE '%'",
+  "content LIKE '第%'",
+  "content LIKE '%ball'",
+  "content LIKE '%很开心'",
+  "content LIKE 'basketball%'",
+  "content LIKE '%\\%%'",
+  "content LIKE '%\\_%'",
+  "content LIKE '%独角兽%'",
+  "content LIKE '第12_条%'",
+  "content LIKE '%a%b%'",
+  "content LIKE '%球_%'",
+  "content LIKE '%下\\_雪%'",
+  "content LIKE '%ＫＴＶ%'",
+  "content LIKE '%第二行%'",
+  "content LIKE '%第一_第二%'",
+  "content = '第100条：主人今天和朋友一起猫，有点累'",
+  "content = '独角兽'",
+  "content CONTAINS '篮球' AND content LIKE '%开心'",
+  "content CONTAINS '篮球' AND date >= '2024-01-20' AND date <= '2024-02-10'",
+  "content != '篮球' AND content CONTAINS '猫'",
+];
+
+export const scenarios: Scenario[] = [
+  {
+    name: "query-scan: CONTAINS, LIKE and = over facts give the full scan's answer for every pattern, ordered or first-found",
+    run() {
+      const { dev, a, svc } = build();
+      let rows = 0;
+      for (const where of FACT_PATTERNS) {
+        const r1 = both(svc, a, undefined, dev, { from: "fact", where, order_by: "content desc", limit: 50, select: "id, content, date, archived" });
+        const r2 = both(svc, a, undefined, dev, { from: "fact", where, limit: 5, select: "id, content" });
+        // a pattern with an element to look for (a bigram or a non-ASCII character): bounded reads
+        if (r1.bytes > 65536 && where.indexOf("date") < 0 && wordsProbe(wordsOf(parseQuery({ from: "fact", where }).where, "content")).length) {
+          const m = matchingBytes(dev, a, where);
+          ok(r1.bytes <= m.candidate + 65536, `${where}: read ${r1.bytes}, blocks the signatures cannot rule out ${m.candidate}`);
+        }
+        rows += r1.got.count + r2.got.count;
+      }
+      ok(rows > 300, `the patterns find rows (${rows})`);
+    },
+  },
+  {
+    name: "query-scan: a word absent from the facts reads summaries and the open segment's index, not the segments",
+    run() {
+      const { dev, a, svc } = build();
+      for (const where of ["content CONTAINS '独角兽'", "content LIKE '%独角兽%'", "content LIKE '%飞_机%'"]) {
+        const r = both(svc, a, undefined, dev, { from: "fact", where, order_by: "content desc", limit: 50 });
+        equal(r.got.count, 0);
+        ok(r.full > 100000, `the full scan reads the archive (${r.full})`);
+        ok(r.bytes <= 16384, `${where}: ${r.bytes} bytes read`);
+      }
+      // a word in a few blocks: at most 64 KB beyond those blocks
+      const r = both(svc, a, undefined, dev, { from: "fact", where: "content CONTAINS '第734条'", order_by: "content desc", limit: 50 });
+      equal(r.got.count, 1);
+      ok(r.bytes <= 4096 + 65536, `${r.bytes} bytes read`);
+      ok(r.bytes * 4 < r.full, `${r.bytes} against ${r.full}`);
+    },
+  },
+  {
+    name: "query-scan: a damaged or missing sidecar, a damaged summary: facts still give the full scan's answer",
+    run() {
+      const { dev, a, svc } = build(1800);
+      const names = dev.spiffs.list().map((e) => e.name);
+      ok(names.indexOf("/f000001.six") >= 0 && names.indexOf("/f000002.six") >= 0 && names.indexOf("/f.sum") >= 0, names.join(","));
+      const flip = (name: string, at: number, bit: number) => {
+        const b = dev.spiffs.content(name);
+        b[at] ^= 1 << bit;
+        dev.spiffs.load(name, b);
+      };
+      // block 0's signature and block 3's entry in f000001's sidecar; f000002's sidecar gone; slot 2's summary
+      flip("/f000001.six", 32 + 32 + 40, 5);
+      flip("/f000001.six", 32 + 3 * 288 + 16, 2);
+      dev.spiffs.remove("/f000002.six");
+      flip("/f.sum", 16 + 2 * 2048 + 100, 3);
+      // a fact of the segment whose summary is damaged (slot 2)
+      let inSlot2 = -1;
+      a.streams.fact.cat.entries.forEach((e) => {
+        if (e.slot !== 2) return;
+        const data = dev.spiffs.content(a.streams.fact.path(e.seq).slice(root.length - 1));
+        for (let ls = 0; ls < data.length && inSlot2 < 0; ls = data.indexOf(NL, ls) + 1) {
+          const m = /第(\d+)条/.exec(parseRecord(data, ls, data.indexOf(NL, ls), "fact")?.content ?? "");
+          if (m) inSlot2 = Number(m[1]) + 5;
+        }
+      });
+      ok(inSlot2 > 500, `slot 2 is summarized (第${inSlot2}条)`);
+      dev.reboot();
+      const b = new Archive(root);
+      b.check();
+      const svc2 = new Service({ sink: { remind() {} }, archive: b });
+      void svc;
+      // first (the first query to read the damaged summary takes its segment out of the catalog)
+      equal(both(svc2, b, undefined, dev, { from: "fact", where: `content CONTAINS '第${inSlot2}条'`, limit: 5, select: "content" }).got.count, 1, `第${inSlot2}条`);
+      let rows = 0;
+      for (const where of FACT_PATTERNS) {
+        const r = both(svc2, b, undefined, dev, { from: "fact", where, order_by: "content desc", limit: 50, select: "id, content" });
+        rows += r.got.count;
+      }
+      ok(rows > 200, `rows found (${rows})`);
+      // the facts of the damaged blocks are found
+      for (const k of [3, 7, 100, 130, 400, 455]) {
+        const r = both(svc2, b, undefined, dev, { from: "fact", where: `content CONTAINS '第${k}条'`, limit: 5, select: "content" });
+        equal(r.got.count, 1, `第${k}条`);
+      }
+    },
+  },
+  {
+    name: "query-scan: CONTAINS and LIKE over archived events give the full scan's answer",
+    run() {
+      const dev = new SimDevice({ now: T0 }).install();
+      const a = new Archive(root);
+      a.check();
+      for (let i = 0; i < 600; i += 6) {
+        const batch: Event[] = [];
+        for (let k = i; k < i + 6; k++) {
+          const d = new Date(Date.UTC(2023, 0, 1) + k * 86400000).toISOString().slice(0, 10);
+          batch.push(newEvent({ date: d, time: k % 3 ? "09:30" : "", content: `第${k}件事：和主人一起${WORDS[k % WORDS.length]}`, eventType: k % 2 ? "plan" : "event", duration: 60 }));
+        }
+        a.append("event", batch);
+      }
+      a.settle();
+      ok(a.report().event.segments >= 2, `segments: ${a.report().event.segments}`);
+      const svc = new Service({ sink: { remind() {} }, archive: a });
+      let rows = 0;
+      for (const where of ["content CONTAINS '篮球'", "content CONTAINS '独角兽'", "content CONTAINS 'ball'", "content LIKE '第1_件事%'", "content LIKE '%ＫＴＶ%'", "content CONTAINS '第12件' AND event_type = 'event'", "content LIKE '_'"]) {
+        for (const args of [
+          { from: "event", where, order_by: "content desc", limit: 50, select: "id, content, date, event_type" },
+          { from: "event", where, limit: 4, select: "id, content" },
+        ]) {
+          const r = both(svc, a, undefined, dev, args);
+          rows += r.got.count;
+          if (where.indexOf("独角兽") >= 0) ok(r.bytes * 4 < r.full, `${where}: ${r.bytes} of ${r.full}`);
+        }
+      }
+      ok(rows > 50, `rows found (${rows})`);
+    },
+  },
+  {
+    name: "query-scan: CONTAINS and LIKE over episodes give the full scan's answer; an absent word reads no text once the signatures are in RAM",
+    run() {
+      const dev = new SimDevice({ now: T0 }).install();
+      const store = new EpisodeStore();
+      const contents = (i: number): string =>
+        i === 5
+          ? "I love basketball and piano"
+          : i === 9
+            ? "和主人说 supercalifragilisticexpialidociousandmorethan32letters 聊天"
+            : i === 13
+              ? "去KTV唱歌，第一次唱了ＡＢＣ"
+              : i === 17
+                ? "主人说 café 很好喝！！下_雪了"
+                : `和主人聊了${WORDS[i % WORDS.length]}，他说下次还想一起${WORDS[(i + 5) % WORDS.length]}（第${i}次）`;
+      let batch: Episode[] = [];
+      const t0 = sec(fromLocal(2025, 3, 1, 20, 0));
+      for (let i = 0; i < 120; i++) {
+        const content = contents(i);
+        const keywords = i % 4 === 0 ? ["回忆", "Basket"] : [WORDS[(i + 2) % WORDS.length]];
+        batch.push({ slot: store.freeSlot() + batch.length, id: store.nextId() + batch.length, state: i % 11 === 3 ? "trash" : "active", content, keywords, emotion: "happy", e: i % 101, i: (i * 7) % 101, p: (i * 13) % 101, j: (i * 29) % 101, useCount: 0, createdAt: t0 + i * 3600, lastActiveAt: t0 + i * 3600, purgeAt: i % 11 === 3 ? t0 + 30 * 86400 : 0, source: "ai", sig: new Uint8Array(64) });
+        if (batch.length === 8) {
+          store.write(batch);
+          batch = [];
+        }
+      }
+      if (batch.length) store.write(batch);
+      const eps = new Episodes(store);
+      const a = new Archive(root);
+      a.check();
+      const svc = new Service({ sink: { remind() {} }, archive: a });
+      const patterns = [
+        "content CONTAINS '篮球'",
+        "content CONTAINS '球'",
+        "content CONTAINS '独角兽'",
+        "content CONTAINS 'basketball'",
+        "content CONTAINS 'ball'",
+        "content CONTAINS ' basketball '",
+        "content CONTAINS 'love basket'",
+        "content CONTAINS 'i love'",
+        "content CONTAINS 'a'",
+        "content CONTAINS 'ktv'",
+        "content CONTAINS '去ktv唱'",
+        "content CONTAINS 'v唱'",
+        "content CONTAINS 'abc'",
+        "content CONTAINS '，第一次'",
+        "content CONTAINS 'CAFÉ '",
+        "content CONTAINS ' café'",
+        "content CONTAINS 'iphone15，'",
+        "content CONTAINS '（第1'",
+        "content CONTAINS '第12次'",
+        "content CONTAINS 'supercalifragilisticexpialidociousandmorethan32letters '",
+        "content CONTAINS 'superca'",
+        "content CONTAINS '说 supercalifragilisticexpialidociousandmorethan32letters'",
+        "content CONTAINS '说 supercalifragilisticexpialidociousandmorethan32letters 聊'",
+        "content CONTAINS 'ove basket'",
+        "content CONTAINS 'ketball and'",
+        "content CONTAINS 'andmorethan32letters 和'",
+        "content CONTAINS 'piano lesson'",
+        "content CONTAINS '% 真'",
+        "content LIKE '%篮球%'",
+        "content LIKE '%篮_%'",
+        "content LIKE '%ball%'",
+        "content LIKE '% basketball %'",
+        "content LIKE '和主人聊了%'",
+        "content LIKE '%（第1_次）'",
+        "content LIKE '_'",
+        "content LIKE '%'",
+        "content LIKE '%下\\_雪%'",
+        "content LIKE '%独角兽%'",
+        "content LIKE '%恐_龙%'",
+        "content = 'I love basketball and piano'",
+        "content CONTAINS '猫' AND p >= 0.5",
+        "content CONTAINS '游泳' AND state = 'trash'",
+      ];
+      let rows = 0;
+      for (const where of patterns) {
+        for (const args of [
+          { from: "episode", where, order_by: "j desc", limit: 50, select: "id, content, state" },
+          { from: "episode", where, limit: 3, select: "id, content" },
+        ]) {
+          const r = both(svc, a, eps, dev, args);
+          rows += r.got.count;
+        }
+      }
+      ok(rows > 150, `rows found (${rows})`);
+      // once the signatures are in RAM, an absent word reads no text and no header
+      both(svc, a, eps, dev, { from: "episode", where: "content CONTAINS '独角兽'", limit: 5 });
+      const r = both(svc, a, eps, dev, { from: "episode", where: "content CONTAINS '独角兽'", limit: 5 });
+      equal(r.got.count, 0);
+      ok(r.full >= 120 * 800, `the full scan reads every header and text (${r.full})`);
+      equal(r.bytes, 0, "nothing read");
+      // a word in a few: their slots (header and text), a few false hits' headers
+      const k = both(svc, a, eps, dev, { from: "episode", where: "content CONTAINS '去ktv唱'", order_by: "j desc", limit: 50 });
+      ok(k.got.count >= 10, `${k.got.count} rows`);
+      ok(k.bytes <= k.got.count * 800 + 64 * 128 && k.bytes * 4 < k.full, `${k.bytes} bytes for ${k.got.count} rows (the full scan ${k.full})`);
+    },
+  },
+];
