@@ -17,6 +17,7 @@ import { newEvent, type Moment, type Event } from "../../src/memory/types";
 import { fromLocal } from "../../src/time/local";
 import { writeV1 } from "./archive-migrate.scn";
 import { ok, equal } from "./assert";
+import { PAD } from "./archive.scn";
 import type { Scenario } from "./types";
 
 const root = config.file.root;
@@ -47,7 +48,8 @@ export function deviceMs(t: Traffic): number {
   return t.bytesRead / READ_BYTES_PER_MS + t.bytesWritten / WRITE_BYTES_PER_MS + t.readCalls * MS_PER_READ_CALL;
 }
 
-const FILL = "和主人一起去公园散步，看见了很多小狗和小猫，还在湖边喂了鸭子，回家的路上唱了歌";
+// PAD: characters compact text leaves as they are, so that lines are as long as in format 2
+const FILL = "和主人一起去公园散步，看见了很多小狗和小猫，还在湖边喂了鸭子，回家的路上唱了歌" + PAD.slice(0, 26);
 
 // A month of moments (`n`, one every third day from the 1st): many months fit in
 // one segment, so its digest lines take several pieces.
