@@ -519,11 +519,7 @@ export class Archive {
   // (those still in the digest stream's tail are not written twice; one per
   // id in every answer).
   private retireOne(piecewise = false): boolean {
-    if (this.retiring) {
-      if (!piecewise) while (this.retiring) this.retirePiece();
-      else this.retirePiece();
-      return true;
-    }
+    if (this.retiring) return this.retireOn(piecewise);
     for (const type of ["moment", "event"] as const) {
       const s = this.streams[type];
       const seqs = s.newestFirst().reverse();
@@ -544,12 +540,17 @@ export class Archive {
           }
         // (the other member is read when this one's digest lines are written)
         this.retiring = { s, seq, mate, type };
-        if (!piecewise) while (this.retiring) this.retirePiece();
-        else this.retirePiece();
-        return true;
+        return this.retireOn(piecewise);
       }
     }
     return false;
+  }
+
+  // The retire under way: one piece as a step, all of it for an append short of room.
+  private retireOn(piecewise: boolean): true {
+    if (!piecewise) while (this.retiring) this.retirePiece();
+    else this.retirePiece();
+    return true;
   }
 
   // `lines`: the digest lines of the segment read last not yet appended

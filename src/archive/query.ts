@@ -18,7 +18,7 @@ import { ArchiveError, readInto, scanBackward, rethrowFatal, messageOf, CHUNK, t
 import { lineT, parseRecord, textsOf, NL, STREAM_CODE, STREAM_CHAR, type Stream } from "./codec";
 import { containsFolded, sigProbe, sigHas, SIG_BYTES } from "./fold";
 import { SUMMARY_MASK, SUMMARY_BYTES, GROUP, type CatEntry } from "./catalog";
-import { readSide, lineKind, KIND_RECORD, SIDE_MAX, SIDE_HEADER, RECORD, type BlockInfo } from "./segment";
+import { readSide, lineKind, KIND_RECORD, SIDE_MAX, SIDE_HEADER, RECORD, type BlockInfo, type Side } from "./segment";
 import { scanRange, validEndOf, SEGMENT_BYTES as SEGMENT_MAX, type ArchiveStream } from "./stream";
 import { repairBit } from "./repair";
 import type { ArchivedItem } from "./line";
@@ -343,6 +343,25 @@ export function searchMany(s: ArchiveStream, qs: readonly Query[], tops: readonl
   }
 }
 
+// A segment's sidecar as a read uses it: its valid blocks in order, a damaged
+// record's valid successors too (only the damaged record's block is scanned).
+// A sealed segment's sidecar that fails a check is queued for a step to index
+// it again.
+function sideFor(s: ArchiveStream, seq: number, length: number, sealed: boolean): { side: Side; blocks: BlockInfo[] } {
+  const side = readSide(s.path(seq, "six"), s.stream, seq, length, s.bufs.side);
+  if (side.why && sealed) {
+    if (!s.reindex) s.reindex = [];
+    if (s.reindex.indexOf(seq) < 0) s.reindex.push(seq);
+  }
+  return { side, blocks: side.after ? side.blocks.concat(side.after) : side.blocks };
+}
+
+// Whether block i of sideFor's blocks may hold every bit of `probe`.
+function blockMay(side: Side, i: number, probe: Uint16Array): boolean {
+  const k = side.blocks.length;
+  return i < k ? sigHas(side.sigs, i * SIG_BYTES, probe) : sigHas(side.afterSigs as Uint8Array, (i - k) * SIG_BYTES, probe);
+}
+
 // One segment: its sidecar's blocks that may match, then its unindexed rest.
 function segment(s: ArchiveStream, seq: number, ws: Want[], st: RecallStats): void {
   withSegment(s, seq, st, (f) => segmentIn(s, f, seq, ws, st));
@@ -353,15 +372,7 @@ function segmentIn(s: ArchiveStream, f: File, seq: number, ws: Want[], st: Recal
   const open = s.open && s.open.seq === seq ? s.open : undefined;
   const end = open ? open.validEnd : endOf(s, f, seq, q0);
   if (end < 0 || !afford(q0, sideCost(end))) return;
-  const side = readSide(s.path(seq, "six"), s.stream, seq, end, s.bufs.side);
-  // a sealed segment's sidecar that fails a check is indexed again by a step
-  if (side.why && !open) {
-    if (!s.reindex) s.reindex = [];
-    if (s.reindex.indexOf(seq) < 0) s.reindex.push(seq);
-  }
-  // a damaged record: the valid ones after it are used too (only its block is scanned)
-  const k = side.blocks.length;
-  const blocks = side.after ? side.blocks.concat(side.after) : side.blocks;
+  const { side, blocks } = sideFor(s, seq, end, !open);
   // newest blocks first
   const order: number[] = [];
   for (let i = blocks.length - 1; i >= 0; i--) order.push(i);
@@ -370,7 +381,7 @@ function segmentIn(s: ArchiveStream, f: File, seq: number, ws: Want[], st: Recal
     const b = blocks[i];
     if (ws.every((w) => done(w, b.max))) break;
     if (!b.records) continue;
-    const want = ws.filter((w) => b.max >= w.q.lo && b.min <= w.q.hi && !done(w, b.max) && (!w.probe || (i < k ? sigHas(side.sigs, i * SIG_BYTES, w.probe) : sigHas(side.afterSigs as Uint8Array, (i - k) * SIG_BYTES, w.probe))));
+    const want = ws.filter((w) => b.max >= w.q.lo && b.min <= w.q.hi && !done(w, b.max) && (!w.probe || blockMay(side, i, w.probe)));
     if (!want.length) continue;
     if (!afford(q0, b.length)) return;
     block(s, f, seq, b, want, st);
@@ -511,14 +522,7 @@ export function summaryCandidates(s: ArchiveStream, entries: readonly CatEntry[]
 export function scanWords(s: ArchiveStream, f: File, seq: number, probe: Uint16Array, lo: number, hi: number, on: OnSegment): boolean {
   const open = s.open && s.open.seq === seq ? s.open : undefined;
   const length = open ? open.validEnd : f.length;
-  const side = readSide(s.path(seq, "six"), s.stream, seq, length, s.bufs.side);
-  // a sealed segment's sidecar that fails a check is indexed again by a step (as recall does)
-  if (side.why && !open) {
-    if (!s.reindex) s.reindex = [];
-    if (s.reindex.indexOf(seq) < 0) s.reindex.push(seq);
-  }
-  const k = side.blocks.length;
-  const blocks = side.after ? side.blocks.concat(side.after) : side.blocks;
+  const { side, blocks } = sideFor(s, seq, length, !open);
   const covered = blocks.length ? blocks[blocks.length - 1].offset + blocks[blocks.length - 1].length : 0;
   // the end of the last whole line: the open segment's is known; a sidecar that
   // covers the whole file gives it too (a torn tail there is no "\n"-ended line)
@@ -547,7 +551,7 @@ export function scanWords(s: ArchiveStream, f: File, seq: number, probe: Uint16A
     }
     const b = blocks[i];
     if (!b.records || b.max < lo || b.min > hi) continue;
-    if (!(i < k ? sigHas(side.sigs, i * SIG_BYTES, probe) : sigHas(side.afterSigs as Uint8Array, (i - k) * SIG_BYTES, probe))) continue;
+    if (!blockMay(side, i, probe)) continue;
     const n = readInto(f, from, to - from, buf);
     if (n !== to - from) throw new ArchiveError("io", `archive: ${STREAM_CHAR[s.stream]}${seq} short read`);
     // its "\n"-ended lines, last first

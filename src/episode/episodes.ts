@@ -26,7 +26,7 @@ import { CANDIDATES, EPISODE_SIG_BYTES, EPISODE_CONTENT_BYTES, EPISODE_CONTENT_C
 import { importance, isCore, strength, hundredths, FORGET_BELOW } from "./score";
 import { polarity, topicOverlap, sameThing } from "./words";
 import { agePhrase } from "./age";
-import { signature, similarity, wordBits, hasFoldedBits } from "./sig";
+import { signature, similarity, wordBits, hasBits, hasFoldedBits } from "./sig";
 
 // The signatures of src/episode/sig.ts: hashed character n-grams of a text and
 // its keywords, and how alike two are (0..1).
@@ -225,9 +225,7 @@ export function foldSig(sig: Uint8Array, out: Uint8Array, off: number): void {
 function sigMay(h: Uint8Array, at: number, bits: readonly number[]): boolean {
   let any = 0;
   for (let i = 0; i < EPISODE_SIG_BYTES; i++) any |= h[at + i];
-  if (!any) return true;
-  for (let i = 0; i < bits.length; i++) if (!(h[at + (bits[i] >> 3)] & (1 << (bits[i] & 7)))) return false;
-  return true;
+  return !any || hasBits(h, bits, at);
 }
 
 class Lowest {

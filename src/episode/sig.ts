@@ -155,8 +155,9 @@ export function termBits(term: string): number[] | undefined {
   return [h & MASK, (h >>> 16) & MASK];
 }
 
-export function hasBits(sig: Uint8Array, bits: readonly number[]): boolean {
-  for (let i = 0; i < bits.length; i++) if (!(sig[bits[i] >> 3] & (1 << (bits[i] & 7)))) return false;
+// Whether the signature at sig[off..] has every bit of `bits`.
+export function hasBits(sig: Uint8Array, bits: readonly number[], off = 0): boolean {
+  for (let i = 0; i < bits.length; i++) if (!(sig[off + (bits[i] >> 3)] & (1 << (bits[i] & 7)))) return false;
   return true;
 }
 

@@ -13,6 +13,7 @@ import { recordId } from "../../src/archive/line";
 import { startMaintenance, STEP_MS, IDLE_MS } from "../../src/archive/maintenance";
 import type { Archiver } from "../../src/archive/archiver";
 import { fromLocal } from "../../src/time/local";
+import { cutUpkeep } from "./archive-cuts";
 import { ok, equal } from "./assert";
 import type { Scenario } from "./types";
 import { PAD } from "./archive-segments.scn";
@@ -169,20 +170,7 @@ export const scenarios: Scenario[] = [
       // by block: the time range reads the sidecar's blocks of the sealed segment
       const byBlock = (a: Archive) => a.recallByTimeRange("fact", "2024-01-01", "2024-12-31", 1000).length;
       equal(byBlock(ad), all.length - 1, "the uncut run");
-      for (let n = 1; n <= total; n++) {
-        const dev = new SimDevice({ now: T }).install();
-        for (const f of image) dev.spiffs.load(f.name, f.bytes.slice());
-        let a = new Archive(root);
-        a.check();
-        dev.inject("power_cut", { at: n, seed: n });
-        if (!SimDevice.survive(() => a.settle())) continue;
-        dev.reboot();
-        a = new Archive(root);
-        a.check();
-        equal(byBlock(a), all.length - 1, `cut at write ${n} of ${total}, after the reboot`);
-        a.settle();
-        equal(byBlock(a), all.length - 1, `cut at write ${n} of ${total}, after the upkeep`);
-      }
+      cutUpkeep({ image, now: T, total }, (a, _dev, what) => equal(byBlock(a), all.length - 1, what));
     },
   },
   {

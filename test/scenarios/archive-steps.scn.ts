@@ -16,6 +16,7 @@ import { DigestBuilder } from "../../src/archive/digest";
 import { newEvent, type Moment, type Event } from "../../src/memory/types";
 import { fromLocal } from "../../src/time/local";
 import { writeV1 } from "./archive-migrate.scn";
+import { cutUpkeep } from "./archive-cuts";
 import { ok, equal } from "./assert";
 import { PAD } from "./archive.scn";
 import type { Scenario } from "./types";
@@ -328,27 +329,16 @@ export const scenarios: Scenario[] = [
       ok(total > 3, `the retire takes ${total} writes`);
       // every write of the deletion at the end and of the first pieces, and
       // every third between (the XS lane's time)
-      for (let n = 1; n <= total; n++) {
-        if (n > 6 && n < total - 8 && n % 3 !== 0) continue;
-        const dev = new SimDevice({ now: T, storageBytes: 512 * 1024 }).install();
-        for (const f of image) dev.spiffs.load(f.name, f.bytes.slice());
-        let a = new Archive(root);
-        a.check();
-        dev.inject("power_cut", { at: n, seed: n });
-        if (!SimDevice.survive(() => a.settle())) continue;
-        dev.reboot();
-        a = new Archive(root);
-        a.check();
-        check(a, `cut at write ${n} of ${total}, after the reboot`);
-        a.settle();
-        check(a, `cut at write ${n} of ${total}, after the upkeep`);
+      cutUpkeep({ image, now: T, storageBytes: 512 * 1024, total, at: (n) => n <= 6 || n >= total - 8 || n % 3 === 0 }, (a, dev, what, settled) => {
+        check(a, what);
+        if (!settled) return;
         // the same digest lines as the uncut run (a line the cut tore is
         // written again after it; a line already whole is not repeated)
         const got = digestLines(dev);
         const set = new Set(got);
-        for (const l of uncut) ok(set.has(l), `cut at write ${n} of ${total}: a digest line of the uncut run is missing`);
-        equal(set.size, new Set(uncut).size, `cut at write ${n} of ${total}: the same digest lines as the uncut run`);
-      }
+        for (const l of uncut) ok(set.has(l), `${what}: a digest line of the uncut run is missing`);
+        equal(set.size, new Set(uncut).size, `${what}: the same digest lines as the uncut run`);
+      });
     },
   },
 ];
