@@ -46,7 +46,7 @@ function tableFrom(pua: number): Table {
   const b = build(1, pua);
   const lens = b.entries.map((e) => String([...e].length)).join("");
   const order = b.entries.map((_, i) => i).sort((x, y) => (b.entries[x] < b.entries[y] ? -1 : b.entries[x] > b.entries[y] ? 1 : 0));
-  return tableOf(1, b.n2, b.np, lens, b.entries.join(""), order.map((i) => String.fromCharCode(0x100 + i)).join(""));
+  return tableOf(1, b.n1, b.n2, b.np, lens, b.entries.join(""), order.map((i) => String.fromCharCode(0x100 + i)).join(""));
 }
 
 function measure(name: string, t: Table): void {
@@ -60,7 +60,7 @@ function measure(name: string, t: Table): void {
       cb += Buffer.byteLength(c);
     }
     const r = (x: number) => Math.round(x * 1000) / 1000;
-    console.log(JSON.stringify({ table: name, entries: t.n2 + t.np, set, texts: texts.length, chars, utf8_bytes: u8, compact_bytes: cb, utf8_per_char: r(u8 / chars), compact_per_char: r(cb / chars), ratio: r(cb / u8) }));
+    console.log(JSON.stringify({ table: name, entries: t.n1 + t.n2 + t.np, set, texts: texts.length, chars, utf8_bytes: u8, compact_bytes: cb, utf8_per_char: r(u8 / chars), compact_per_char: r(cb / chars), ratio: r(cb / u8) }));
   }
 }
 

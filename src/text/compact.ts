@@ -2,12 +2,13 @@
 // Chinese in fewer UTF-8 bytes, still a string (it goes inside JSON lines).
 //
 // The table (src/text/table1.ts, built by `npm run build:text-table`) lists
-// entries, each one to four characters, in code order: entry i < N2 is the
-// code point U+0081 + i (2 bytes in UTF-8, a Han character takes 3), entry
-// i >= N2 is U+E000 + (i - N2), in the Private Use Area (3 bytes, for words of
-// two or more characters). A character of the text that lies in U+0080..U+07FF
-// or U+E000..U+F8FF is written as U+0080 and then itself. Everything else is
-// itself. Encoding takes, at each place, the longest entry that matches there
+// entries, each one to four characters, in code order: entry i < N1 is the
+// ASCII character ONE[i] (1 byte: the commonest characters and words), entry
+// N1 <= i < N1 + N2 is the code point U+0081 + i - N1 (2 bytes in UTF-8, a Han
+// character takes 3), the rest are U+E000 + (i - N1 - N2), in the Private Use
+// Area (3 bytes, for words of two or more characters). A character of the
+// text that is in ONE, in U+0080..U+07FF or in U+E000..U+F8FF is written as
+// U+0080 and then itself. Everything else is itself. Encoding takes, at each place, the longest entry that matches there
 // (entries of up to four characters); decoding is a table lookup per code.
 //
 // Device: the table's data is typed arrays and the entries' strings, built at
@@ -16,8 +17,13 @@
 // walking the string from its start.
 
 import * as T1 from "./table1";
+import { ONE } from "./codes";
+
+export { ONE };
 
 export const ESC = 0x80;
+const ONE_INDEX = new Int8Array(128).fill(-1);
+for (let i = 0; i < ONE.length; i++) ONE_INDEX[ONE.charCodeAt(i)] = i;
 const BASE2 = 0x81;
 const BASEP = 0xe000;
 const END2 = 0x7ff;
@@ -25,6 +31,7 @@ const ENDP = 0xf8ff;
 
 export interface Table {
   version: number;
+  n1: number; // entries with 1-byte codes (ONE)
   n2: number; // entries with 2-byte codes
   np: number; // entries with Private Use Area codes
   chars: Uint16Array; // every entry's characters, in code order
@@ -36,8 +43,8 @@ export interface Table {
 
 // Builds a table from its module's strings: LENS one digit (1-4) per entry,
 // CHARS the entries' characters, SORTED one character (U+0100 + entry number) per entry.
-export function tableOf(version: number, n2: number, np: number, lens: string, chars: string, sorted: string): Table {
-  const n = n2 + np;
+export function tableOf(version: number, n1: number, n2: number, np: number, lens: string, chars: string, sorted: string): Table {
+  const n = n1 + n2 + np;
   const off = new Uint16Array(n + 1);
   let i = 0, at = 0;
   for (const d of lens) {
@@ -50,7 +57,7 @@ export function tableOf(version: number, n2: number, np: number, lens: string, c
   const so = new Uint16Array(n);
   let m = 0;
   for (const c of sorted) so[m++] = c.charCodeAt(0) - 0x100;
-  if (i !== n || k !== at || m !== n) throw new Error(`text table ${version}: damaged`);
+  if (n1 > ONE.length || i !== n || k !== at || m !== n) throw new Error(`text table ${version}: damaged`);
   const first = new Uint16Array(n);
   for (let j = 0; j < n; j++) first[j] = ch[off[so[j]]];
   const entries: string[] = [];
@@ -59,10 +66,10 @@ export function tableOf(version: number, n2: number, np: number, lens: string, c
     for (let j = off[e]; j < off[e + 1]; j++) s += String.fromCharCode(ch[j]);
     entries.push(s);
   }
-  return { version, n2, np, chars: ch, off, sorted: so, first, entries };
+  return { version, n1, n2, np, chars: ch, off, sorted: so, first, entries };
 }
 
-export const TABLE1: Table = tableOf(T1.VERSION, T1.N2, T1.NP, T1.LENS, T1.CHARS, T1.SORTED);
+export const TABLE1: Table = tableOf(T1.VERSION, T1.N1, T1.N2, T1.NP, T1.LENS, T1.CHARS, T1.SORTED);
 
 // The longest entry that matches the window w[0..n) at its start: its number,
 // its length in matchLen; -1 when none does.
@@ -92,7 +99,13 @@ function longest(t: Table, w: number[], n: number): number {
 }
 
 function escaped(cp: number): boolean {
-  return (cp >= ESC && cp <= END2) || (cp >= BASEP && cp <= ENDP);
+  return (cp < 0x80 && ONE_INDEX[cp] >= 0) || (cp >= ESC && cp <= END2) || (cp >= BASEP && cp <= ENDP);
+}
+
+// The code of entry e.
+function codeOf(t: Table, e: number): number {
+  if (e < t.n1) return ONE.charCodeAt(e);
+  return e < t.n1 + t.n2 ? BASE2 + e - t.n1 : BASEP + e - t.n1 - t.n2;
 }
 
 // Output in chunks of code points: a bounded array whatever the text's length
@@ -124,7 +137,7 @@ function step(t: Table, w: number[], out: Out): void {
   } else if (cp >= 0x800 && cp <= 0xffff) {
     const e = longest(t, w, w.length);
     if (e >= 0) {
-      out.put(e < t.n2 ? BASE2 + e : BASEP + e - t.n2);
+      out.put(codeOf(t, e));
       n = matchLen;
     } else out.put(cp);
   } else out.put(cp);
@@ -157,12 +170,15 @@ function expand(m: string, lit: string): string {
     return lit;
   }
   const cp = m.charCodeAt(0);
-  const i = cp <= END2 ? cp - BASE2 : cp - BASEP;
-  if (i >= (cp <= END2 ? cur.n2 : cur.np)) {
+  let e: number;
+  if (cp < 0x80) e = ONE_INDEX[cp] < cur.n1 ? ONE_INDEX[cp] : -1;
+  else if (cp <= END2) e = cp - BASE2 < cur.n2 ? cur.n1 + cp - BASE2 : -1;
+  else e = cp - BASEP < cur.np ? cur.n1 + cur.n2 + cp - BASEP : -1;
+  if (e < 0) {
     bad = true; // a code this table does not use
     return "";
   }
-  return cur.entries[cp <= END2 ? i : cur.n2 + i];
+  return cur.entries[e];
 }
 
 // The text of a compact string, or undefined when it is not one this table
@@ -170,6 +186,6 @@ function expand(m: string, lit: string): string {
 export function compactDecode(s: string, t: Table = TABLE1): string | undefined {
   bad = false;
   cur = t;
-  const out = s.replace((coded ??= /\u0080([\s\S]?)|[\u0081-\u07ff\ue000-\uf8ff]/g), expand);
+  const out = s.replace((coded ??= new RegExp("\\u0080([\\s\\S]?)|[" + ONE.replace(/[\\\]^-]/g, "\\$&") + "\\u0081-\\u07ff\\ue000-\\uf8ff]", "g")), expand);
   return bad ? undefined : out;
 }

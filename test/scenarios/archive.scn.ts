@@ -362,8 +362,9 @@ export const scenarios: Scenario[] = [
       const dev = fresh();
       let a = new Archive();
       fillFacts(a, 10);
-      const good = decode(encodeRecord("fact", { timestamp: sec(fromLocal(2024, 1, 4, 0, 0)), content: "CRC不对的一条" }).line);
-      const wrong = good.replace("CRC", "CRX"); // ASCII: the same bytes in compact text
+      const good = decode(encodeRecord("fact", { timestamp: sec(fromLocal(2024, 1, 4, 0, 0)), content: "crc不对的一条" }).line);
+      const wrong = good.replace("crc", "crx"); // lower-case ASCII: the same bytes in compact text
+      ok(wrong !== good, "the line was changed");
       appendRaw("f000001.jsonl", 'not json at all\n{"t":1704067200,"c":"没有CRC"}\n' + wrong + '{"t":"x","c":"y","z":"00000000"}\n\u0000\u0001garbage\n');
       dev.reboot();
       a = new Archive();

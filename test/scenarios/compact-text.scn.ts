@@ -7,7 +7,7 @@ import config from "mc/config";
 import { Archive } from "../../src/archive/archive";
 import { encodeRecord, encodeDigest, parseRecord, lineOk, setWriteFormat, VERSION } from "../../src/archive/codec";
 import { recordId } from "../../src/archive/line";
-import { compactEncode, compactDecode, tableOf, TABLE1, ESC } from "../../src/text/compact";
+import { compactEncode, compactDecode, tableOf, TABLE1, ESC, ONE } from "../../src/text/compact";
 import * as T1 from "../../src/text/table1";
 import { newEvent, type Fact } from "../../src/memory/types";
 import { fromLocal } from "../../src/time/local";
@@ -42,7 +42,7 @@ function randomText(seed: number, n: number): string {
     const k = rnd(9);
     if (k === 0) s += String.fromCharCode(rnd(0x80));
     else if (k === 1) s += String.fromCharCode(0x80 + rnd(0x780));
-    else if (k === 2 || k === 3) s += entry(rnd(TABLE1.n2 + TABLE1.np));
+    else if (k === 2 || k === 3) s += entry(rnd(TABLE1.n1 + TABLE1.n2 + TABLE1.np));
     else if (k === 4) s += String.fromCharCode(0x4e00 + rnd(0x5200));
     else if (k === 5) s += String.fromCharCode(0xe000 + rnd(0x1900));
     else if (k === 6) s += String.fromCodePoint(0x10000 + rnd(0x100000 - 0x10000));
@@ -76,7 +76,11 @@ export const scenarios: Scenario[] = [
         equal(compactDecode(c), s, `round trip of random text ${seed}`);
         equal(compactEncode(s), c, "the same text, the same code");
       }
-      equal(compactEncode("abc"), "abc", "ASCII is itself");
+      equal(compactEncode("abc 12:30-5.5%,()!?"), "abc 12:30-5.5%,()!?", "lower case, digits and the punctuation of times and amounts are themselves");
+      equal(compactEncode("OK"), "\u0080O\u0080K", "a capital is a 1-byte code, so one of the text is escaped");
+      for (const c of ONE) equal(compactEncode(c), "\u0080" + c, `every 1-byte code is escaped as text: ${c}`);
+      const top = compactEncode(TABLE1.entries[0]);
+      equal(top, ONE[0], "the commonest entry takes the first 1-byte code");
       equal(compactEncode("é"), "\u0080é", "a character of U+0080..U+07FF is escaped");
       equal(compactEncode("\ue000"), "\u0080\ue000", "so is one of the Private Use Area");
       equal(compactEncode("😀"), "😀", "beyond the BMP: itself");
@@ -89,18 +93,21 @@ export const scenarios: Scenario[] = [
     name: "compact text: decoding refuses what table 1 never writes (a code with no entry, an escape at the end or before a character it does not escape)",
     run() {
       equal(TABLE1.version, 1);
+      equal(TABLE1.n1, T1.N1);
       equal(TABLE1.n2, T1.N2);
-      ok(TABLE1.n2 <= 0x7ff - 0x81 + 1 && TABLE1.np <= 0x1900, "codes within their ranges");
+      ok(TABLE1.n1 <= ONE.length && TABLE1.n2 <= 0x7ff - 0x81 + 1 && TABLE1.np <= 0x1900, "codes within their ranges");
       if (TABLE1.n2 < 0x7ff - 0x81 + 1) equal(compactDecode(String.fromCharCode(0x81 + TABLE1.n2)), undefined, "a 2-byte code past the table");
       if (TABLE1.np < 0x1900) equal(compactDecode(String.fromCharCode(0xe000 + TABLE1.np)), undefined, "a PUA code past the table");
       equal(compactDecode("ab" + String.fromCharCode(ESC)), undefined, "an escape at the end");
-      equal(compactDecode(String.fromCharCode(ESC) + "a"), undefined, "an escape before ASCII");
+      equal(compactDecode(String.fromCharCode(ESC) + "a"), undefined, "an escape before ASCII that is not a code");
       equal(compactDecode(String.fromCharCode(ESC) + "主"), undefined, "an escape before a CJK character");
       equal(compactDecode("plain 文字"), "plain 文字", "text without codes is itself");
       // a table with Private Use Area codes (the format has them; table 1 uses none)
-      const t = tableOf(9, 2, 2, "1122", "我的我们主人", "\u0103\u0100\u0102\u0101");
-      equal(compactEncode("我们的主人", t), "\ue000\u0082\ue001", "longest match: a PUA word, a 2-byte character, a PUA word");
-      equal(compactDecode("\ue000\u0082\ue001", t), "我们的主人");
+      const t = tableOf(9, 1, 2, 2, "11122", "好我的我们主人", "\u0104\u0100\u0101\u0103\u0102");
+      equal(compactEncode("我们的主人好", t), "\ue000\u0082\ue001A", "longest match: a PUA word, a 2-byte character, a PUA word, a 1-byte character");
+      equal(compactDecode("\ue000\u0082\ue001A", t), "我们的主人好");
+      equal(compactDecode("B", t), undefined, "a 1-byte code past N1");
+      equal(compactDecode("\u0080B", t), "B", "an escaped capital");
       equal(compactDecode("\u0083", t), undefined, "a 2-byte code past N2");
       equal(compactDecode("\ue002", t), undefined, "a PUA code past NP");
       equal(compactDecode(compactEncode("我我们们的", t), t), "我我们们的");

@@ -41,7 +41,7 @@ function build(n = 1200): { dev: SimDevice; a: Archive; svc: Service; all: Fact[
   const all: Fact[] = [];
   const t0 = sec(fromLocal(2024, 1, 1, 8, 0));
   const text = (k: number) =>
-    k === 77 ? "第一行\n第二行：主人说的话" : k === 500 ? "supercalifragilisticexpialidociousandmorethan32letters here" : `第${k}条：${PAD.slice(0, 9)}主人今天和朋友一起${WORDS[k % WORDS.length]}，${k % 7 === 0 ? "很开心" : "有点累"}`; // PAD: lines as long as in format 2
+    k === 77 ? "第一行\n第二行：主人说的话" : k === 500 ? "supercalifragilisticexpialidociousandmorethan32letters here" : `第${k}条：${PAD.slice(0, 14)}主人今天和朋友一起${WORDS[k % WORDS.length]}，${k % 7 === 0 ? "很开心" : "有点累"}`; // PAD: lines as long as in format 2
   for (let i = 0; i < n; i += 5) {
     const batch: Fact[] = [];
     for (let k = i; k < i + 5; k++) batch.push({ timestamp: t0 + k * 3600, content: text(k) });
