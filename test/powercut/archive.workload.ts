@@ -20,6 +20,7 @@
 // into a digest that recall of their month returns (test/powercut/oracle.ts).
 import config from "mc/config";
 import { Archive } from "../../src/archive/archive";
+import { setWriteFormat } from "../../src/archive/codec";
 import { fromLocal, formatDateTime } from "../../src/time/local";
 import { SimDevice } from "../../host-sim/device";
 import type { Workload } from "./harness";
@@ -28,7 +29,9 @@ import type { Kind } from "./ledger";
 
 // The storage partition: the prefilled archive sits just under the retire
 // line (Archive RETIRE_AT, 68%); the run's moves cross it within the first
-// weeks, and a step retires the oldest moment segment. (476 KB before the
+// weeks, and a step retires the oldest moment segment. The prefill is a
+// device from before compact text (format-2 lines; the run appends format 3
+// after them, in the same open segments). (476 KB before the
 // segments' parity, FORMAT.md §3.15: the prefilled pair of moment segments
 // and the facts' group take 64 KB more.)
 export const STORAGE_BYTES = 540 * 1024;
@@ -56,6 +59,7 @@ let template: { files: { name: string; bytes: Uint8Array }[]; records: Pre[] } |
 function prefill(dev: SimDevice): Pre[] {
   if (!template) {
     const other = new SimDevice({ now: fromLocal(2026, 2, 28, 12, 0) }).install();
+    setWriteFormat(2);
     try {
       const a = new Archive(config.file.root);
       a.check();
@@ -81,6 +85,7 @@ function prefill(dev: SimDevice): Pre[] {
       a.settle(); // seal the full segments, drop their twins
       template = { files: other.spiffs.list().map((e) => ({ name: e.name, bytes: other.spiffs.content(e.name) })), records };
     } finally {
+      setWriteFormat(3);
       dev.install();
     }
   }
@@ -109,8 +114,8 @@ export const archiveWorkload: Workload = {
       // it); a busy day fills the store (the oldest five roll out)
       if (day % 2 === 0) ai.call({ action: "write", type: "fact", content: `第${n++}件事：主人说${w}很有意思` });
       if (day === 12) for (let k = 0; k < 16; k++) ai.call({ action: "write", type: "fact", content: `第${n++}件事：主人又说${WORDS[(day + k) % WORDS.length]}` });
-      // two moments a day: the store of 10 rolls its oldest 3 into the archive
-      for (let k = 0; k < 2; k++) {
+      // three moments a day (two in format 2: the same bytes): the store of 10 rolls its oldest 3 into the archive
+      for (let k = 0; k < 3; k++) {
         ai.advanceTo(d0 + (10 + 4 * k) * 3600000);
         ai.call({ action: "write", type: "moment", topic: w, content: `第${day}天的第${k}个时刻：${FILL}`, emotion: "happy", intensity: 3, importance: 2 + k });
       }

@@ -49,7 +49,7 @@ function oldMoments(month: number, n: number): Moment[] {
     out.push({
       timestamp: Math.floor(fromLocal(2024 + Math.floor(month / 12), (month % 12) + 1, 1 + (i % 27), 20, i) / 1000),
       topic: `第${month}月的日常`,
-      content: `第${month}月第${i}个时刻：主人放学回家，讲了学校里的事情，我们一起看动画片，又去楼下散步，看到很多小狗和小猫。${PAD.slice(0, 24)}`, // PAD: as long as in format 2
+      content: `第${month}月第${i}个时刻：主人放学回家，讲了学校里的事情，我们一起看动画片，又去楼下散步，看到很多小狗和小猫。${PAD.slice(0, 30)}`, // PAD: as long as in format 2
       emotion: "happy",
       intensity: 3,
       importance: 3,
