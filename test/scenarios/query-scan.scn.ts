@@ -267,14 +267,16 @@ export const scenarios: Scenario[] = [
       const a = new Archive(root);
       a.check();
       const t0 = sec(fromLocal(2023, 1, 1, 8, 0));
-      for (let i = 0; i < 4000; i += 5) {
+      // lines of about 450 bytes: 17 sealed segments in 2,100 facts
+      for (let i = 0; i < 2100; i += 5) {
         const batch: Fact[] = [];
-        for (let k = i; k < i + 5; k++) batch.push({ timestamp: t0 + k * 3600, content: `第${k}条：${PAD}主人今天${k === 3 ? "看萤火虫" : WORDS[k % WORDS.length]}` });
+        for (let k = i; k < i + 5; k++) batch.push({ timestamp: t0 + k * 3600, content: `第${k}条：主人今天${k === 3 ? "看萤火虫" : WORDS[k % WORDS.length]}${PAD}${PAD.slice(0, 50)}` });
         a.append("fact", batch);
       }
       a.settle();
       const cat = a.streams.fact.cat;
       ok(cat.sliced >= 2, `sliced groups: ${cat.sliced} (${a.report().fact.segments} segments)`);
+      equal(a.count("fact"), 2100, "every fact kept");
       const svc = new Service({ sink: { remind() {} }, archive: a });
       const sumRead = (fn: () => void) => {
         const sp = dev.spiffs;
