@@ -22,7 +22,7 @@ import { foldString } from "./fold";
 import { type ArchiveType, type ArchivedItem, type ArchiveRecord } from "./line";
 import { encodeRecord, encodeDigest, parseRecord, lineT, STREAMS, STREAM_CODE, type Line, type Stream } from "./codec";
 import { ArchiveStream, Buffers, scanRange, validEndOf, SEGMENT_BYTES } from "./stream";
-import { recent, search, searchMany, digests, digestsMany, blankStats, TopK, wordsProbe, summaryCandidates, scanWords, type Query, type RecallStats, type Budget } from "./query";
+import { recent, search, searchMany, digests, digestsMany, blankStats, TopK, wordsProbe, summaryFilter, scanWords, type Query, type RecallStats, type Budget } from "./query";
 import { SUMMARY_MASK } from "./catalog";
 export type { Budget } from "./query";
 import { Tombstones } from "./tomb";
@@ -783,13 +783,13 @@ export class Archive {
     this.reading(t as ArchiveType, () => {
       const lo = range ? range.lo : 0, hi = range ? range.hi : 0xffffffff;
       // a sealed segment's summary is read when the scan reaches it (a scan that stops early reads no more)
-      const sp = probe && probe.length && range && range.words ? wordsProbe(range.words, SUMMARY_MASK) : undefined;
+      const may = probe && probe.length && range && range.words ? summaryFilter(s, wordsProbe(range.words, SUMMARY_MASK)) : undefined;
       for (const seq of s.newestFirst()) {
         if (stop) break;
         const e = s.cat.entries.get(seq);
         if (e && e.bytes === s.segs.get(seq) && !(s.open && s.open.seq === seq)) {
           if (e.max < lo || e.min > hi) continue;
-          if (sp && !summaryCandidates(s, [e], sp).has(seq)) continue;
+          if (may && !may(e)) continue;
         }
         if (budget) {
           const len = s.segs.get(seq) ?? SEGMENT_BYTES;

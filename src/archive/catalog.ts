@@ -19,14 +19,23 @@ export const CAT_ENTRY = 32;
 const CAT_MAGIC = 0x32434d50; // "PMC2"
 const SUM_MAGIC = 0x32554d50; // "PMU2"
 export const MAX_SLOTS = 256;
-// Bit-sliced groups (`/<s>.bsl`): the summaries of 8 consecutive slots
+// Bit-sliced groups (`/<s>.bsc`): the summaries of 8 consecutive slots
 // transposed, so that a keyword's few bit positions cost one byte each per
-// group instead of 2 KB per segment: keyword recall stays flat with age.
+// group instead of 2 KB per segment: keyword recall stays flat with age. The
+// bytes are in records of 128 with their CRC, so that a query can check the
+// few it reads (a flipped bit must not hide a segment from it); recall reads
+// single bytes and relies on the hourly check of whole groups.
 export const GROUP = 8;
 export const GROUP_BYTES = SUMMARY_BYTES * 8; // one byte per summary bit position
-export const GROUP_STRIDE = GROUP_BYTES + 4; // and the CRC-32 of those bytes
-const BSL_MAGIC = 0x32424d50; // "PMB2"
-const SLICE_STEP = 4096; // bytes of a group written per step
+export const SLICE_CHUNK = 128; // bit positions a record
+const SLICE_REC = SLICE_CHUNK + 4; // and the CRC-32 of its bytes
+const GROUP_BODY = (GROUP_BYTES / SLICE_CHUNK) * SLICE_REC; // 16,896
+export const GROUP_STRIDE = GROUP_BODY + 4; // and the CRC-32 of the body
+const BSL_MAGIC = 0x33424d50; // "PMB3" (format 2's `.bsl`, "PMB2", had no records: deleted at boot)
+const SLICE_STEP = 4096; // bit positions of a group written per step
+
+// Where bit position p of group g is in the file.
+const slicePos = (g: number, p: number) => CAT_HEADER + g * GROUP_STRIDE + Math.floor(p / SLICE_CHUNK) * SLICE_REC + (p % SLICE_CHUNK);
 
 export interface CatEntry {
   slot: number;
@@ -54,6 +63,17 @@ function headerOk(b: Uint8Array, magic: number, stream: Stream): boolean {
   return u32(b, 0) === magic && b[4] === 2 && b[5] === STREAM_CODE[stream] && u16(b, 6) === SUMMARY_BYTES && u32(b, 12) === crc32(b, 0, 12);
 }
 
+// The CRC-32 of group body at base, read in chunks.
+function bodyCrc(f: File, base: number, buf: Uint8Array): number {
+  let c = 0;
+  for (let at = 0; at < GROUP_BODY; at += CHUNK) {
+    const n = Math.min(CHUNK, GROUP_BODY - at);
+    readInto(f, base + at, n, buf);
+    c = crc32(buf, 0, n, c);
+  }
+  return c;
+}
+
 export class Catalog {
   readonly catPath: string;
   readonly sumPath: string;
@@ -70,7 +90,7 @@ export class Catalog {
   ) {
     this.catPath = `${root}${STREAM_CHAR[stream]}.cat`;
     this.sumPath = `${root}${STREAM_CHAR[stream]}.sum`;
-    this.bslPath = `${root}${STREAM_CHAR[stream]}.bsl`;
+    this.bslPath = `${root}${STREAM_CHAR[stream]}.bsc`;
   }
 
   // How far the sliced groups go (from the file's length alone: no read).
@@ -78,7 +98,8 @@ export class Catalog {
     const body = length === undefined ? -1 : length - CAT_HEADER;
     this.sliced = body < 0 ? 0 : Math.floor(body / GROUP_STRIDE);
     // a group being built resumes at its last whole step
-    this.slicing = body < 0 ? 0 : Math.floor((body % GROUP_STRIDE) / SLICE_STEP) * SLICE_STEP;
+    const recs = body < 0 ? 0 : Math.floor((body % GROUP_STRIDE) / SLICE_REC);
+    this.slicing = Math.floor((recs * SLICE_CHUNK) / SLICE_STEP) * SLICE_STEP;
     if (this.sliced * GROUP > this.slots) {
       // the catalog was started again: the groups no longer match its slots
       this.sliced = this.slicing = 0;
@@ -97,7 +118,8 @@ export class Catalog {
   }
 
   // One step of slicing the next group: 4 KB of its bytes (each from 512 bytes
-  // of its 8 summaries), or, at the end, its CRC. A summary that fails its CRC
+  // of its 8 summaries) in 32 records with their CRCs, or, at the end, the
+  // CRC of the whole body. A summary that fails its CRC
   // gives all ones: that segment is always a candidate (its sidecar decides).
   sliceStep(buf: Uint8Array): void {
     const g = this.sliced;
@@ -137,19 +159,20 @@ export class Catalog {
         } finally {
           sf.close();
         }
-        writeAt(f, out, base + this.slicing);
+        const recs = new Uint8Array((SLICE_STEP / SLICE_CHUNK) * SLICE_REC);
+        for (let r = 0; r < SLICE_STEP / SLICE_CHUNK; r++) {
+          recs.set(out.subarray(r * SLICE_CHUNK, (r + 1) * SLICE_CHUNK), r * SLICE_REC);
+          put32(recs, r * SLICE_REC + SLICE_CHUNK, crc32(out, r * SLICE_CHUNK, (r + 1) * SLICE_CHUNK));
+        }
+        writeAt(f, recs, slicePos(g, this.slicing));
         this.slicing += SLICE_STEP;
         return;
       }
       // the group's CRC, from what is on flash
-      let c = 0;
-      for (let at = 0; at < GROUP_BYTES; at += CHUNK) {
-        readInto(f, base + at, CHUNK, buf);
-        c = crc32(buf, 0, CHUNK, c);
-      }
+      const c = bodyCrc(f, base, buf);
       const b = new Uint8Array(4);
       put32(b, 0, c);
-      writeAt(f, b, base + GROUP_BYTES);
+      writeAt(f, b, base + GROUP_BODY);
       this.sliced++;
       this.slicing = 0;
     } finally {
@@ -172,12 +195,8 @@ export class Catalog {
     let good = false;
     try {
       const base = CAT_HEADER + g * GROUP_STRIDE;
-      let c = 0;
-      for (let at = 0; at < GROUP_BYTES; at += CHUNK) {
-        readInto(f, base + at, CHUNK, buf);
-        c = crc32(buf, 0, CHUNK, c);
-      }
-      readInto(f, base + GROUP_BYTES, 4, buf);
+      const c = bodyCrc(f, base, buf);
+      readInto(f, base + GROUP_BODY, 4, buf);
       good = u32(buf, 0) === c;
     } catch (e) {
       rethrowFatal(e);
@@ -193,10 +212,26 @@ export class Catalog {
   // Returns a bit mask of the group's slots, or -1 when the file cannot be read.
   sliceCandidates(f: File, g: number, positions: Uint16Array, buf: Uint8Array): number {
     let mask = 0xff;
-    const base = CAT_HEADER + g * GROUP_STRIDE;
     for (let i = 0; i < positions.length && mask; i++) {
-      if (readInto(f, base + positions[i], 1, buf) !== 1) return -1;
+      if (readInto(f, slicePos(g, positions[i]), 1, buf) !== 1) return -1;
       mask &= buf[0];
+    }
+    return mask;
+  }
+
+  // The same, each byte read with its record and its record's CRC checked
+  // (positions sorted: one read a record). -1 when a record fails or cannot be read.
+  sliceCandidatesChecked(f: File, g: number, positions: Uint16Array, buf: Uint8Array): number {
+    let mask = 0xff;
+    let rec = -1;
+    for (let i = 0; i < positions.length && mask; i++) {
+      const r = Math.floor(positions[i] / SLICE_CHUNK);
+      if (r !== rec) {
+        rec = r;
+        if (readInto(f, slicePos(g, r * SLICE_CHUNK), SLICE_REC, buf) !== SLICE_REC) return -1;
+        if (u32(buf, SLICE_CHUNK) !== crc32(buf, 0, SLICE_CHUNK)) return -1;
+      }
+      mask &= buf[positions[i] % SLICE_CHUNK];
     }
     return mask;
   }

@@ -473,13 +473,12 @@ function digestsIn(d: ArchiveStream, f: File, seq: number, events: boolean, qs: 
 // Archive.scan with words: every record a full scan would give whose texts
 // may hold every word comes, in the same order (newest segment first, each
 // segment from its end back); the others may be left out. Only what provably
-// holds none is skipped: a sealed segment whose summary (CRC-checked, from
-// `.sum`) lacks a word's bits, a block whose sidecar signature (CRC-checked)
-// lacks them. What cannot be checked is read: a missing, damaged or stale
-// summary, a sidecar record that fails its CRC (its block), the bytes no
-// valid record covers. The bit-sliced groups (`.bsl`) are not used here: a
-// group carries no CRC a query can check without reading 16 KB, and a flipped
-// bit there could hide a segment. docs/design/query-scan.md.
+// holds none is skipped: a sealed segment whose summary (CRC-checked: the
+// bytes of a bit-sliced group `.bsc` with their records' CRCs, else the 2 KB
+// summary in `.sum`; summaryFilter) lacks a word's bits, a block whose sidecar signature
+// (CRC-checked) lacks them. What cannot be checked is read: a missing,
+// damaged or stale summary, a sidecar record that fails its CRC (its block),
+// the bytes no valid record covers. docs/design/query-scan.md.
 
 // The bits a block signature (or, with SUMMARY_MASK, a summary) holds for every
 // text holding all `words` (folded); empty when no word has an element (a
@@ -493,24 +492,49 @@ export function wordsProbe(words: readonly Uint8Array[], mask?: number): Uint16A
   return Uint16Array.from(bits);
 }
 
-// The sealed segments among `entries` whose summary may hold `sp`: one whose
-// summary cannot be read or fails its CRC may (a summary read whole that
-// fails takes its segment out of the catalog in RAM, as recall does, so that
-// a step seals it again).
-export function summaryCandidates(s: ArchiveStream, entries: readonly CatEntry[], sp: Uint16Array): Set<number> {
-  const out = new Set<number>();
-  if (!entries.length) return out;
-  const bySlot = entries.slice().sort((a, b) => a.slot - b.slot);
-  const failed = s.cat.summaries(
-    bySlot,
-    s.bufs.side,
-    (e, buf, off) => {
-      if (sigHas(buf, off, sp)) out.add(e.seq);
-    },
-    (e) => s.cat.entries.delete(e.seq),
-  );
-  for (const e of failed) out.add(e.seq);
-  return out;
+// Whether a sealed segment's summary may hold `sp`, asked segment by segment
+// as a scan reaches them (a scan that stops early reads no more). A slot in a
+// sliced group is decided by the group's records (read once a scan, a byte
+// per bit position, each record's CRC checked); any other slot, or one of a
+// group whose records fail, by its 2 KB summary in `.sum`. A summary that
+// cannot be read or fails its CRC may hold anything (a summary read whole
+// that fails takes its segment out of the catalog in RAM, as recall does, so
+// that a step seals it again).
+export function summaryFilter(s: ArchiveStream, sp: Uint16Array): (e: CatEntry) => boolean {
+  const pos = Uint16Array.from(sp).sort();
+  const groups = new Map<number, number>(); // group → mask of its slots (-1: use the summaries)
+  const group = (g: number): number => {
+    let m = groups.get(g);
+    if (m !== undefined) return m;
+    m = -1;
+    let f: File | undefined;
+    try {
+      f = new File(s.cat.bslPath);
+      m = s.cat.sliceCandidatesChecked(f, g, pos, s.bufs.side);
+    } catch (e) {
+      rethrowFatal(e);
+    } finally {
+      f?.close();
+    }
+    groups.set(g, m);
+    return m;
+  };
+  return (e) => {
+    if (e.slot < s.cat.sliced * GROUP) {
+      const m = group(Math.floor(e.slot / GROUP));
+      if (m >= 0) return !!(m & (1 << e.slot % GROUP));
+    }
+    let maybe = false;
+    const failed = s.cat.summaries(
+      [e],
+      s.bufs.side,
+      (_e, buf, off) => {
+        if (sigHas(buf, off, sp)) maybe = true;
+      },
+      (x) => s.cat.entries.delete(x.seq),
+    );
+    return maybe || failed.length > 0;
+  };
 }
 
 // One segment's lines, from its end back, as scanBackward gives them over

@@ -170,7 +170,8 @@ export class ArchiveStream {
       }
     });
     this.cat.load(this.bufs.chunk, files.has(`${c}.cat`));
-    this.cat.loadSliced(files.get(`${c}.bsl`));
+    this.cat.loadSliced(files.get(`${c}.bsc`));
+    if (files.has(`${c}.bsl`)) File.delete(`${this.root}${c}.bsl`); // format 2's groups, without records: built again as .bsc
     this.segs = segs;
     this.open = undefined;
     let top = -1;

@@ -191,7 +191,7 @@ export function holdsMemory(booted: Booted): string | undefined {
 // The archive's files by name (made at each call: a module-level RegExp breaks
 // when run from flash on the SDK's XS 17).
 function archiveFile(n: string): boolean {
-  return /^[fmed]\d{6}\.(jsonl|six|twn|par|rst|ret|scr|scx|old)$/.test(n) || /^[fmed]\.(cat|sum|bsl)$/.test(n) || /^(tomb|v1mig)\.[ab]$/.test(n) || /^(facts|moments|events)\.(jsonl|idx|sig|new|done|nix|nsg)$/.test(n);
+  return /^[fmed]\d{6}\.(jsonl|six|twn|par|rst|ret|scr|scx|old)$/.test(n) || /^[fmed]\.(cat|sum|bsl|bsc)$/.test(n) || /^(tomb|v1mig)\.[ab]$/.test(n) || /^(facts|moments|events)\.(jsonl|idx|sig|new|done|nix|nsg)$/.test(n);
 }
 
 // Empties the archive (its files, docs/FORMAT.md §3.1, deleted; then learnt

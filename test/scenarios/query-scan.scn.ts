@@ -261,6 +261,67 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "query-scan: past 16 sealed segments a word is looked up in the bit-sliced groups with their records' CRCs, not in every 2 KB summary; a damaged record sends its group to the summaries; a format-2 .bsl is deleted at boot",
+    run() {
+      const dev = new SimDevice({ now: T0 }).install();
+      const a = new Archive(root);
+      a.check();
+      const t0 = sec(fromLocal(2023, 1, 1, 8, 0));
+      // lines of about 450 bytes: 17 sealed segments in 2,100 facts
+      for (let i = 0; i < 2100; i += 5) {
+        const batch: Fact[] = [];
+        for (let k = i; k < i + 5; k++) batch.push({ timestamp: t0 + k * 3600, content: `第${k}条：主人今天${k === 3 ? "看萤火虫" : WORDS[k % WORDS.length]}${PAD}${PAD.slice(0, 50)}` });
+        a.append("fact", batch);
+      }
+      a.settle();
+      const cat = a.streams.fact.cat;
+      ok(cat.sliced >= 2, `sliced groups: ${cat.sliced} (${a.report().fact.segments} segments)`);
+      equal(a.count("fact"), 2100, "every fact kept");
+      const svc = new Service({ sink: { remind() {} }, archive: a });
+      const sumRead = (fn: () => void) => {
+        const sp = dev.spiffs;
+        const orig = sp.read;
+        let n = 0;
+        sp.read = function (name: string, offset: number, count: number) {
+          const r = orig.call(sp, name, offset, count);
+          if (name === "/f.sum") n += r.length;
+          return r;
+        };
+        try {
+          fn();
+        } finally {
+          sp.read = orig;
+        }
+        return n;
+      };
+      const unsliced = (cat.slots - cat.sliced * 8) * 2048;
+      let r = both(svc, a, undefined, dev, { from: "fact", where: "content CONTAINS '独角兽'", limit: 10 });
+      const absent = sumRead(() => both(svc, a, undefined, dev, { from: "fact", where: "content CONTAINS '独角兽'", limit: 10 }));
+      equal(r.got.count, 0);
+      ok(absent <= unsliced, `summaries read: ${absent} (those of unsliced slots: ${unsliced})`);
+      ok(r.bytes <= 16384 + unsliced, `a word absent: ${r.bytes} bytes read`);
+      r = both(svc, a, undefined, dev, { from: "fact", where: "content CONTAINS '萤火虫'", limit: 10 });
+      equal(r.got.count, 1, "a fact of the oldest segment");
+      ok(r.bytes <= 16384 + unsliced + 65536, `a word in one fact: ${r.bytes} bytes read of ${r.full}`);
+      // group 0 with slot 0's bit cleared in every byte (would hide the oldest
+      // segment from any word) and its records' CRCs left as they were
+      const bsc = dev.spiffs.content("/f.bsc");
+      for (let p = 0; p < 16 * 1024; p++) bsc[16 + Math.floor(p / 128) * 132 + (p % 128)] &= 0xfe;
+      dev.spiffs.load("/f.bsc", bsc);
+      let damaged = 0;
+      const n = sumRead(() => (damaged = both(svc, a, undefined, dev, { from: "fact", where: "content CONTAINS '萤火虫'", limit: 10 }).got.count));
+      equal(damaged, 1, "still found: its group's records fail their CRCs");
+      ok(n >= 8 * 2048, `group 0's summaries were read instead (${n} bytes)`);
+      // a device from before: its .bsl (no records) goes at boot, and the groups are built again
+      dev.spiffs.load("/f.bsl", new Uint8Array(100));
+      dev.reboot();
+      const b = new Archive(root);
+      b.check();
+      ok(!dev.spiffs.list().some((e) => e.name === "/f.bsl"), "the format-2 .bsl is deleted");
+      equal(both(new Service({ sink: { remind() {} }, archive: b }), b, undefined, dev, { from: "fact", where: "content CONTAINS '萤火虫'", limit: 10 }).got.count, 1);
+    },
+  },
+  {
     name: "query-scan: CONTAINS and LIKE over archived events give the full scan's answer",
     run() {
       const dev = new SimDevice({ now: T0 }).install();
