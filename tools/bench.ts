@@ -38,7 +38,7 @@
 // write refused for room), null if never; episodes: active episodes held at
 // the end (episodes_at_full: when it filled); bytes_per_fact: every byte of
 // the fact stream's files at the end (lines f*.jsonl, sidecars f*.six,
-// summaries f.sum, f.bsl, catalog f.cat, the open segment's twin, the groups'
+// summaries f.sum, f.bsc, catalog f.cat, the open segment's twin, the groups'
 // parity f*.par) over the facts kept; bytes_per_episode: every byte of the
 // episode files (/ep.*) over the episodes held. longest_step_traffic and
 // step_ms_device_max_by_kind say what the slowest steps read and wrote;

@@ -144,7 +144,16 @@ export function searchAction(tool: ToolState, a: Args): string {
       try {
         const ids = listed[t];
         // asks for as many more as NVS may hide, so that `limit` new ones can remain
-        const items = (tool.archive.recall(t, { keyword, limit: limit + ids.length, budget }) as Item[]).filter((x) => ids.indexOf(x.id) < 0);
+        // a stream stops where its next read would not fit in what is left;
+        // the bytes it did not read go to the next stream
+        const b: Budget = { left: budget.left, cut: false };
+        let items: Item[];
+        try {
+          items = (tool.archive.recall(t, { keyword, limit: limit + ids.length, budget: b }) as Item[]).filter((x) => ids.indexOf(x.id) < 0);
+        } finally {
+          budget.left = b.left;
+          if (b.cut) budget.cut = true;
+        }
         if (items.length) archived[t] = items.slice(0, limit);
         const part = partOf(tool.archive);
         if (part) (unreadable ??= {})[t] = part;

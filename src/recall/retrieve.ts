@@ -275,12 +275,12 @@ export function retrieve(src: Sources, question: string, opts: { limit?: number;
     // the lookups in the order most likely to answer, while the budget lasts:
     // a time's records and digests first, then each word in turn over the
     // streams (the first word everywhere before the second anywhere)
-    const lookups: (() => void)[] = [];
+    const lookups: ((budget: Budget) => void)[] = [];
     const counts: Record<string, number> = {};
     const streams = types.filter((type) => !(type === "event" && !planAsked && !range && opts.archive === "needed"));
-    if (range) for (const type of streams) lookups.push(() => take(type, a.recall(type, { start: formatDate(range.lo), end: formatDate(range.hi - 1), limit: 6, budget })));
+    if (range) for (const type of streams) lookups.push((budget) => take(type, a.recall(type, { start: formatDate(range.lo), end: formatDate(range.hi - 1), limit: 6, budget })));
     if (range && a.scan && (want("digest") || want("episode") || want("moment")))
-      lookups.push(() => {
+      lookups.push((budget) => {
         a.scan!("digest", (it: any) => {
           const at = tsOfIso(String(it.timestamp ?? ""));
           const text = `${it.topic ? it.topic + "：" : ""}${it.content}`;
@@ -294,17 +294,29 @@ export function retrieve(src: Sources, question: string, opts: { limit?: number;
       for (const type of streams) {
         const n = opts.archive === "needed" ? (type === "fact" ? ARCHIVE_KEYS : 1) : type === "fact" ? 2 * ARCHIVE_KEYS : ARCHIVE_KEYS;
         const ks = keys.slice(0, n);
-        if (ks.length) lookups.push(() => { for (const items of many.call(a, type, ks, { limit: 4, budget })) take(type, items); });
+        if (ks.length) lookups.push((budget) => { for (const items of many.call(a, type, ks, { limit: 4, budget })) take(type, items); });
       }
     else
       for (const k of keys)
         for (const type of streams) {
           const n = opts.archive === "needed" ? (type === "fact" ? ARCHIVE_KEYS : 1) : type === "fact" ? 2 * ARCHIVE_KEYS : ARCHIVE_KEYS;
           if ((counts[type] = (counts[type] ?? 0) + 1) > n) continue;
-          lookups.push(() => take(type, a.recall(type, { keyword: k, limit: 4, budget })));
+          lookups.push((budget) => take(type, a.recall(type, { keyword: k, limit: 4, budget })));
         }
     try {
-      for (const l of lookups) if (budget.left > 0) l();
+      // each lookup stops where its next read would not fit in what is left;
+      // the bytes it did not read go to the next one (a big unindexed
+      // segment of one stream does not hide the others)
+      for (const l of lookups) {
+        if (budget.left <= 0) break;
+        const b: Budget = { left: budget.left, cut: false };
+        try {
+          l(b);
+        } finally {
+          budget.left = b.left;
+          if (b.cut) budget.cut = true;
+        }
+      }
     } catch (e) {
       if (e instanceof Error && e.name === "PowerCut") throw e;
       unreadable = `${unreadable ? unreadable + "; " : ""}archive: ${e instanceof Error ? e.message : String(e)}`;

@@ -10,7 +10,7 @@ import { Archive, ArchiveError } from "../../src/archive/archive";
 import { Archiver } from "../../src/archive/archiver";
 import { Memory } from "../../src/memory/memory";
 import { Service } from "../../src/app/service";
-import type { Moment } from "../../src/memory/types";
+import { newEvent, type Moment } from "../../src/memory/types";
 import { fromLocal } from "../../src/time/local";
 import { fresh, fillFacts, image, sameImage, sec } from "./archive.scn";
 import { fillLong, segName } from "./archive-segments.scn";
@@ -304,6 +304,32 @@ export const scenarios: Scenario[] = [
       const j = JSON.parse(search.text);
       equal(j.items[0].text, "主人说第3条规矩是早睡", "NVS is searched");
       equal(JSON.parse(call({ action: "search", keyword: "看雪" }).text).archived.moment.length, 1, "the readable streams are searched");
+    },
+  },
+  {
+    name: "archive faults: a sealed segment that lost its sidecar and catalog (more than a call's flash budget to read) cuts its own stream, not the streams after it: search and recall still find an archived event, marked partial",
+    run() {
+      const dev = fresh();
+      let a = new Archive(root);
+      a.check();
+      fillLong(a, 500); // two fact segments and more
+      a.append("event", [newEvent({ date: "2024-03-05", time: "15:00", content: "和主人一起去看萤火虫", eventType: "event", duration: 60 })]);
+      a.append("moment", [{ timestamp: sec(fromLocal(2024, 3, 6, 20, 0)), topic: "下雪", content: "主人第一次看雪，很兴奋", emotion: "excited", intensity: 4, importance: 4 }]);
+      a.settle();
+      ok(a.report().fact.segments >= 2, "a sealed fact segment");
+      for (const n of ["/f000001.six", "/f.cat", "/f.sum", "/f.bsc"]) File.delete(root + n.slice(1));
+      dev.reboot();
+      a = new Archive(root);
+      a.check();
+      const svc = new Service({ sink: { remind() {} }, archive: a });
+      let id = 0;
+      const call = (args: Record<string, unknown>) => JSON.parse(JSON.parse(svc.handle(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "memory", arguments: args } }))!).result.content[0].text);
+      const s = call({ action: "search", keyword: "萤火虫" });
+      equal(s.partial, true, "the fact stream was cut");
+      equal((s.archived.event ?? []).length, 1, `the event is found: ${JSON.stringify(s)}`);
+      equal((call({ action: "search", keyword: "看雪" }).archived.moment ?? []).length, 1, "and the moment");
+      const r = call({ action: "recall", keyword: "萤火虫" });
+      ok(r.hits.some((h: { text: string }) => h.text.indexOf("萤火虫") >= 0), `recall without a type finds it: ${JSON.stringify(r)}`);
     },
   },
 ];

@@ -337,7 +337,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   // what facts and episodes take on flash at the end (file lengths)
   let factFileBytes = 0, episodeFileBytes = 0;
   for (const e of dev.spiffs.list()) {
-    if (/^\/f[0-9]*\.[a-z]+$/.test(e.name)) factFileBytes += e.length; // f.jsonl f.six f.sum f.bsl f.cat f.twn fNNNNNN.par
+    if (/^\/f[0-9]*\.[a-z]+$/.test(e.name)) factFileBytes += e.length; // f.jsonl f.six f.sum f.bsc f.cat f.twn fNNNNNN.par
     if (/^\/ep\./.test(e.name)) episodeFileBytes += e.length;
   }
   const epEnd = o.episodes ? countEpisodes() : { episodes: 0, contentChars: [0, 0], contentBytes: [0, 0], keywordBytes: [0, 0] };
