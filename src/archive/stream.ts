@@ -336,6 +336,33 @@ export class ArchiveStream {
     }
   }
 
+  // The open segment's bytes [pos, pos + n) as its twin holds them (XORed
+  // back with its key), or undefined when the twin does not hold them (the
+  // episode store's passages: a line damaged in the open segment).
+  twinBytes(seq: number, pos: number, n: number): Uint8Array | undefined {
+    const o = this.open;
+    if (!o || o.seq !== seq || o.twin < pos + n) return undefined;
+    try {
+      const f = new File(this.path(seq, o.par ? "par" : "twn"));
+      const b = new Uint8Array(n);
+      try {
+        for (let at = 0; at < n; ) {
+          const k = readInto(f, pos + at, Math.min(CHUNK, n - at), this.bufs.chunk);
+          if (k <= 0) return undefined;
+          b.set(this.bufs.chunk.subarray(0, k), at);
+          at += k;
+        }
+      } finally {
+        f.close();
+      }
+      if (o.par) this.xorKey(o.key, b, pos);
+      return b;
+    } catch (e) {
+      rethrowFatal(e);
+      return undefined;
+    }
+  }
+
   // Puts a twin's bytes, XORed back with its key, in the segment's place.
   private twinIntoPlace(from: string, key: number, to: string): boolean {
     if (key < 0) return copyInto(from, to);
@@ -782,12 +809,14 @@ export class ArchiveStream {
   // already in the open segment's tail are skipped (a move repeated after a
   // cut). Returns the lines written. Throws ArchiveError; nothing is
   // acknowledged then.
-  append(lines: Line[]): { written: number; bytes: number } {
+  // `seq` and `at`: where the first line written went (passages, whose
+  // lines are never skipped: an episode's header points to them).
+  append(lines: Line[]): { written: number; bytes: number; seq: number; at: number } {
     let o = this.open;
     // the tail: the bytes after the indexed blocks (less than a block, plus a torn append)
     let tail = o ? this.readTail(o) : undefined;
     let fresh = lines;
-    if (o && tail) {
+    if (o && tail && this.stream !== "passage") {
       const t = tail, oo = o;
       fresh = lines.filter((l) => !tailHas(t, oo.indexedEnd, oo.validEnd, l, this.stream));
       // a repeated batch may straddle the end of the last indexed block: that
@@ -798,7 +827,7 @@ export class ArchiveStream {
         fresh = fresh.filter((l) => !tailHas(b, 0, b.length, l, this.stream));
       }
     }
-    if (!fresh.length) return { written: 0, bytes: 0 };
+    if (!fresh.length) return { written: 0, bytes: 0, seq: -1, at: -1 };
     let total = 0;
     for (const l of fresh) total += l.line.length;
     // the lines that are not there yet decide whether they fit (a batch cut
@@ -833,7 +862,7 @@ export class ArchiveStream {
     this.segs.set(o.seq, o.length);
     this.writeTwin(o, pos, out, tail);
     this.index(o, tail, out);
-    return { written: fresh.length, bytes: n };
+    return { written: fresh.length, bytes: n, seq: o.seq, at: pos + (repair ? 2 : 0) };
   }
 
   // Starts the next segment: its header line, its twin, its sidecar.
@@ -1156,9 +1185,9 @@ export class ArchiveStream {
 
 // Part of Buffers.prot as a map from segment (or group) numbers: keys are
 // numbers (no string in the heap), kind and stream times a million plus n.
-const KEY_STREAMS: Stream[] = ["fact", "moment", "event", "digest"];
+const KEY_STREAMS: Stream[] = ["fact", "moment", "event", "digest", "passage"];
 function keyBase(kind: number, stream: Stream): number {
-  return (kind * 4 + KEY_STREAMS.indexOf(stream)) * 1000000;
+  return (kind * 5 + KEY_STREAMS.indexOf(stream)) * 1000000;
 }
 class View<V> {
   constructor(

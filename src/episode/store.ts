@@ -3,7 +3,7 @@
 // copy and the scrub), on top of the files (store-files.ts) and the batches
 // (store-batch.ts).
 
-import { File } from "file";
+import { File, System } from "file";
 
 import { EPISODE_SLOTS, type Episode, type EpisodeStoreApi } from "./types";
 import {
@@ -19,6 +19,7 @@ import {
   textValid,
   textCrcOf,
   tombValid,
+  headerLean,
 } from "./record";
 
 import {
@@ -37,6 +38,13 @@ import { EpisodeTombs } from "./store-tombs";
 
 export { EpisodeError };
 export { CHUNK, MAX_BATCH, W_BYTES } from "./store-files";
+
+// version-1 slots a migration step writes again (a batch: 5 passages appended, 10 headers written)
+export const MIGRATE_SLOTS = 5;
+// new parity and twins of the passages only while the partition is below this (the archive's retire line)
+const TEXT_ROOMY = 0.68;
+const SEGMENT_BYTES = 57344;
+const MARK = new Uint8Array([0x45, 0x50, 0x4d, 0x32]); // "EPM2": the migration's end (/ep.m)
 
 export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
   // ---- putting slots in step -------------------------------------------------------------------
@@ -62,7 +70,15 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
         }
         this.close(f);
         f = undefined;
-        if (tsl > 0) {
+        // a version-2 header is whole by itself: its text is a passage (read when served)
+        let v1 = false;
+        for (let i = 0; i < n; i++) {
+          if (list[i] < hs && headerValid(h[k], i * HEADER_BYTES)) {
+            if (headerLean(h[k], i * HEADER_BYTES)) ok[k][i] = 1;
+            else v1 = true;
+          }
+        }
+        if (tsl > 0 && v1) {
           f = this.openCopy("t", k);
           for (let i = 0; i < n; ) {
             // up to 6 consecutive slots per read
@@ -72,7 +88,7 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
             this.rd(f, list[i] * TEXT_BYTES, have * TEXT_BYTES, tb);
             for (let j = 0; j < m; j++) {
               const at = j * TEXT_BYTES;
-              const hv = list[i + j] < hs && headerValid(h[k], (i + j) * HEADER_BYTES);
+              const hv = list[i + j] < hs && headerValid(h[k], (i + j) * HEADER_BYTES) && !headerLean(h[k], (i + j) * HEADER_BYTES);
               if (j < have && hv && textValid(tb, at) && textCrcOf(tb, at) === headerTextCrc(h[k], (i + j) * HEADER_BYTES)) {
                 ok[k][i + j] = 1;
                 tcrc[k][i + j] = textCrcOf(tb, at);
@@ -122,27 +138,24 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     }
     if (!fixed) return 0;
     this.free = undefined; // a slot may change state: the next census learns them again
-    const blankText = new Uint8Array(TEXT_BYTES);
-    const blankCrc = encodeText(blankText, 0, 0, this.seq, { content: new Uint8Array(0), keywords: new Uint8Array(0) });
+    // a blank free slot: a version-2 header without a passage
     const blank = new Uint8Array(HEADER_BYTES);
-    encodeHeader(blank, 0, { state: "free" } as Episode, this.seq, blankCrc, this.seq, undefined);
+    encodeHeader(blank, 0, { state: "free" } as Episode, this.seq, 0, 0, undefined, { seq: 0, at: 0, len: 0 });
     for (let k = 0; k < 2; k++) {
-      // texts first (read from the other copy), then headers
+      // version-1 texts first (read from the other copy), then headers
       const todo: number[] = [];
       for (let i = 0; i < n; i++) if (act[k][i]) todo.push(i);
       if (!todo.length) continue;
       let fr: File | undefined, fw: File | undefined;
       const t = new Uint8Array(TEXT_BYTES);
       try {
-        fw = this.openWrite(this.path("t", k), this.tLen[k]);
         for (const i of todo) {
           const s = list[i];
-          if (act[k][i] === 2) this.tLen[k] = this.wr(fw, this.tLen[k], s * TEXT_BYTES, blankText);
-          else {
-            fr ??= this.openCopy("t", 1 - k);
-            this.rd(fr, s * TEXT_BYTES, TEXT_BYTES, t);
-            this.tLen[k] = this.wr(fw, this.tLen[k], s * TEXT_BYTES, t);
-          }
+          if (act[k][i] !== 1 || headerLean(h[1 - k], i * HEADER_BYTES)) continue;
+          fw ??= this.openWrite(this.path("t", k), this.tLen[k]);
+          fr ??= this.openCopy("t", 1 - k);
+          this.rd(fr, s * TEXT_BYTES, TEXT_BYTES, t);
+          this.tLen[k] = this.wr(fw, this.tLen[k], s * TEXT_BYTES, t);
         }
         this.close(fw);
         fw = undefined;
@@ -200,7 +213,81 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     }
     if (this.bad[0] || this.bad[1]) return this.rebuildStep();
     if (this.xbad[0] || this.xbad[1]) return this.rebuildTombStep();
+    if (this.textStep()) return true;
+    if (this.migrateStep()) return true;
     return this.scrubStep(nowMs);
+  }
+
+  // The passages' upkeep (as the archive's steps do for its streams): the open
+  // segment's twin brought level, a full segment sealed, its group's parity
+  // made, a damaged segment restored from it.
+  protected textStep(): boolean {
+    try {
+      this.ensureTexts();
+    } catch (e) {
+      if (fatal(e)) throw e;
+      return false;
+    }
+    let roomy = true;
+    try {
+      const i = System.info();
+      roomy = Number(i.used) + SEGMENT_BYTES <= Number(i.total) * TEXT_ROOMY;
+    } catch (e) {
+      if (fatal(e)) throw e;
+    }
+    return this.texts.step(roomy);
+  }
+
+  // One step of the migration from version 1 (FORMAT.md §4.8): the headers of
+  // 32 slots of both copies looked at; up to MIGRATE_SLOTS version-1 slots
+  // among them written again as one batch (their texts appended as passages,
+  // then both headers as version 2: a cut leaves each slot as before or as
+  // after). When a pass finds none left, the text files go: the marker
+  // `/ep.m` first, so that a cut between the deletes is finished by open().
+  protected migrateStep(): boolean {
+    if (this.lean || this.bad[0] || this.bad[1] || this.pending.length) return false;
+    const per = CHUNK / HEADER_BYTES;
+    if (this.migAt < this.nSlots) {
+      const first = this.migAt, n = Math.min(per, this.nSlots - first);
+      const b = new Uint8Array(n * HEADER_BYTES);
+      const v1: number[] = [];
+      for (let k = 0; k < 2; k++) {
+        const have = Math.max(0, Math.min(n, Math.floor(this.hLen[k] / HEADER_BYTES) - first));
+        if (!have) continue;
+        let f: File | undefined;
+        try {
+          f = this.openCopy("h", k);
+          this.rd(f, first * HEADER_BYTES, have * HEADER_BYTES, b);
+        } finally {
+          this.close(f);
+        }
+        for (let i = 0; i < have; i++) if (b[i * HEADER_BYTES + 1] === 1 && headerValid(b, i * HEADER_BYTES) && v1.indexOf(first + i) < 0) v1.push(first + i);
+      }
+      if (!v1.length) {
+        this.migAt += n;
+        return true;
+      }
+      v1.sort((x, y) => x - y);
+      const batch: Episode[] = [];
+      for (const s of v1.slice(0, MIGRATE_SLOTS)) batch.push(this.read(s) ?? ({ slot: s, state: "free" } as Episode));
+      this.write(batch);
+      this.notes.push(`migrated ${batch.length} slot(s) from ${batch[0].slot} to version 2`);
+      return true;
+    }
+    // every header is version 2: the text files go, the marker first
+    let f: File | undefined;
+    try {
+      f = this.openWrite(this.mPath(), 0);
+      this.put(f, 0, MARK, 0, MARK.length);
+    } finally {
+      this.close(f);
+    }
+    for (let k = 0; k < 2; k++) for (const p of [this.tmp("t", k), this.path("t", k)]) if (!this.remove(p)) return true; // tried again by the next step
+    this.remove(this.mPath());
+    this.lean = true;
+    this.tLen = [0, 0];
+    this.notes.push("the migration to version 2 ended: text files deleted");
+    return true;
   }
 
   // Writes copy k again from the other, REBUILD_SLOTS slots per step, into
@@ -217,7 +304,7 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       for (const p of [this.path("h", k), this.path("t", k), hN, tN]) if (!this.remove(p)) return true; // a delete that failed: the next step tries again
       this.hLen[k] = 0;
       this.tLen[k] = 0;
-      for (const p of [hN, tN]) this.close(this.openWrite(p, 0));
+      for (const p of this.lean ? [hN] : [hN, tN]) this.close(this.openWrite(p, 0));
       this.nLen = { h: 0, t: 0 };
       rb = this.rebuild = { k, at: 0, phase: 0 };
       return true;
@@ -239,10 +326,12 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
           this.close(f);
           f = undefined;
         }
-        f = this.openWrite(tN, this.nLen.t);
-        this.nLen.t = this.wr(f, this.nLen.t, rb.at * TEXT_BYTES, tb);
-        this.close(f);
-        f = undefined;
+        if (!this.lean) {
+          f = this.openWrite(tN, this.nLen.t);
+          this.nLen.t = this.wr(f, this.nLen.t, rb.at * TEXT_BYTES, tb);
+          this.close(f);
+          f = undefined;
+        }
         f = this.openWrite(hN, this.nLen.h);
         this.nLen.h = this.wr(f, this.nLen.h, rb.at * HEADER_BYTES, hb);
       } catch (e) {
@@ -255,14 +344,14 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       rb.at += n;
       return true;
     }
-    if (rb.phase === 0) rb.phase = 2;
+    if (rb.phase === 0) rb.phase = this.lean ? 3 : 2;
     if (rb.phase === 2) {
       if (!File.rename(tN, this.path("t", k))) return true; // false: the next step tries again
       rb.phase = 3;
     }
     if (!File.rename(hN, this.path("h", k))) return true;
     this.hLen[k] = this.nLen.h;
-    this.tLen[k] = this.nLen.t;
+    if (!this.lean) this.tLen[k] = this.nLen.t;
     this.bad[k] = false;
     this.rebuild = undefined;
     this.countSlots();
@@ -419,6 +508,6 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     let n = this.seq > 0 ? W_BYTES : 0;
     for (let k = 0; k < 2; k++) n += this.hLen[k] + this.tLen[k] + this.xLen[k];
     if (this.rebuild) n += this.nLen.h + this.nLen.t;
-    return n;
+    return n + this.texts.footprint();
   }
 }
