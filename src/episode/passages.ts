@@ -45,6 +45,9 @@ function fatal(e: unknown): boolean {
 export class Passages {
   readonly stream: ArchiveStream;
   loaded = false;
+  // a scan reads many texts: the segment it read last stays open until end()
+  private held: { seq: number; f: File } | undefined;
+  private holding = false;
 
   constructor(readonly root: string) {
     this.stream = new ArchiveStream(root, "passage", new Buffers());
@@ -88,7 +91,44 @@ export class Passages {
     return this.decode(b);
   }
 
+  // Between begin() and end() (a scan), the last segment read stays open.
+  begin(): void {
+    this.holding = true;
+  }
+
+  end(): void {
+    this.holding = false;
+    this.drop();
+  }
+
+  private drop(): void {
+    const h = this.held;
+    this.held = undefined;
+    if (!h) return;
+    try {
+      h.f.close();
+    } catch (e) {
+      if (fatal(e)) throw e;
+    }
+  }
+
   private bytes(ref: TextRef, second: boolean): Uint8Array | undefined {
+    if (!second && this.holding) {
+      try {
+        if (this.held && this.held.seq !== ref.seq) this.drop();
+        if (!this.held) this.held = { seq: ref.seq, f: this.stream.openRead(ref.seq) };
+        const f = this.held.f;
+        if (f.length >= ref.at + ref.len) {
+          f.position = ref.at;
+          const got = new Uint8Array(f.read(ArrayBuffer, ref.len) as ArrayBuffer);
+          if (got.length === ref.len) return got;
+        }
+      } catch (e) {
+        if (fatal(e)) throw e;
+      }
+      // (a handle that does not see the bytes: the segment opened anew, below)
+      this.drop();
+    }
     // the open segment's second source is its twin
     if (second && this.stream.open?.seq === ref.seq) {
       try {

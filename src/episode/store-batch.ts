@@ -273,6 +273,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     const got: Episode[] = [];
     let fh: File | undefined, ft: File | undefined;
     const n = this.nSlots;
+    if (text) this.texts.begin();
     try {
       const hs = Math.floor(this.hLen[p] / HEADER_BYTES), ts = Math.floor(this.tLen[p] / TEXT_BYTES);
       try {
@@ -322,6 +323,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     } finally {
       this.close(fh);
       this.close(ft);
+      if (text) this.texts.end();
     }
   }
 
