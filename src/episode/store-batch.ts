@@ -508,7 +508,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
       }
       const lines = encodePassage(ep.createdAt, ep.id, ep.content, ep.keywords.join(","));
       const m = measure(lines);
-      if (this.readHeader(p, ep.slot, old) && headerLean(old, 0) && headerState(old, 0) !== 0 && headerId(old, 0) === ep.id) {
+      if (this.moving.indexOf(ep.slot) < 0 && this.readHeader(p, ep.slot, old) && headerLean(old, 0) && headerState(old, 0) !== 0 && headerId(old, 0) === ep.id) {
         const r = headerRef(old, 0);
         if (r.crc === m.crc && r.len === m.len) {
           refs.push(r);

@@ -132,6 +132,9 @@ export abstract class EpisodeFiles {
   readonly texts: Passages;
   protected lean = true;
   protected migAt = 0; // the migration from version 1: slots looked at this pass
+  // the passages' collection (store.ts): a census of live bytes per segment, then moving one's live texts
+  protected gc: { phase: number; at: number; live: Map<number, number>; victim: number; found: number } | undefined;
+  protected moving: number[] = []; // slots a batch writes with their texts appended anew (the collection)
 
   // prefix: the files' name before ".h0" etc., from the file root ("/ep": /data/ep.h0 on the device)
   constructor(prefix = "/ep", root: string = config.file.root) {
@@ -401,6 +404,7 @@ export abstract class EpisodeFiles {
     const lean = this.tLen[0] < 0 && this.tLen[1] < 0;
     this.lean = lean;
     this.migAt = 0;
+    this.gc = undefined;
     for (let k = 0; k < 2; k++) {
       const o = 1 - k;
       // a copy with a file missing (or far shorter than the other's) while the other has slots

@@ -20,6 +20,8 @@ import {
   textCrcOf,
   tombValid,
   headerLean,
+  headerState,
+  headerRef,
 } from "./record";
 
 import {
@@ -45,6 +47,8 @@ export const MIGRATE_SLOTS = 5;
 const TEXT_ROOMY = 0.68;
 const SEGMENT_BYTES = 57344;
 const MARK = new Uint8Array([0x45, 0x50, 0x4d, 0x32]); // "EPM2": the migration's end (/ep.m)
+// a sealed passages segment whose lines headers point to are under this share of its bytes is collected
+const GC_SHARE = 0.5;
 
 export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
   // ---- putting slots in step -------------------------------------------------------------------
@@ -425,12 +429,17 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
   // Returns false when a pass has just ended, or the next is not due yet: a
   // clock set back by more than a pass's rest counts as due.
   protected scrubStep(nowMs?: number): boolean {
+    // the texts' collection: moving the live texts of a segment, a step each
+    if (this.gcMove()) return true;
     if (this.scrubAt < 0) {
       if (nowMs !== undefined && nowMs < this.scrubDue && nowMs >= this.scrubDue - SCRUB_EVERY_MS) return false;
       this.scrubAt = 0;
       this.scrubTomb = 0;
       this.hadWork = false;
+      // a census of the texts' live bytes rides along with the pass
+      if (this.lean && !this.gc) this.gc = { phase: 0, at: 0, live: new Map(), victim: -1, found: 0 };
     }
+    this.gcCount();
     const maxSlots = Math.min(EPISODE_SLOTS, Math.max(Math.floor(this.hLen[0] / HEADER_BYTES), Math.floor(this.hLen[1] / HEADER_BYTES)));
     if (this.scrubAt < maxSlots) {
       const list: number[] = [];
@@ -456,6 +465,144 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     this.scrubAt = -1;
     if (nowMs !== undefined) this.scrubDue = nowMs + SCRUB_EVERY_MS;
     return false;
+  }
+
+  // ---- collecting the passages no header points to (FORMAT.md §4.3.1) --------------------
+
+  // Both copies' headers of slots [first, first + n) into b (copy k at k·n·128); how many each copy has.
+  private headersOf(first: number, n: number, b: Uint8Array): number[] {
+    const have = [0, 0];
+    for (let k = 0; k < 2; k++) {
+      have[k] = Math.max(0, Math.min(n, Math.floor(this.hLen[k] / HEADER_BYTES) - first));
+      if (!have[k]) continue;
+      let f: File | undefined;
+      try {
+        f = this.openCopy("h", k);
+        this.rd(f, first * HEADER_BYTES, have[k] * HEADER_BYTES, b, k * n * HEADER_BYTES);
+      } finally {
+        this.close(f);
+      }
+    }
+    return have;
+  }
+
+  // The census: 32 slots of both copies a step (with the scrub's pieces), the
+  // bytes of lines headers point to, per segment. At its end, the sealed
+  // segment with the least live share, if under half, is the one to collect.
+  protected gcCount(): void {
+    const g = this.gc;
+    if (!g || g.phase !== 0 || !this.lean || this.bad[0] || this.bad[1]) return;
+    const per = CHUNK / HEADER_BYTES;
+    if (g.at < this.nSlots) {
+      const n = Math.min(per, this.nSlots - g.at);
+      const b = new Uint8Array(2 * n * HEADER_BYTES);
+      const have = this.headersOf(g.at, n, b);
+      for (let i = 0; i < n; i++) {
+        let seen = -1;
+        for (let k = 0; k < 2; k++) {
+          const at = (k * n + i) * HEADER_BYTES;
+          if (i >= have[k] || !headerValid(b, at) || !headerLean(b, at) || headerState(b, at) === 0) continue;
+          const r = headerRef(b, at);
+          if (r.seq === seen) continue;
+          seen = r.seq;
+          g.live.set(r.seq, (g.live.get(r.seq) ?? 0) + r.len);
+        }
+      }
+      g.at += n;
+      return;
+    }
+    try {
+      this.ensureTexts();
+    } catch (e) {
+      if (fatal(e)) throw e;
+      this.gc = undefined;
+      return;
+    }
+    const st = this.texts.stream;
+    const unsealed = st.unsealed();
+    let best = -1, bestShare = GC_SHARE;
+    st.segs.forEach((len, seq) => {
+      if ((st.open && st.open.seq === seq) || unsealed.indexOf(seq) >= 0 || st.restoring.has(seq) || st.damaged.has(seq) || len <= 0) return;
+      const share = (g.live.get(seq) ?? 0) / len;
+      if (share < bestShare) {
+        bestShare = share;
+        best = seq;
+      }
+    });
+    if (best < 0) {
+      this.gc = undefined;
+      return;
+    }
+    g.phase = 1;
+    g.at = 0;
+    g.victim = best;
+    g.found = 0;
+    this.notes.push(`texts: p${best} holds ${Math.round(bestShare * 100)}% live lines: collected by steps`);
+  }
+
+  // Collecting segment `victim`: a pass over both copies' headers, 32 slots a
+  // step, writes the slots that point into it again (at most 5 a step, an
+  // ordinary batch: their texts appended anew, then both headers); a pass that
+  // finds none retires the segment (its group's parity goes first and is made
+  // again by steps). A cut anywhere leaves every header pointing to a whole text.
+  protected gcMove(): boolean {
+    const g = this.gc;
+    if (!g || g.phase !== 1) return false;
+    if (!this.lean || this.bad[0] || this.bad[1] || this.pending.length || this.redoLater) return false;
+    const st = this.texts.stream;
+    if (!st.segs.has(g.victim) || (st.open && st.open.seq === g.victim)) {
+      this.gc = undefined;
+      return false;
+    }
+    const per = CHUNK / HEADER_BYTES;
+    if (g.at < this.nSlots) {
+      const n = Math.min(per, this.nSlots - g.at);
+      const b = new Uint8Array(2 * n * HEADER_BYTES);
+      const have = this.headersOf(g.at, n, b);
+      const slots: number[] = [];
+      for (let i = 0; i < n && slots.length < MIGRATE_SLOTS; i++) {
+        for (let k = 0; k < 2; k++) {
+          const at = (k * n + i) * HEADER_BYTES;
+          if (i < have[k] && headerValid(b, at) && headerLean(b, at) && headerState(b, at) !== 0 && headerRef(b, at).seq === g.victim) {
+            if (slots.indexOf(g.at + i) < 0) slots.push(g.at + i);
+          }
+        }
+      }
+      if (!slots.length) {
+        g.at += n;
+        return true;
+      }
+      const batch: Episode[] = [];
+      for (const s of slots) {
+        const ep = this.read(s);
+        if (!ep) {
+          // a text that cannot be read now: its segment stays
+          this.notes.push(`texts: p${g.victim} not collected: slot ${s} cannot be read`);
+          this.gc = undefined;
+          return true;
+        }
+        batch.push(ep);
+      }
+      this.moving = slots;
+      try {
+        this.write(batch);
+      } finally {
+        this.moving = [];
+      }
+      g.found += slots.length;
+      return true;
+    }
+    if (g.found) {
+      // moved some: one more pass finds none before the segment goes
+      g.found = 0;
+      g.at = 0;
+      return true;
+    }
+    st.dropParityOf(g.victim);
+    st.retire(g.victim);
+    this.notes.push(`texts: p${g.victim} collected`);
+    this.gc = undefined;
+    return true;
   }
 
   protected scrubTombs(first: number, n: number): number {
