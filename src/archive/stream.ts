@@ -41,11 +41,20 @@ export interface OpenSeg {
 }
 
 // The archive's only long-lived buffers (8.7 KB of the device's chunk heap),
-// shared by every operation: none runs inside another.
+// shared by every operation: none runs inside another. The scratch arrays
+// (chunk, side) are one set for the whole program: the episode store's
+// passages stream (src/episode/passages.ts) uses them too, and none of its
+// operations runs inside an archive's operation or the other way round.
+let scratch: { chunk: Uint8Array; side: Uint8Array } | undefined;
 export class Buffers {
   prot = new Map<number, unknown>(); // damage at rest, every stream's: twins, parity, damaged, restoring (View)
-  chunk = new Uint8Array(CHUNK); // a block or a chunk of lines
-  side = new Uint8Array(32 + SEGMENT_BLOCKS * RECORD); // a sidecar; or summaries (two per read) before any sidecar is read
+  chunk: Uint8Array; // a block or a chunk of lines
+  side: Uint8Array; // a sidecar; or summaries (two per read) before any sidecar is read
+  constructor() {
+    scratch ??= { chunk: new Uint8Array(CHUNK), side: new Uint8Array(32 + SEGMENT_BLOCKS * RECORD) };
+    this.chunk = scratch.chunk;
+    this.side = scratch.side;
+  }
 }
 
 export class ArchiveStream {
@@ -342,20 +351,30 @@ export class ArchiveStream {
   twinBytes(seq: number, pos: number, n: number): Uint8Array | undefined {
     const o = this.open;
     if (!o || o.seq !== seq || o.twin < pos + n) return undefined;
-    try {
-      const f = new File(this.path(seq, o.par ? "par" : "twn"));
+    // (its own arrays, not the shared chunk: a passage may be read while a
+    // scan of the archive holds a block there)
+    const part = (path: string, len: number): Uint8Array => {
       const b = new Uint8Array(n);
+      const m = Math.min(n, len - pos);
+      if (m <= 0) return b;
+      const f = new File(path);
       try {
-        for (let at = 0; at < n; ) {
-          const k = readInto(f, pos + at, Math.min(CHUNK, n - at), this.bufs.chunk);
-          if (k <= 0) return undefined;
-          b.set(this.bufs.chunk.subarray(0, k), at);
+        for (let at = 0; at < m; ) {
+          const k = readInto(f, pos + at, Math.min(CHUNK, m - at), b, at);
+          if (k <= 0) throw new ArchiveError("io", "archive: short read");
           at += k;
         }
       } finally {
         f.close();
       }
-      if (o.par) this.xorKey(o.key, b, pos);
+      return b;
+    };
+    try {
+      const b = part(this.path(seq, o.par ? "par" : "twn"), pos + n);
+      if (o.par && o.key >= 0) {
+        const k = part(this.path(o.key, "par"), this.pars.get(o.key) ?? 0);
+        for (let i = 0; i < n; i++) b[i] ^= k[i];
+      }
       return b;
     } catch (e) {
       rethrowFatal(e);
