@@ -156,9 +156,11 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     }
   }
 
-  // One slot's header and text from copy k into h[0..128) and t[0..672); false when not whole there.
-  // A version-2 header's text (a passage) is read into `into` (when given) instead.
-  protected readSlot(k: number, slot: number, h: Uint8Array, t: Uint8Array, into?: Episode[]): boolean {
+  // One slot's header from copy k into h[0..128), and its episode with its text
+  // into into[0] (when given); false when not whole there. A version-2
+  // header's text is its passage, a version-1 one's its text record.
+  protected readSlot(k: number, slot: number, h: Uint8Array, into?: Episode[]): boolean {
+    const t = this.lean ? undefined : new Uint8Array(TEXT_BYTES);
     if (this.bad[k] || (slot + 1) * HEADER_BYTES > this.hLen[k]) return false;
     let f: File | undefined;
     try {
@@ -170,7 +172,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
         f = undefined;
         return this.passageOf(h, 0, slot, into);
       }
-      if ((slot + 1) * TEXT_BYTES > this.tLen[k]) return false;
+      if (!t || (slot + 1) * TEXT_BYTES > this.tLen[k]) return false;
       this.close(f);
       f = this.openCopy("t", k);
       this.rd(f, slot * TEXT_BYTES, TEXT_BYTES, t);
@@ -180,7 +182,13 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     } finally {
       this.close(f);
     }
-    return textValid(t, 0) && textCrcOf(t, 0) === headerTextCrc(h, 0);
+    if (!(textValid(t, 0) && textCrcOf(t, 0) === headerTextCrc(h, 0))) return false;
+    if (into) {
+      const ep = decodeHeader(h, 0, slot);
+      decodeText(t, 0, ep);
+      into[0] = ep;
+    }
+    return true;
   }
 
   // A version-2 header's episode with its text (the passage it points to) into
@@ -201,15 +209,12 @@ export abstract class EpisodeBatch extends EpisodeFiles {
   read(slot: number): Episode | undefined {
     this.open();
     if (typeof slot !== "number" || !Number.isInteger(slot) || slot < 0 || slot >= this.nSlots) return undefined;
-    const h = new Uint8Array(HEADER_BYTES), t = new Uint8Array(TEXT_BYTES);
+    const h = new Uint8Array(HEADER_BYTES);
     const p = this.primary();
     const got: Episode[] = [];
-    if (!this.readSlot(p, slot, h, t, got) && !this.readSlot(1 - p, slot, h, t, got)) return undefined;
+    if (!this.readSlot(p, slot, h, got) && !this.readSlot(1 - p, slot, h, got)) return undefined;
     if (headerState(h, 0) === 0) return undefined;
-    if (headerLean(h, 0)) return got[0];
-    const ep = decodeHeader(h, 0, slot);
-    decodeText(t, 0, ep);
-    return ep;
+    return got[0];
   }
 
   // read(slot) when `may` holds for its header's signature: the header is read
@@ -267,8 +272,9 @@ export abstract class EpisodeBatch extends EpisodeFiles {
   protected scanFrom(p: number, fn: (ep: Episode) => boolean | void, text?: boolean): void {
     const per = text ? TEXTS_PER_READ : CHUNK / HEADER_BYTES;
     const hb = new Uint8Array(per * HEADER_BYTES);
-    const tb = text ? new Uint8Array(per * TEXT_BYTES) : undefined;
-    const oh = new Uint8Array(HEADER_BYTES), ot = new Uint8Array(TEXT_BYTES);
+    // version-1 texts are read side by side; a lean store's are passages (read one by one)
+    const tb = text && !this.lean ? new Uint8Array(per * TEXT_BYTES) : undefined;
+    const oh = new Uint8Array(HEADER_BYTES);
     const fm = new Uint8Array(EPISODE_SLOTS >> 3);
     const got: Episode[] = [];
     let fh: File | undefined, ft: File | undefined;
@@ -298,24 +304,23 @@ export abstract class EpisodeBatch extends EpisodeFiles {
         for (let i = 0; i < c; i++) {
           const s = first + i;
           const ha = i * HEADER_BYTES, ta = i * TEXT_BYTES;
-          let h = hb, t = tb, hAt = ha, tAt = ta;
+          let h = hb, hAt = ha;
           let ok = i < hc && headerValid(hb, ha);
           got.length = 0;
-          if (ok && tb) ok = headerLean(hb, ha) ? this.passageOf(hb, ha, s, got) : i < tc && textValid(tb, ta) && textCrcOf(tb, ta) === headerTextCrc(hb, ha);
+          if (ok && text) ok = headerLean(hb, ha) ? this.passageOf(hb, ha, s, got) : !!tb && i < tc && textValid(tb, ta) && textCrcOf(tb, ta) === headerTextCrc(hb, ha);
           if (!ok) {
             // the other copy (opened for this slot alone: at most 3 files open)
-            ok = tb ? this.readSlot(1 - p, s, oh, ot, got) : this.readHeader(1 - p, s, oh);
+            got.length = 0;
+            ok = text ? this.readSlot(1 - p, s, oh, got) : this.readHeader(1 - p, s, oh);
             h = oh;
-            t = ot;
             hAt = 0;
-            tAt = 0;
           }
           if (!ok || headerState(h, hAt) === 0) {
             fm[s >> 3] |= 1 << (s & 7);
             continue;
           }
           const ep = got.length ? got[0] : decodeHeader(h, hAt, s);
-          if (t && !got.length) decodeText(t, tAt, ep);
+          if (text && !got.length && tb) decodeText(tb, ta, ep);
           if (fn(ep) === true) return;
         }
       }
