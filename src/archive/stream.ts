@@ -1026,18 +1026,26 @@ export class ArchiveStream {
 
   // Indexes the blocks the append closed, from the bytes in RAM (no read).
   private index(o: OpenSeg, tail: Uint8Array, out: Uint8Array): void {
-    const all = new Uint8Array(tail.length + out.length);
-    all.set(tail, 0);
-    all.set(out, tail.length);
     const b = new BlockBuilder(this.stream, o.indexedEnd, SEGMENT_BLOCKS - o.blocks.length);
-    let s = 0;
-    // the torn bytes the tail may end with are not lines: `all` holds them
-    // followed by "#\n", which makes them one bad line
-    for (;;) {
-      const i = all.indexOf(NL, s);
-      if (i < 0) break;
-      b.add(all, s, i, i + 1 - s);
-      s = i + 1;
+    const lines = (all: Uint8Array): void => {
+      for (let s = 0; ; ) {
+        const i = all.indexOf(NL, s);
+        if (i < 0) break;
+        b.add(all, s, i, i + 1 - s);
+        s = i + 1;
+      }
+    };
+    if (!tail.length || tail[tail.length - 1] === NL) {
+      // whole lines in each (the common case): no copy of both (heap)
+      lines(tail);
+      lines(out);
+    } else {
+      // the torn bytes the tail ends with are not lines: `all` holds them
+      // followed by "#\n", which makes them one bad line
+      const all = new Uint8Array(tail.length + out.length);
+      all.set(tail, 0);
+      all.set(out, tail.length);
+      lines(all);
     }
     const recs = b.flush(false);
     const closed = decodeRecords(recs, b.count);
