@@ -354,12 +354,11 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     if (!Array.isArray(batch)) throw new EpisodeError("bad", "batch must be a list of episodes");
     if (!batch.length) return;
     if (batch.length > MAX_BATCH) throw new EpisodeError("bad", `at most ${MAX_BATCH} episodes per batch`);
-    const checked: Checked[] = [];
     const slots: number[] = [];
     let top = -1;
     for (const ep of batch) {
       if (ep && ep.slot === EPISODE_SLOTS) throw new EpisodeError("full", `episodes: all ${EPISODE_SLOTS} slots are in use`);
-      checked.push(checkEpisode(ep));
+      checkEpisode(ep); // throws for bad input (its bytes are not kept: the text goes as a passage)
       if (slots.indexOf(ep.slot) >= 0) throw new EpisodeError("bad", `slot ${ep.slot} twice in one batch`);
       slots.push(ep.slot);
       if (ep.slot > top) top = ep.slot;
@@ -436,7 +435,10 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     const o = this.bad[0] ? 1 : 0, k = 1 - o;
     // a read open first: a write open whose read open fails empties the file (Moddable's "wb+")
     this.close(this.openCopy("h", o));
-    this.writeW(seq, maxId, slots, recs); // throws: nothing written
+    // the redo form: slot i's header then 672 bytes of zeros at i·800
+    const redo = new Uint8Array(batch.length * SLOT_BYTES);
+    for (let i = 0; i < batch.length; i++) redo.set(recs.subarray(i * HEADER_BYTES, (i + 1) * HEADER_BYTES), i * SLOT_BYTES);
+    this.writeW(seq, maxId, slots, redo); // throws: nothing written
     this.lastSlots = slots;
     this.seq = seq;
     this.maxId = maxId;
@@ -489,14 +491,13 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     if (info.used + pages > info.total * USABLE) throw new EpisodeError("full", `episodes: the file system is full (${info.used} of ${info.total} bytes used)`);
   }
 
-  // The headers of a batch (version 2), each at i·800 of the result (the
-  // layout of /ep.w's redo form; the text records stay zeros): a text that
+  // The headers of a batch (version 2), each at i·128 of the result: a text that
   // changed is appended as a passage first (one append for the batch); one
   // that is already the one the slot's header points to keeps its passage
   // and signature. Throws EpisodeError; the passages appended are then garbage.
   protected prepare(batch: Episode[], seq: number): Uint8Array {
     const n = batch.length;
-    const recs = new Uint8Array(n * SLOT_BYTES);
+    const recs = new Uint8Array(n * HEADER_BYTES);
     const refs: (TextRef | undefined)[] = [];
     const sigs: (Uint8Array | undefined)[] = [];
     const fresh: { t: number; lines: Uint8Array[] }[] = [];
@@ -547,7 +548,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
       const ep = batch[i];
       const r = refs[i] as TextRef;
       const sig = ep.state === "free" ? undefined : sigs[i] ?? signature(ep.content, ep.keywords);
-      encodeHeader(recs, i * SLOT_BYTES, ep, seq, r.crc, 0, sig, r);
+      encodeHeader(recs, i * HEADER_BYTES, ep, seq, r.crc, 0, sig, r);
     }
     return recs;
   }
@@ -565,7 +566,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     let fh: File | undefined;
     try {
       fh = this.openWrite(hp, hl);
-      for (const i of idx) hl = this.wr(fh, hl, batch[i].slot * HEADER_BYTES, recs, i * SLOT_BYTES, i * SLOT_BYTES + HEADER_BYTES);
+      for (const i of idx) hl = this.wr(fh, hl, batch[i].slot * HEADER_BYTES, recs, i * HEADER_BYTES, (i + 1) * HEADER_BYTES);
     } finally {
       if (rb) this.nLen.h = Math.max(this.nLen.h, hl);
       else this.hLen[k] = Math.max(this.hLen[k], hl);
