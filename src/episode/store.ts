@@ -586,6 +586,10 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       this.moving = slots;
       try {
         this.write(batch);
+      } catch (e) {
+        // (no room, an I/O error): the collection stops; the next census tries again
+        if (!fatal(e)) this.gc = undefined;
+        throw e;
       } finally {
         this.moving = [];
       }
