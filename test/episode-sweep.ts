@@ -382,7 +382,9 @@ export function plans(kind: FaultKind | "none", o: { stride?: number; seeds?: nu
       break;
     case "power_cut": {
       let i = 0;
-      for (const damage of [undefined, "/ep.t1"]) {
+      // a header copy made unreadable midway (the cut can land in its rebuild), and the
+      // passages' open segment left not finalized (its twin takes its place at open)
+      for (const damage of [undefined, "/ep.h1", "/p000001.jsonl"]) {
         const writes = countWrites(damage);
         for (let n = 1; n <= writes; n += stride, i++) out.push({ mode: "cut", n, tear: i % 3, spiffsSeed: n, damage });
       }
@@ -401,7 +403,7 @@ export function plans(kind: FaultKind | "none", o: { stride?: number; seeds?: nu
     case "delete_false":
     case "spiffs_rename_tear":
       // they hit the rebuild of a copy made unreadable midway (its swap renames and deletes)
-      for (const damage of ["/ep.h1", "/ep.t0", "/ep.x1"]) for (let at = 1; at <= 3; at++) out.push({ mode: "op", opts: { at, partition: "storage" }, damage });
+      for (const damage of ["/ep.h1", "/ep.h0", "/ep.x1"]) for (let at = 1; at <= 3; at++) out.push({ mode: "op", opts: { at, partition: "storage" }, damage });
       break;
     case "spiffs_read_error":
     case "open_limit":

@@ -20,7 +20,7 @@ import { File, System } from "file";
 import { ArchiveError, listing, rethrowFatal, messageOf, scanBackward, readInto, USABLE_FRACTION, CHUNK } from "./file";
 import { foldString } from "./fold";
 import { type ArchiveType, type ArchivedItem, type ArchiveRecord } from "./line";
-import { encodeRecord, encodeDigest, parseRecord, lineT, STREAMS, STREAM_CODE, type Line, type Stream } from "./codec";
+import { encodeRecord, encodeDigest, parseRecord, lineT, STREAMS, STREAM_CODE, type Line, type Stream, type ArchiveStreamName } from "./codec";
 import { ArchiveStream, Buffers, scanRange, validEndOf, SEGMENT_BYTES } from "./stream";
 import { recent, search, searchMany, digests, digestsMany, blankStats, TopK, wordsProbe, summaryFilter, scanWords, type Query, type RecallStats, type Budget } from "./query";
 import { SUMMARY_MASK } from "./catalog";
@@ -126,7 +126,7 @@ export function boundSeconds(v: unknown, what: string, end: boolean): number {
 
 export class Archive {
   lastRecall: RecallStats = blankStats();
-  readonly streams: Record<Stream, ArchiveStream>;
+  readonly streams: Record<ArchiveStreamName, ArchiveStream>;
   readonly tombs: Tombstones;
   private bufs = new Buffers();
   private checked = false;

@@ -20,10 +20,13 @@ import { EMOTIONS, REPEATS, type Fact, type Moment, type Event } from "../memory
 import { recordId, hex8, type ArchiveRecord, type ArchivedItem, type ArchiveType } from "./line";
 import { compactEncode, compactDecode, TABLE1 } from "../text/compact";
 
-export type Stream = "fact" | "moment" | "event" | "digest";
-export const STREAMS: readonly Stream[] = ["fact", "moment", "event", "digest"];
-export const STREAM_CHAR: Record<Stream, string> = { fact: "f", moment: "m", event: "e", digest: "d" };
-export const STREAM_CODE: Record<Stream, number> = { fact: 1, moment: 2, event: 3, digest: 4 };
+// "passage": the episodes' texts (FORMAT.md §4.3), a stream the episode store
+// keeps with this same code (not one of the Archive's STREAMS)
+export type Stream = "fact" | "moment" | "event" | "digest" | "passage";
+export type ArchiveStreamName = Exclude<Stream, "passage">;
+export const STREAMS: readonly ArchiveStreamName[] = ["fact", "moment", "event", "digest"];
+export const STREAM_CHAR: Record<Stream, string> = { fact: "f", moment: "m", event: "e", digest: "d", passage: "p" };
+export const STREAM_CODE: Record<Stream, number> = { fact: 1, moment: 2, event: 3, digest: 4, passage: 5 };
 
 export const VERSION = 3; // of the segments this code starts (2: lines without compact text)
 export const TEXT_TABLE = TABLE1.version; // the compact-text table new lines are written with
@@ -201,6 +204,7 @@ export function parseRecord(b: Uint8Array, s: number, e: number, stream: Stream)
   const c = textOf(o, "c");
   if (c === undefined) return undefined;
   o.c = c;
+  if (stream === "passage") return passageItem(o);
   if (stream === "moment") o.p = textOf(o, "p");
   if (Array.isArray(o.K)) {
     const kw: string[] = [];
@@ -273,4 +277,78 @@ export function encodeDigest(d: DigestLine): Line {
     else if (kw.length) kw = kw.slice(0, kw.length - 1);
     else throw new RangeError("archive: digest too large");
   }
+}
+
+// ---- passages: the episodes' texts (FORMAT.md §4.3) ------------------------------------
+
+// A passage line's fields: its episode's createdAt and id, a piece of the
+// content, and (on the last line of a text) its keywords joined by ",".
+export interface PassagePiece {
+  t: number;
+  q: number;
+  c: string;
+  k: string | undefined;
+}
+
+// The checked line [s, e) of a passage (with or without its "\n"), or undefined.
+export function parsePassage(b: Uint8Array, s: number, e: number): PassagePiece | undefined {
+  let o: any;
+  try {
+    o = JSON.parse(decode(b.subarray(s, e)));
+  } catch {
+    return undefined;
+  }
+  if (typeof o !== "object" || o === null || typeof o.t !== "number" || typeof o.q !== "number") return undefined;
+  const c = textOf(o, "c");
+  if (c === undefined) return undefined;
+  let k: string | undefined;
+  if (o.k !== undefined || o.K !== undefined) {
+    k = textOf(o, "k");
+    if (k === undefined) return undefined;
+  }
+  return { t: o.t, q: o.q, c, k };
+}
+
+function passageItem(o: any): ArchivedItem | undefined {
+  if (typeof o.q !== "number" || o.c === undefined) return undefined;
+  const k = o.k !== undefined || o.K !== undefined ? textOf(o, "k") : "";
+  if (k === undefined) return undefined;
+  const it: ArchivedItem = { timestamp: formatIso(o.t * 1000), type: "fact", id: hex8(o.q >>> 0), content: o.c };
+  if (k) it.keywords = k.split(",");
+  return it;
+}
+
+function passageLine(t: number, id: number, c: string, k: string | undefined): Uint8Array {
+  return sealLine(`{"t":${t},"q":${id},${tq("c", c)}${k === undefined ? "" : "," + tq("k", k)}`);
+}
+
+// The lines of an episode's text: one when it fits MAX_LINE, else the content
+// cut at characters over as many lines as it takes, the keywords on the last.
+export function encodePassage(t: number, id: number, content: string, keywords: string): Uint8Array[] {
+  const one = passageLine(t, id, content, keywords);
+  if (one.length <= MAX_LINE) return [one];
+  const out: Uint8Array[] = [];
+  const cps = Array.from(content);
+  let at = 0;
+  while (at < cps.length) {
+    // the longest run of characters from `at` that fits a line (at least one)
+    let lo = 1, hi = cps.length - at;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (passageLine(t, id, cps.slice(at, at + mid).join(""), undefined).length <= MAX_LINE) lo = mid;
+      else hi = mid - 1;
+    }
+    const piece = cps.slice(at, at + lo).join("");
+    at += lo;
+    if (at >= cps.length) {
+      const last = passageLine(t, id, piece, keywords);
+      if (last.length <= MAX_LINE) {
+        out.push(last);
+        return out;
+      }
+    }
+    out.push(passageLine(t, id, piece, undefined));
+  }
+  out.push(passageLine(t, id, "", keywords));
+  return out;
 }

@@ -45,11 +45,11 @@ export function segName(root: string, stream: Stream, seq: number, ext: "jsonl" 
   return `${root}${STREAM_CHAR[stream]}${pad6(seq)}.${ext}`;
 }
 
-const CHAR_STREAM: Record<string, Stream> = { f: "fact", m: "moment", e: "event", d: "digest" };
+const CHAR_STREAM: Record<string, Stream> = { f: "fact", m: "moment", e: "event", d: "digest", p: "passage" };
 
 // Parses a name of the root's listing: "f000012.jsonl" → {stream, seq, ext}.
 export function parseName(name: string): { stream: Stream; seq: number; ext: string } | undefined {
-  const m = /^([fmed])(\d{6})\.([a-z]{3,5})$/.exec(name);
+  const m = /^([fmedp])(\d{6})\.([a-z]{3,5})$/.exec(name);
   if (!m) return undefined;
   return { stream: CHAR_STREAM[m[1]], seq: Number(m[2]), ext: m[3] };
 }

@@ -41,11 +41,20 @@ export interface OpenSeg {
 }
 
 // The archive's only long-lived buffers (8.7 KB of the device's chunk heap),
-// shared by every operation: none runs inside another.
+// shared by every operation: none runs inside another. The scratch arrays
+// (chunk, side) are one set for the whole program: the episode store's
+// passages stream (src/episode/passages.ts) uses them too, and none of its
+// operations runs inside an archive's operation or the other way round.
+let scratch: { chunk: Uint8Array; side: Uint8Array } | undefined;
 export class Buffers {
   prot = new Map<number, unknown>(); // damage at rest, every stream's: twins, parity, damaged, restoring (View)
-  chunk = new Uint8Array(CHUNK); // a block or a chunk of lines
-  side = new Uint8Array(32 + SEGMENT_BLOCKS * RECORD); // a sidecar; or summaries (two per read) before any sidecar is read
+  chunk: Uint8Array; // a block or a chunk of lines
+  side: Uint8Array; // a sidecar; or summaries (two per read) before any sidecar is read
+  constructor() {
+    scratch ??= { chunk: new Uint8Array(CHUNK), side: new Uint8Array(32 + SEGMENT_BLOCKS * RECORD) };
+    this.chunk = scratch.chunk;
+    this.side = scratch.side;
+  }
 }
 
 export class ArchiveStream {
@@ -334,6 +343,43 @@ export class ArchiveStream {
       }
     } finally {
       f.close();
+    }
+  }
+
+  // The open segment's bytes [pos, pos + n) as its twin holds them (XORed
+  // back with its key), or undefined when the twin does not hold them (the
+  // episode store's passages: a line damaged in the open segment).
+  twinBytes(seq: number, pos: number, n: number): Uint8Array | undefined {
+    const o = this.open;
+    if (!o || o.seq !== seq || o.twin < pos + n) return undefined;
+    // (its own arrays, not the shared chunk: a passage may be read while a
+    // scan of the archive holds a block there)
+    const part = (path: string, len: number): Uint8Array => {
+      const b = new Uint8Array(n);
+      const m = Math.min(n, len - pos);
+      if (m <= 0) return b;
+      const f = new File(path);
+      try {
+        for (let at = 0; at < m; ) {
+          const k = readInto(f, pos + at, Math.min(CHUNK, m - at), b, at);
+          if (k <= 0) throw new ArchiveError("io", "archive: short read");
+          at += k;
+        }
+      } finally {
+        f.close();
+      }
+      return b;
+    };
+    try {
+      const b = part(this.path(seq, o.par ? "par" : "twn"), pos + n);
+      if (o.par && o.key >= 0) {
+        const k = part(this.path(o.key, "par"), this.pars.get(o.key) ?? 0);
+        for (let i = 0; i < n; i++) b[i] ^= k[i];
+      }
+      return b;
+    } catch (e) {
+      rethrowFatal(e);
+      return undefined;
     }
   }
 
@@ -783,12 +829,14 @@ export class ArchiveStream {
   // already in the open segment's tail are skipped (a move repeated after a
   // cut). Returns the lines written. Throws ArchiveError; nothing is
   // acknowledged then.
-  append(lines: Line[]): { written: number; bytes: number } {
+  // `seq` and `at`: where the first line written went (passages, whose
+  // lines are never skipped: an episode's header points to them).
+  append(lines: Line[]): { written: number; bytes: number; seq: number; at: number } {
     let o = this.open;
     // the tail: the bytes after the indexed blocks (less than a block, plus a torn append)
     let tail = o ? this.readTail(o) : undefined;
     let fresh = lines;
-    if (o && tail) {
+    if (o && tail && this.stream !== "passage") {
       const t = tail, oo = o;
       fresh = lines.filter((l) => !tailHas(t, oo.indexedEnd, oo.validEnd, l, this.stream));
       // a repeated batch may straddle the end of the last indexed block: that
@@ -799,7 +847,7 @@ export class ArchiveStream {
         fresh = fresh.filter((l) => !tailHas(b, 0, b.length, l, this.stream));
       }
     }
-    if (!fresh.length) return { written: 0, bytes: 0 };
+    if (!fresh.length) return { written: 0, bytes: 0, seq: -1, at: -1 };
     let total = 0;
     for (const l of fresh) total += l.line.length;
     // the lines that are not there yet decide whether they fit (a batch cut
@@ -834,7 +882,7 @@ export class ArchiveStream {
     this.segs.set(o.seq, o.length);
     this.writeTwin(o, pos, out, tail);
     this.index(o, tail, out);
-    return { written: fresh.length, bytes: n };
+    return { written: fresh.length, bytes: n, seq: o.seq, at: pos + (repair ? 2 : 0) };
   }
 
   // Starts the next segment: its header line, its twin, its sidecar.
@@ -979,18 +1027,26 @@ export class ArchiveStream {
 
   // Indexes the blocks the append closed, from the bytes in RAM (no read).
   private index(o: OpenSeg, tail: Uint8Array, out: Uint8Array): void {
-    const all = new Uint8Array(tail.length + out.length);
-    all.set(tail, 0);
-    all.set(out, tail.length);
     const b = new BlockBuilder(this.stream, o.indexedEnd, SEGMENT_BLOCKS - o.blocks.length);
-    let s = 0;
-    // the torn bytes the tail may end with are not lines: `all` holds them
-    // followed by "#\n", which makes them one bad line
-    for (;;) {
-      const i = all.indexOf(NL, s);
-      if (i < 0) break;
-      b.add(all, s, i, i + 1 - s);
-      s = i + 1;
+    const lines = (all: Uint8Array): void => {
+      for (let s = 0; ; ) {
+        const i = all.indexOf(NL, s);
+        if (i < 0) break;
+        b.add(all, s, i, i + 1 - s);
+        s = i + 1;
+      }
+    };
+    if (!tail.length || tail[tail.length - 1] === NL) {
+      // whole lines in each (the common case): no copy of both (heap)
+      lines(tail);
+      lines(out);
+    } else {
+      // the torn bytes the tail ends with are not lines: `all` holds them
+      // followed by "#\n", which makes them one bad line
+      const all = new Uint8Array(tail.length + out.length);
+      all.set(tail, 0);
+      all.set(out, tail.length);
+      lines(all);
     }
     const recs = b.flush(false);
     const closed = decodeRecords(recs, b.count);
@@ -1157,9 +1213,9 @@ export class ArchiveStream {
 
 // Part of Buffers.prot as a map from segment (or group) numbers: keys are
 // numbers (no string in the heap), kind and stream times a million plus n.
-const KEY_STREAMS: Stream[] = ["fact", "moment", "event", "digest"];
+const KEY_STREAMS: Stream[] = ["fact", "moment", "event", "digest", "passage"];
 function keyBase(kind: number, stream: Stream): number {
-  return (kind * 4 + KEY_STREAMS.indexOf(stream)) * 1000000;
+  return (kind * 5 + KEY_STREAMS.indexOf(stream)) * 1000000;
 }
 class View<V> {
   constructor(

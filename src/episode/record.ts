@@ -23,7 +23,8 @@ import {
 export const HEADER_BYTES = 128;
 export const TEXT_BYTES = 672;
 export const MAGIC = 0xe5;
-export const VERSION = 1;
+export const VERSION = 1; // a header whose text is the slot's text record (§4.3)
+export const VERSION2 = 2; // a header whose text is a passage it points to (§4.2)
 export const KEYWORD_BYTES = 16; // each keyword, UTF-8
 export const USE_MAX = 65535;
 
@@ -32,7 +33,9 @@ const H_STATE = 2, H_SOURCE = 3, H_ID = 4, H_SEQ = 8, H_CREATED = 12, H_ACTIVE =
 const H_USE = 24, H_E = 26, H_I = 27, H_P = 28, H_J = 29, H_EMOTION = 30;
 export const H_TEXTCRC = 32;
 export const H_SIG = 36;
-export const H_TEXTSEQ = 100;
+export const H_TEXTSEQ = 100; // version 2: the passage's segment
+export const H_TEXTAT = 104; // version 2: offset of its lines
+export const H_TEXTLEN = 108; // version 2: their bytes (u16)
 const H_CRC = 124;
 // text offsets
 const T_ID = 0, T_SEQ = 4, T_CLEN = 8, T_KLEN = 10, T_CONTENT = 12, T_KEYWORDS = 612, T_CRC = 668;
@@ -175,14 +178,20 @@ export function decodeText(b: Uint8Array, at: number, ep: Episode): void {
 
 // ---- header record -----------------------------------------------------------------------
 
-// Writes the header of `ep` (a blank one when free) at out[at..at+128).
-export function encodeHeader(out: Uint8Array, at: number, ep: Episode, seq: number, textCrc: number, textSeq: number, sig: Uint8Array | undefined): void {
+// Writes the header of `ep` (a blank one when free) at out[at..at+128):
+// version 1 with textSeq, version 2 with `ref` (the passage; seq 0, length 0
+// for none).
+export function encodeHeader(out: Uint8Array, at: number, ep: Episode, seq: number, textCrc: number, textSeq: number, sig: Uint8Array | undefined, ref?: { seq: number; at: number; len: number }): void {
   out.fill(0, at, at + HEADER_BYTES);
   out[at] = MAGIC;
-  out[at + 1] = VERSION;
+  out[at + 1] = ref ? VERSION2 : VERSION;
   put32(out, at + H_SEQ, seq);
   put32(out, at + H_TEXTCRC, textCrc);
-  put32(out, at + H_TEXTSEQ, textSeq);
+  if (ref) {
+    put32(out, at + H_TEXTSEQ, ref.seq);
+    put32(out, at + H_TEXTAT, ref.at);
+    put16(out, at + H_TEXTLEN, ref.len);
+  } else put32(out, at + H_TEXTSEQ, textSeq);
   if (ep.state !== "free") {
     out[at + H_STATE] = EPISODE_STATES.indexOf(ep.state);
     out[at + H_SOURCE] = EPISODE_SOURCES.indexOf(ep.source);
@@ -202,9 +211,19 @@ export function encodeHeader(out: Uint8Array, at: number, ep: Episode, seq: numb
 }
 
 export function headerValid(b: Uint8Array, at: number): boolean {
-  if (b[at] !== MAGIC || b[at + 1] !== VERSION) return false;
+  if (b[at] !== MAGIC || (b[at + 1] !== VERSION && b[at + 1] !== VERSION2)) return false;
   if (u32(b, at + H_CRC) !== crc32(b, at, at + H_CRC)) return false;
   return b[at + H_STATE] < EPISODE_STATES.length && b[at + H_SOURCE] < EPISODE_SOURCES.length && b[at + H_EMOTION] < EMOTIONS.length;
+}
+
+// A version-2 header (its text is a passage), else version 1 (its text record).
+export function headerLean(b: Uint8Array, at: number): boolean {
+  return b[at + 1] === VERSION2;
+}
+
+// The passage a version-2 header points to.
+export function headerRef(b: Uint8Array, at: number): { seq: number; at: number; len: number; crc: number } {
+  return { seq: u32(b, at + H_TEXTSEQ), at: u32(b, at + H_TEXTAT), len: u16(b, at + H_TEXTLEN), crc: u32(b, at + H_TEXTCRC) };
 }
 
 export function headerSeq(b: Uint8Array, at: number): number {

@@ -23,9 +23,15 @@ import {
   textCrcOf,
   decodeHeader,
   decodeText,
+  headerLean,
+  headerRef,
   H_SIG,
   type Checked,
 } from "./record";
+import { encodePassage } from "../archive/codec";
+import { crc32 } from "../nvs/crc32";
+import { ArchiveError } from "../archive/file";
+import { measure, type TextRef } from "./passages";
 import { signature } from "./sig";
 import {
   CHUNK,
@@ -150,14 +156,23 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     }
   }
 
-  // One slot's header and text from copy k into h[0..128) and t[0..672); false when not whole there.
-  protected readSlot(k: number, slot: number, h: Uint8Array, t: Uint8Array): boolean {
-    if (this.bad[k] || (slot + 1) * HEADER_BYTES > this.hLen[k] || (slot + 1) * TEXT_BYTES > this.tLen[k]) return false;
+  // One slot's header from copy k into h[0..128), and its episode with its text
+  // into into[0] (when given); false when not whole there. A version-2
+  // header's text is its passage, a version-1 one's its text record.
+  protected readSlot(k: number, slot: number, h: Uint8Array, into?: Episode[]): boolean {
+    const t = this.lean ? undefined : new Uint8Array(TEXT_BYTES);
+    if (this.bad[k] || (slot + 1) * HEADER_BYTES > this.hLen[k]) return false;
     let f: File | undefined;
     try {
       f = this.openCopy("h", k);
       this.rd(f, slot * HEADER_BYTES, HEADER_BYTES, h);
       if (!headerValid(h, 0)) return false;
+      if (headerLean(h, 0)) {
+        this.close(f);
+        f = undefined;
+        return this.passageOf(h, 0, slot, into);
+      }
+      if (!t || (slot + 1) * TEXT_BYTES > this.tLen[k]) return false;
       this.close(f);
       f = this.openCopy("t", k);
       this.rd(f, slot * TEXT_BYTES, TEXT_BYTES, t);
@@ -167,19 +182,39 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     } finally {
       this.close(f);
     }
-    return textValid(t, 0) && textCrcOf(t, 0) === headerTextCrc(h, 0);
+    if (!(textValid(t, 0) && textCrcOf(t, 0) === headerTextCrc(h, 0))) return false;
+    if (into) {
+      const ep = decodeHeader(h, 0, slot);
+      decodeText(t, 0, ep);
+      into[0] = ep;
+    }
+    return true;
+  }
+
+  // A version-2 header's episode with its text (the passage it points to) into
+  // into[0]; a free slot's needs none. False when the text cannot be read.
+  protected passageOf(h: Uint8Array, at: number, slot: number, into?: Episode[]): boolean {
+    const ep = decodeHeader(h, at, slot);
+    if (headerState(h, at) !== 0) {
+      this.ensureTexts();
+      const x = this.texts.read(headerRef(h, at));
+      if (!x) return false;
+      ep.content = x.content;
+      ep.keywords = x.keywords;
+    }
+    if (into) into[0] = ep;
+    return true;
   }
 
   read(slot: number): Episode | undefined {
     this.open();
     if (typeof slot !== "number" || !Number.isInteger(slot) || slot < 0 || slot >= this.nSlots) return undefined;
-    const h = new Uint8Array(HEADER_BYTES), t = new Uint8Array(TEXT_BYTES);
+    const h = new Uint8Array(HEADER_BYTES);
     const p = this.primary();
-    if (!this.readSlot(p, slot, h, t) && !this.readSlot(1 - p, slot, h, t)) return undefined;
+    const got: Episode[] = [];
+    if (!this.readSlot(p, slot, h, got) && !this.readSlot(1 - p, slot, h, got)) return undefined;
     if (headerState(h, 0) === 0) return undefined;
-    const ep = decodeHeader(h, 0, slot);
-    decodeText(t, 0, ep);
-    return ep;
+    return got[0];
   }
 
   // read(slot) when `may` holds for its header's signature: the header is read
@@ -194,6 +229,10 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     const p = this.primary();
     if (!this.readHeader(p, slot, h)) return this.read(slot);
     if (headerState(h, 0) === 0 || !may(h, H_SIG)) return undefined;
+    if (headerLean(h, 0)) {
+      const got: Episode[] = [];
+      return this.passageOf(h, 0, slot, got) ? got[0] : this.read(slot);
+    }
     // its text from the same copy, as read() would take it
     const t = new Uint8Array(TEXT_BYTES);
     let ok = false;
@@ -233,11 +272,14 @@ export abstract class EpisodeBatch extends EpisodeFiles {
   protected scanFrom(p: number, fn: (ep: Episode) => boolean | void, text?: boolean): void {
     const per = text ? TEXTS_PER_READ : CHUNK / HEADER_BYTES;
     const hb = new Uint8Array(per * HEADER_BYTES);
-    const tb = text ? new Uint8Array(per * TEXT_BYTES) : undefined;
-    const oh = new Uint8Array(HEADER_BYTES), ot = new Uint8Array(TEXT_BYTES);
+    // version-1 texts are read side by side; a lean store's are passages (read one by one)
+    const tb = text && !this.lean ? new Uint8Array(per * TEXT_BYTES) : undefined;
+    const oh = new Uint8Array(HEADER_BYTES);
     const fm = new Uint8Array(EPISODE_SLOTS >> 3);
+    const got: Episode[] = [];
     let fh: File | undefined, ft: File | undefined;
     const n = this.nSlots;
+    if (text) this.texts.begin();
     try {
       const hs = Math.floor(this.hLen[p] / HEADER_BYTES), ts = Math.floor(this.tLen[p] / TEXT_BYTES);
       try {
@@ -262,23 +304,23 @@ export abstract class EpisodeBatch extends EpisodeFiles {
         for (let i = 0; i < c; i++) {
           const s = first + i;
           const ha = i * HEADER_BYTES, ta = i * TEXT_BYTES;
-          let h = hb, t = tb, hAt = ha, tAt = ta;
+          let h = hb, hAt = ha;
           let ok = i < hc && headerValid(hb, ha);
-          if (ok && tb) ok = i < tc && textValid(tb, ta) && textCrcOf(tb, ta) === headerTextCrc(hb, ha);
+          got.length = 0;
+          if (ok && text) ok = headerLean(hb, ha) ? this.passageOf(hb, ha, s, got) : !!tb && i < tc && textValid(tb, ta) && textCrcOf(tb, ta) === headerTextCrc(hb, ha);
           if (!ok) {
             // the other copy (opened for this slot alone: at most 3 files open)
-            ok = tb ? this.readSlot(1 - p, s, oh, ot) : this.readHeader(1 - p, s, oh);
+            got.length = 0;
+            ok = text ? this.readSlot(1 - p, s, oh, got) : this.readHeader(1 - p, s, oh);
             h = oh;
-            t = ot;
             hAt = 0;
-            tAt = 0;
           }
           if (!ok || headerState(h, hAt) === 0) {
             fm[s >> 3] |= 1 << (s & 7);
             continue;
           }
-          const ep = decodeHeader(h, hAt, s);
-          if (t) decodeText(t, tAt, ep);
+          const ep = got.length ? got[0] : decodeHeader(h, hAt, s);
+          if (text && !got.length && tb) decodeText(tb, ta, ep);
           if (fn(ep) === true) return;
         }
       }
@@ -286,6 +328,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     } finally {
       this.close(fh);
       this.close(ft);
+      if (text) this.texts.end();
     }
   }
 
@@ -311,12 +354,11 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     if (!Array.isArray(batch)) throw new EpisodeError("bad", "batch must be a list of episodes");
     if (!batch.length) return;
     if (batch.length > MAX_BATCH) throw new EpisodeError("bad", `at most ${MAX_BATCH} episodes per batch`);
-    const checked: Checked[] = [];
     const slots: number[] = [];
     let top = -1;
     for (const ep of batch) {
       if (ep && ep.slot === EPISODE_SLOTS) throw new EpisodeError("full", `episodes: all ${EPISODE_SLOTS} slots are in use`);
-      checked.push(checkEpisode(ep));
+      checkEpisode(ep); // throws for bad input (its bytes are not kept: the text goes as a passage)
       if (slots.indexOf(ep.slot) >= 0) throw new EpisodeError("bad", `slot ${ep.slot} twice in one batch`);
       slots.push(ep.slot);
       if (ep.slot > top) top = ep.slot;
@@ -327,7 +369,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     if (top >= this.nSlots + grow) throw new EpisodeError("bad", `slot ${top} is past the end (${this.nSlots} slots)`);
     if (this.bad[0] && this.bad[1]) throw new EpisodeError("io", "episodes: neither copy can be written");
     this.ensureKnown();
-    if (grow) this.roomFor(grow * (HEADER_BYTES + TEXT_BYTES) * 2);
+    if (grow) this.roomFor(grow * HEADER_BYTES * 2);
     if (this.pending.length) this.settlePending();
     if (this.redoLater) {
       // a batch /ep.w holds whole goes first: this one would write over it
@@ -338,9 +380,11 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     const seq = this.seq + 1;
     let maxId = this.maxId;
     for (const ep of batch) if (ep.state !== "free" && ep.id > maxId) maxId = ep.id;
+    // the texts first (passages no header points to yet), then the headers
+    const recs = this.prepare(batch, seq);
     if ((this.bad[0] || this.bad[1]) && !this.finishRebuild(false)) {
       // the rebuild cannot finish now (no room, a rename refused): the batch goes whole through /ep.w
-      this.writeAlone(batch, checked, seq, maxId, slots);
+      this.writeAlone(batch, recs, seq, maxId, slots);
       this.learnt(batch);
       return;
     }
@@ -354,7 +398,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
       const rebuilding = this.bad[k];
       if (rebuilding && !(this.rebuild && this.rebuild.k === k)) continue;
       try {
-        this.writeCopy(k, batch, checked, seq);
+        this.writeCopy(k, batch, recs);
         if (!rebuilding) done++;
       } catch (e) {
         if (fatal(e)) throw e;
@@ -387,13 +431,14 @@ export abstract class EpisodeBatch extends EpisodeFiles {
   // copy that stands is then written in place: a cut there is finished by the
   // next open from /ep.w), then into that copy, and into the part of the
   // rebuild already copied.
-  protected writeAlone(batch: Episode[], checked: Checked[], seq: number, maxId: number, slots: number[]): void {
+  protected writeAlone(batch: Episode[], recs: Uint8Array, seq: number, maxId: number, slots: number[]): void {
     const o = this.bad[0] ? 1 : 0, k = 1 - o;
     // a read open first: a write open whose read open fails empties the file (Moddable's "wb+")
     this.close(this.openCopy("h", o));
-    this.close(this.openCopy("t", o));
-    const recs = this.prepare(o, batch, checked, seq);
-    this.writeW(seq, maxId, slots, recs); // throws: nothing written
+    // the redo form: slot i's header then 672 bytes of zeros at i·800
+    const redo = new Uint8Array(batch.length * SLOT_BYTES);
+    for (let i = 0; i < batch.length; i++) redo.set(recs.subarray(i * HEADER_BYTES, (i + 1) * HEADER_BYTES), i * SLOT_BYTES);
+    this.writeW(seq, maxId, slots, redo); // throws: nothing written
     this.lastSlots = slots;
     this.seq = seq;
     this.maxId = maxId;
@@ -401,7 +446,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
       if (c === k) {
         if (!this.rebuild || this.rebuild.k !== k) continue;
         try {
-          this.writeCopy(k, batch, checked, seq, recs);
+          this.writeCopy(k, batch, recs);
         } catch (e) {
           if (fatal(e)) throw e;
           this.rebuild = undefined; // its files failed: the rebuild starts again
@@ -409,12 +454,12 @@ export abstract class EpisodeBatch extends EpisodeFiles {
         continue;
       }
       try {
-        this.writeCopy(o, batch, checked, seq, recs);
+        this.writeCopy(o, batch, recs);
       } catch (e) {
         if (fatal(e)) throw e;
         if (e instanceof Emptied) this.notes.push("the only readable copy was emptied by a write open");
         try {
-          this.writeCopy(o, batch, checked, seq, recs); // the batch is in /ep.w: forwards, once more
+          this.writeCopy(o, batch, recs); // the batch is in /ep.w: forwards, once more
         } catch (e2) {
           if (fatal(e2)) throw e2;
           this.redoLater = { seq, maxId, slots };
@@ -446,99 +491,85 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     if (info.used + pages > info.total * USABLE) throw new EpisodeError("full", `episodes: the file system is full (${info.used} of ${info.total} bytes used)`);
   }
 
-  // The records of one batch slot into out[at..at+800): its header, then its
-  // text record. `old`: the slot's header as it is in the copy (or undefined):
-  // when its text is already the one to write, the text keeps its seq (and the
-  // header its signature) and need not be written. Returns true when the text
-  // is to be written.
-  protected record(old: Uint8Array | undefined, ep: Episode, c: Checked, seq: number, out: Uint8Array, at: number): boolean {
-    const id = ep.state === "free" ? 0 : ep.id;
-    const ta = at + HEADER_BYTES;
-    let textSeq = seq;
-    let tc = 0;
-    let sig: Uint8Array | undefined;
-    if (old && headerValid(old, 0)) {
-      const keep = headerTextSeq(old, 0);
-      const same = encodeText(out, ta, id, keep, c);
-      if (same === headerTextCrc(old, 0)) {
-        textSeq = keep;
-        tc = same;
-        sig = old.subarray(H_SIG, H_SIG + EPISODE_SIG_BYTES);
-      }
-    }
-    if (textSeq === seq) tc = encodeText(out, ta, id, seq, c);
-    if (ep.state !== "free" && !sig) sig = signature(ep.content, ep.keywords);
-    encodeHeader(out, at, ep, seq, tc, textSeq, sig);
-    return textSeq === seq;
-  }
-
-  // The records of a whole batch as copy k's headers make them (for /ep.w's redo form).
-  protected prepare(k: number, batch: Episode[], checked: Checked[], seq: number): Uint8Array {
-    const recs = new Uint8Array(batch.length * SLOT_BYTES);
+  // The headers of a batch (version 2), each at i·128 of the result: a text that
+  // changed is appended as a passage first (one append for the batch); one
+  // that is already the one the slot's header points to keeps its passage
+  // and signature. Throws EpisodeError; the passages appended are then garbage.
+  protected prepare(batch: Episode[], seq: number): Uint8Array {
+    const n = batch.length;
+    const recs = new Uint8Array(n * HEADER_BYTES);
+    const refs: (TextRef | undefined)[] = [];
+    const sigs: (Uint8Array | undefined)[] = [];
+    const fresh: { t: number; lines: Uint8Array[] }[] = [];
+    const which: number[] = [];
     const old = new Uint8Array(HEADER_BYTES);
-    let f: File | undefined;
-    try {
-      if (this.hLen[k] > 0) f = this.openCopy("h", k);
-      for (let i = 0; i < batch.length; i++) {
-        const s = batch[i].slot;
-        const has = f && (s + 1) * HEADER_BYTES <= this.hLen[k] && (s + 1) * TEXT_BYTES <= this.tLen[k];
-        if (has) this.rd(f as File, s * HEADER_BYTES, HEADER_BYTES, old);
-        this.record(has ? old : undefined, batch[i], checked[i], seq, recs, i * SLOT_BYTES);
+    const p = this.primary();
+    let bytes = 0;
+    for (let i = 0; i < n; i++) {
+      const ep = batch[i];
+      if (ep.state === "free") {
+        refs.push({ seq: 0, at: 0, len: 0, crc: 0 });
+        sigs.push(undefined);
+        continue;
       }
-    } finally {
-      this.close(f);
+      const lines = encodePassage(ep.createdAt, ep.id, ep.content, ep.keywords.join(","));
+      const m = measure(lines);
+      if (this.moving.indexOf(ep.slot) < 0 && this.readHeader(p, ep.slot, old) && headerLean(old, 0) && headerState(old, 0) !== 0 && headerId(old, 0) === ep.id) {
+        const r = headerRef(old, 0);
+        if (r.crc === m.crc && r.len === m.len) {
+          refs.push(r);
+          sigs.push(old.slice(H_SIG, H_SIG + EPISODE_SIG_BYTES));
+          continue;
+        }
+      }
+      refs.push(undefined);
+      sigs.push(undefined);
+      fresh.push({ t: ep.createdAt, lines });
+      which.push(i);
+      bytes += m.len;
+    }
+    if (fresh.length) {
+      this.ensureTexts();
+      this.roomFor(2 * bytes);
+      let got: TextRef[];
+      try {
+        got = this.texts.append(fresh);
+      } catch (e) {
+        if (fatal(e)) throw e;
+        if (e instanceof EpisodeError) throw e;
+        // what reached flash (and a view another writer made stale) is learnt again at the next call
+        this.relearn();
+        const full = e instanceof ArchiveError && e.code === "full";
+        throw new EpisodeError(full ? "full" : "io", `episodes: the texts were not written (${messageOf(e)})`);
+      }
+      for (let j = 0; j < which.length; j++) refs[which[j]] = got[j];
+    }
+    for (let i = 0; i < n; i++) {
+      const ep = batch[i];
+      const r = refs[i] as TextRef;
+      const sig = ep.state === "free" ? undefined : sigs[i] ?? signature(ep.content, ep.keywords);
+      encodeHeader(recs, i * HEADER_BYTES, ep, seq, r.crc, 0, sig, r);
     }
     return recs;
   }
 
-  // Writes the batch into copy k (its `.n` files while a rebuild writes them:
-  // only the slots the rebuild has passed). Per slot the text when it changed,
-  // then the header. `recs`: the records already made (every text is written).
-  protected writeCopy(k: number, batch: Episode[], checked: Checked[], seq: number, recs?: Uint8Array): void {
+  // Writes the batch's headers into copy k (its `.n` file while a rebuild
+  // writes it: only the slots the rebuild has passed).
+  protected writeCopy(k: number, batch: Episode[], recs: Uint8Array): void {
     const rb = this.bad[k] ? this.rebuild : undefined;
     const hp = rb ? this.tmp("h", k) : this.path("h", k);
-    const tp = rb && rb.phase < 3 ? this.tmp("t", k) : this.path("t", k);
     let hl = rb ? this.nLen.h : this.hLen[k];
-    let tl = rb ? this.nLen.t : this.tLen[k];
     const idx: number[] = [];
     // a rebuild takes the slots it has copied (all of them once it has copied every slot)
     for (let i = 0; i < batch.length; i++) if (!rb || rb.phase > 0 || batch[i].slot < rb.at) idx.push(i);
     if (!idx.length) return;
-    const old = new Uint8Array(HEADER_BYTES);
-    const mine = recs ?? new Uint8Array(batch.length * SLOT_BYTES);
-    let fh: File | undefined, ft: File | undefined;
+    let fh: File | undefined;
     try {
       fh = this.openWrite(hp, hl);
-      for (const i of idx) {
-        const s = batch[i].slot;
-        let fresh = true;
-        if (!recs) {
-          // the slot's header as it is: is its text already the one to write?
-          const has = (s + 1) * HEADER_BYTES <= hl && (s + 1) * TEXT_BYTES <= tl;
-          if (has) this.rd(fh, s * HEADER_BYTES, HEADER_BYTES, old);
-          fresh = this.record(has ? old : undefined, batch[i], checked[i], seq, mine, i * SLOT_BYTES);
-        }
-        if (fresh) {
-          ft ??= this.openWrite(tp, tl);
-          tl = this.wr(ft, tl, s * TEXT_BYTES, mine, i * SLOT_BYTES + HEADER_BYTES, (i + 1) * SLOT_BYTES);
-        }
-      }
-      this.close(ft);
-      ft = undefined;
-      if (rb) this.nLen.t = tl;
-      else this.tLen[k] = tl;
-      for (const i of idx) hl = this.wr(fh, hl, batch[i].slot * HEADER_BYTES, mine, i * SLOT_BYTES, i * SLOT_BYTES + HEADER_BYTES);
-      if (rb) this.nLen.h = hl;
-      else this.hLen[k] = hl;
+      for (const i of idx) hl = this.wr(fh, hl, batch[i].slot * HEADER_BYTES, recs, i * HEADER_BYTES, (i + 1) * HEADER_BYTES);
     } finally {
-      if (rb) {
-        this.nLen.t = Math.max(this.nLen.t, tl);
-        this.nLen.h = Math.max(this.nLen.h, hl);
-      } else {
-        this.tLen[k] = Math.max(this.tLen[k], tl);
-        this.hLen[k] = Math.max(this.hLen[k], hl);
-      }
-      this.close(ft);
+      if (rb) this.nLen.h = Math.max(this.nLen.h, hl);
+      else this.hLen[k] = Math.max(this.hLen[k], hl);
       this.close(fh);
     }
   }

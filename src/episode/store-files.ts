@@ -24,6 +24,7 @@ import config from "mc/config";
 import { crc32 } from "../nvs/crc32";
 import { beforeDropping, settleNames, TEMP } from "../archive/settle";
 import { EPISODE_SLOTS, type Tombstone } from "./types";
+import { Passages } from "./passages";
 import {
   EpisodeError,
   HEADER_BYTES,
@@ -126,11 +127,46 @@ export abstract class EpisodeFiles {
   // a batch or tombstone that finds a copy unreadable finishes its rebuild first
   // (false: tests of the fallback, where the batch goes whole through /ep.w)
   rebuildBeforeWrite = true;
+  // the texts of version-2 headers (passages.ts); `lean`: no slot text files
+  // (/ep.t0, /ep.t1) are left, every header is version 2
+  readonly texts: Passages;
+  protected lean = true;
+  protected migAt = 0; // the migration from version 1: slots looked at this pass
+  // the passages' collection (store.ts): a census of live bytes per segment, then moving one's live texts
+  protected gc: { phase: number; at: number; live: Map<number, number>; victim: number; found: number } | undefined;
+  protected moving: number[] = []; // slots a batch writes with their texts appended anew (the collection)
 
   // prefix: the files' name before ".h0" etc., from the file root ("/ep": /data/ep.h0 on the device)
   constructor(prefix = "/ep", root: string = config.file.root) {
     this.root = root.endsWith("/") ? root : root + "/";
     this.name = prefix.charAt(0) === "/" ? prefix.slice(1) : prefix;
+    this.texts = new Passages(this.root);
+  }
+
+  // The marker of a migration's end (§4.1): written before /ep.t0 and /ep.t1 are deleted.
+  protected mPath(): string {
+    return `${this.root}${this.name}.m`;
+  }
+
+  // The passages' stream learnt from a listing of the root (once; again after a listing that failed).
+  protected ensureTexts(): void {
+    if (this.texts.loaded) return;
+    const all = new Map<string, number>();
+    try {
+      const it = new Iterator(this.root);
+      for (let e = it.next(); e; e = it.next()) if (e.length !== undefined) all.set(e.name, e.length);
+    } catch (e) {
+      if (fatal(e)) throw e;
+      throw new EpisodeError("io", `episodes: the file system cannot be listed now (${messageOf(e)})`);
+    }
+    try {
+      this.texts.load(all);
+    } catch (e) {
+      if (fatal(e)) throw e;
+      throw new EpisodeError("io", `episodes: the texts cannot be loaded (${messageOf(e)})`);
+    }
+    for (const r of this.texts.stream.repaired) this.notes.push(`texts: ${r}`);
+    for (const r of this.texts.stream.unreadable) this.notes.push(`texts: ${r} unreadable`);
   }
 
   path(part: "h" | "t" | "x", k: number): string {
@@ -196,16 +232,22 @@ export abstract class EpisodeFiles {
       // longer than this store knows it: never written over blindly; learnt again at the next call
       const n = f.length;
       f.close();
-      this.opened = false;
-      this.bad = [false, false];
-      this.xbad = [false, false];
-      this.rebuild = undefined;
-      this.xrebuild = undefined;
-      this.nTombs = -1;
-      this.free = undefined;
+      this.relearn();
       throw new Stale(`episodes: ${path} is ${n} bytes, ${expected} expected; not written`);
     }
     return f;
+  }
+
+  // The files are learnt again at the next call (another writer, a stale view).
+  protected relearn(): void {
+    this.opened = false;
+    this.bad = [false, false];
+    this.xbad = [false, false];
+    this.rebuild = undefined;
+    this.xrebuild = undefined;
+    this.nTombs = -1;
+    this.free = undefined;
+    this.texts.loaded = false;
   }
 
   // Reads f[pos..pos+n) into buf[at..), n <= CHUNK, all of it or EpisodeError("io").
@@ -290,31 +332,61 @@ export abstract class EpisodeFiles {
     if (this.opened) return;
     this.opened = true;
     const names = new Map<string, number>();
+    const all = new Map<string, number>();
     let listed = true;
     try {
-      const it = new Iterator(this.root);
       const pre = this.name + ".";
-      let twice = false;
-      for (let e = it.next(); e; e = it.next()) {
-        if (e.length === undefined) continue;
-        if (e.name.indexOf(pre) === 0) {
-          if (names.has(this.root + e.name)) twice = true;
-          names.set(this.root + e.name, e.length);
-        } else if (e.name.indexOf(TEMP + pre) === 0) twice = true;
-      }
+      // the passages' files (passages.ts): p<seq>.<ext>, p.cat, p.sum, p.bsl
+      const PRE = [pre, "p0", "p1", "p."];
+      const ours = (n: string) => {
+        for (const x of PRE) if (n.indexOf(x) === 0) return true;
+        return false;
+      };
+      const learn = (): boolean => {
+        let twice = false;
+        names.clear();
+        all.clear();
+        const it = new Iterator(this.root);
+        for (let e = it.next(); e; e = it.next()) {
+          if (e.length === undefined) continue;
+          if (ours(e.name) && all.has(e.name)) twice = true;
+          all.set(e.name, e.length);
+          if (e.name.indexOf(pre) === 0) names.set(this.root + e.name, e.length);
+          else if (e.name.indexOf(TEMP) === 0 && ours(e.name.slice(TEMP.length))) twice = true;
+        }
+        return twice;
+      };
       // a name listed twice, or a settle a cut interrupted (src/archive/settle.ts;
       // on the device the archive's check has done it already at boot)
-      if (twice) {
-        for (const d of settleNames(this.root, pre)) this.notes.push(d);
-        names.clear();
-        const again = new Iterator(this.root);
-        for (let e = again.next(); e; e = again.next()) if (e.name.indexOf(pre) === 0 && e.length !== undefined) names.set(this.root + e.name, e.length);
+      if (learn()) {
+        for (const x of PRE) for (const d of settleNames(this.root, x)) this.notes.push(d);
+        learn();
       }
     } catch (e) {
       if (fatal(e)) throw e;
       listed = false; // never taken for "no files": each file is asked on its own
     }
     const len = (p: string) => (listed ? names.get(p) : this.probe(p));
+    this.texts.loaded = false;
+    if (listed) {
+      try {
+        this.texts.load(all);
+        for (const r of this.texts.stream.repaired) this.notes.push(`texts: ${r}`);
+        for (const r of this.texts.stream.unreadable) this.notes.push(`texts: ${r} unreadable`);
+      } catch (e) {
+        if (fatal(e)) throw e;
+        this.texts.loaded = false; // learnt again at the first use
+      }
+    }
+    // a migration that ended (its marker) deletes the text files, then the marker
+    if (len(this.mPath()) !== undefined) {
+      for (let k = 0; k < 2; k++) {
+        for (const p of [this.tmp("t", k), this.path("t", k)]) {
+          if (len(p) !== undefined && this.remove(p)) names.delete(p);
+        }
+      }
+      if (this.remove(this.mPath())) this.notes.push("the migration to version 2 ended: text files deleted");
+    }
     // a rebuild a reboot interrupted starts again
     for (const part of ["h", "t", "x"] as const)
       for (let k = 0; k < 2; k++)
@@ -328,12 +400,17 @@ export abstract class EpisodeFiles {
       this.tLen[k] = len(this.path("t", k)) ?? -1;
       this.xLen[k] = len(this.path("x", k)) ?? -1;
     }
+    // version 1 text files (a store from before, being migrated) or none (lean)
+    const lean = this.tLen[0] < 0 && this.tLen[1] < 0;
+    this.lean = lean;
+    this.migAt = 0;
+    this.gc = undefined;
     for (let k = 0; k < 2; k++) {
       const o = 1 - k;
       // a copy with a file missing (or far shorter than the other's) while the other has slots
-      const missing = this.hLen[k] < 0 || this.tLen[k] < 0;
-      const short = this.hLen[k] + MAX_BATCH * HEADER_BYTES < this.hLen[o] || this.tLen[k] + MAX_BATCH * TEXT_BYTES < this.tLen[o];
-      if ((missing || short) && this.hLen[o] >= HEADER_BYTES && this.tLen[o] >= TEXT_BYTES && !this.bad[o]) this.markBad(k, missing ? "missing" : "short");
+      const missing = this.hLen[k] < 0 || (!lean && this.tLen[k] < 0);
+      const short = this.hLen[k] + MAX_BATCH * HEADER_BYTES < this.hLen[o] || (!lean && this.tLen[k] + MAX_BATCH * TEXT_BYTES < this.tLen[o]);
+      if ((missing || short) && this.hLen[o] >= HEADER_BYTES && (lean || this.tLen[o] >= TEXT_BYTES) && !this.bad[o]) this.markBad(k, missing ? "missing" : "short");
       if (this.xLen[k] < 0 && this.xLen[o] >= TOMB_BYTES) this.markXBad(k, "missing");
     }
     // a copy file that exists but cannot be opened (not finalized)
@@ -520,10 +597,13 @@ export abstract class EpisodeFiles {
       let w: File | undefined, f: File | undefined;
       try {
         w = this.openRead(this.wPath());
-        f = this.openWrite(this.path("t", k), this.tLen[k]);
+        // a version-2 header's text is a passage (its text record in /ep.w is
+        // zeros, never written); a version-1 one's (a device from before) is written first
         for (let i = 0; i < n; i++) {
           this.rd(w, W_BYTES + i * SLOT_BYTES, HEADER_BYTES, hb, i * HEADER_BYTES);
+          if (hb[i * HEADER_BYTES + 1] !== 1 || this.lean) continue;
           this.rd(w, W_BYTES + i * SLOT_BYTES + HEADER_BYTES, TEXT_BYTES, t);
+          f ??= this.openWrite(this.path("t", k), this.tLen[k]);
           this.tLen[k] = this.wr(f, this.tLen[k], slots[i] * TEXT_BYTES, t);
         }
         this.close(f);

@@ -3,7 +3,7 @@
 // copy and the scrub), on top of the files (store-files.ts) and the batches
 // (store-batch.ts).
 
-import { File } from "file";
+import { File, System } from "file";
 
 import { EPISODE_SLOTS, type Episode, type EpisodeStoreApi } from "./types";
 import {
@@ -19,6 +19,9 @@ import {
   textValid,
   textCrcOf,
   tombValid,
+  headerLean,
+  headerState,
+  headerRef,
 } from "./record";
 
 import {
@@ -37,6 +40,15 @@ import { EpisodeTombs } from "./store-tombs";
 
 export { EpisodeError };
 export { CHUNK, MAX_BATCH, W_BYTES } from "./store-files";
+
+// version-1 slots a migration step writes again (a batch: 5 passages appended, 10 headers written)
+export const MIGRATE_SLOTS = 5;
+// new parity and twins of the passages only while the partition is below this (the archive's retire line)
+const TEXT_ROOMY = 0.68;
+const SEGMENT_BYTES = 57344;
+const MARK = new Uint8Array([0x45, 0x50, 0x4d, 0x32]); // "EPM2": the migration's end (/ep.m)
+// a sealed passages segment whose lines headers point to are under this share of its bytes is collected
+const GC_SHARE = 0.5;
 
 export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
   // ---- putting slots in step -------------------------------------------------------------------
@@ -62,7 +74,15 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
         }
         this.close(f);
         f = undefined;
-        if (tsl > 0) {
+        // a version-2 header is whole by itself: its text is a passage (read when served)
+        let v1 = false;
+        for (let i = 0; i < n; i++) {
+          if (list[i] < hs && headerValid(h[k], i * HEADER_BYTES)) {
+            if (headerLean(h[k], i * HEADER_BYTES)) ok[k][i] = 1;
+            else v1 = true;
+          }
+        }
+        if (tsl > 0 && v1) {
           f = this.openCopy("t", k);
           for (let i = 0; i < n; ) {
             // up to 6 consecutive slots per read
@@ -72,7 +92,7 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
             this.rd(f, list[i] * TEXT_BYTES, have * TEXT_BYTES, tb);
             for (let j = 0; j < m; j++) {
               const at = j * TEXT_BYTES;
-              const hv = list[i + j] < hs && headerValid(h[k], (i + j) * HEADER_BYTES);
+              const hv = list[i + j] < hs && headerValid(h[k], (i + j) * HEADER_BYTES) && !headerLean(h[k], (i + j) * HEADER_BYTES);
               if (j < have && hv && textValid(tb, at) && textCrcOf(tb, at) === headerTextCrc(h[k], (i + j) * HEADER_BYTES)) {
                 ok[k][i + j] = 1;
                 tcrc[k][i + j] = textCrcOf(tb, at);
@@ -122,27 +142,24 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     }
     if (!fixed) return 0;
     this.free = undefined; // a slot may change state: the next census learns them again
-    const blankText = new Uint8Array(TEXT_BYTES);
-    const blankCrc = encodeText(blankText, 0, 0, this.seq, { content: new Uint8Array(0), keywords: new Uint8Array(0) });
+    // a blank free slot: a version-2 header without a passage
     const blank = new Uint8Array(HEADER_BYTES);
-    encodeHeader(blank, 0, { state: "free" } as Episode, this.seq, blankCrc, this.seq, undefined);
+    encodeHeader(blank, 0, { state: "free" } as Episode, this.seq, 0, 0, undefined, { seq: 0, at: 0, len: 0 });
     for (let k = 0; k < 2; k++) {
-      // texts first (read from the other copy), then headers
+      // version-1 texts first (read from the other copy), then headers
       const todo: number[] = [];
       for (let i = 0; i < n; i++) if (act[k][i]) todo.push(i);
       if (!todo.length) continue;
       let fr: File | undefined, fw: File | undefined;
       const t = new Uint8Array(TEXT_BYTES);
       try {
-        fw = this.openWrite(this.path("t", k), this.tLen[k]);
         for (const i of todo) {
           const s = list[i];
-          if (act[k][i] === 2) this.tLen[k] = this.wr(fw, this.tLen[k], s * TEXT_BYTES, blankText);
-          else {
-            fr ??= this.openCopy("t", 1 - k);
-            this.rd(fr, s * TEXT_BYTES, TEXT_BYTES, t);
-            this.tLen[k] = this.wr(fw, this.tLen[k], s * TEXT_BYTES, t);
-          }
+          if (act[k][i] !== 1 || headerLean(h[1 - k], i * HEADER_BYTES)) continue;
+          fw ??= this.openWrite(this.path("t", k), this.tLen[k]);
+          fr ??= this.openCopy("t", 1 - k);
+          this.rd(fr, s * TEXT_BYTES, TEXT_BYTES, t);
+          this.tLen[k] = this.wr(fw, this.tLen[k], s * TEXT_BYTES, t);
         }
         this.close(fw);
         fw = undefined;
@@ -200,7 +217,81 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     }
     if (this.bad[0] || this.bad[1]) return this.rebuildStep();
     if (this.xbad[0] || this.xbad[1]) return this.rebuildTombStep();
+    if (this.textStep()) return true;
+    if (this.migrateStep()) return true;
     return this.scrubStep(nowMs);
+  }
+
+  // The passages' upkeep (as the archive's steps do for its streams): the open
+  // segment's twin brought level, a full segment sealed, its group's parity
+  // made, a damaged segment restored from it.
+  protected textStep(): boolean {
+    try {
+      this.ensureTexts();
+    } catch (e) {
+      if (fatal(e)) throw e;
+      return false;
+    }
+    let roomy = true;
+    try {
+      const i = System.info();
+      roomy = Number(i.used) + SEGMENT_BYTES <= Number(i.total) * TEXT_ROOMY;
+    } catch (e) {
+      if (fatal(e)) throw e;
+    }
+    return this.texts.step(roomy);
+  }
+
+  // One step of the migration from version 1 (FORMAT.md §4.8): the headers of
+  // 32 slots of both copies looked at; up to MIGRATE_SLOTS version-1 slots
+  // among them written again as one batch (their texts appended as passages,
+  // then both headers as version 2: a cut leaves each slot as before or as
+  // after). When a pass finds none left, the text files go: the marker
+  // `/ep.m` first, so that a cut between the deletes is finished by open().
+  protected migrateStep(): boolean {
+    if (this.lean || this.bad[0] || this.bad[1] || this.pending.length) return false;
+    const per = CHUNK / HEADER_BYTES;
+    if (this.migAt < this.nSlots) {
+      const first = this.migAt, n = Math.min(per, this.nSlots - first);
+      const b = new Uint8Array(n * HEADER_BYTES);
+      const v1: number[] = [];
+      for (let k = 0; k < 2; k++) {
+        const have = Math.max(0, Math.min(n, Math.floor(this.hLen[k] / HEADER_BYTES) - first));
+        if (!have) continue;
+        let f: File | undefined;
+        try {
+          f = this.openCopy("h", k);
+          this.rd(f, first * HEADER_BYTES, have * HEADER_BYTES, b);
+        } finally {
+          this.close(f);
+        }
+        for (let i = 0; i < have; i++) if (b[i * HEADER_BYTES + 1] === 1 && headerValid(b, i * HEADER_BYTES) && v1.indexOf(first + i) < 0) v1.push(first + i);
+      }
+      if (!v1.length) {
+        this.migAt += n;
+        return true;
+      }
+      v1.sort((x, y) => x - y);
+      const batch: Episode[] = [];
+      for (const s of v1.slice(0, MIGRATE_SLOTS)) batch.push(this.read(s) ?? ({ slot: s, state: "free" } as Episode));
+      this.write(batch);
+      this.notes.push(`migrated ${batch.length} slot(s) from ${batch[0].slot} to version 2`);
+      return true;
+    }
+    // every header is version 2: the text files go, the marker first
+    let f: File | undefined;
+    try {
+      f = this.openWrite(this.mPath(), 0);
+      this.put(f, 0, MARK, 0, MARK.length);
+    } finally {
+      this.close(f);
+    }
+    for (let k = 0; k < 2; k++) for (const p of [this.tmp("t", k), this.path("t", k)]) if (!this.remove(p)) return true; // tried again by the next step
+    this.remove(this.mPath());
+    this.lean = true;
+    this.tLen = [0, 0];
+    this.notes.push("the migration to version 2 ended: text files deleted");
+    return true;
   }
 
   // Writes copy k again from the other, REBUILD_SLOTS slots per step, into
@@ -217,7 +308,7 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       for (const p of [this.path("h", k), this.path("t", k), hN, tN]) if (!this.remove(p)) return true; // a delete that failed: the next step tries again
       this.hLen[k] = 0;
       this.tLen[k] = 0;
-      for (const p of [hN, tN]) this.close(this.openWrite(p, 0));
+      for (const p of this.lean ? [hN] : [hN, tN]) this.close(this.openWrite(p, 0));
       this.nLen = { h: 0, t: 0 };
       rb = this.rebuild = { k, at: 0, phase: 0 };
       return true;
@@ -239,10 +330,12 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
           this.close(f);
           f = undefined;
         }
-        f = this.openWrite(tN, this.nLen.t);
-        this.nLen.t = this.wr(f, this.nLen.t, rb.at * TEXT_BYTES, tb);
-        this.close(f);
-        f = undefined;
+        if (!this.lean) {
+          f = this.openWrite(tN, this.nLen.t);
+          this.nLen.t = this.wr(f, this.nLen.t, rb.at * TEXT_BYTES, tb);
+          this.close(f);
+          f = undefined;
+        }
         f = this.openWrite(hN, this.nLen.h);
         this.nLen.h = this.wr(f, this.nLen.h, rb.at * HEADER_BYTES, hb);
       } catch (e) {
@@ -255,14 +348,14 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       rb.at += n;
       return true;
     }
-    if (rb.phase === 0) rb.phase = 2;
+    if (rb.phase === 0) rb.phase = this.lean ? 3 : 2;
     if (rb.phase === 2) {
       if (!File.rename(tN, this.path("t", k))) return true; // false: the next step tries again
       rb.phase = 3;
     }
     if (!File.rename(hN, this.path("h", k))) return true;
     this.hLen[k] = this.nLen.h;
-    this.tLen[k] = this.nLen.t;
+    if (!this.lean) this.tLen[k] = this.nLen.t;
     this.bad[k] = false;
     this.rebuild = undefined;
     this.countSlots();
@@ -336,12 +429,17 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
   // Returns false when a pass has just ended, or the next is not due yet: a
   // clock set back by more than a pass's rest counts as due.
   protected scrubStep(nowMs?: number): boolean {
+    // the texts' collection: moving the live texts of a segment, a step each
+    if (this.gcMove()) return true;
     if (this.scrubAt < 0) {
       if (nowMs !== undefined && nowMs < this.scrubDue && nowMs >= this.scrubDue - SCRUB_EVERY_MS) return false;
       this.scrubAt = 0;
       this.scrubTomb = 0;
       this.hadWork = false;
+      // a census of the texts' live bytes rides along with the pass
+      if (this.lean && !this.gc) this.gc = { phase: 0, at: 0, live: new Map(), victim: -1, found: 0 };
     }
+    this.gcCount();
     const maxSlots = Math.min(EPISODE_SLOTS, Math.max(Math.floor(this.hLen[0] / HEADER_BYTES), Math.floor(this.hLen[1] / HEADER_BYTES)));
     if (this.scrubAt < maxSlots) {
       const list: number[] = [];
@@ -367,6 +465,148 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     this.scrubAt = -1;
     if (nowMs !== undefined) this.scrubDue = nowMs + SCRUB_EVERY_MS;
     return false;
+  }
+
+  // ---- collecting the passages no header points to (FORMAT.md §4.3.1) --------------------
+
+  // Both copies' headers of slots [first, first + n) into b (copy k at k·n·128); how many each copy has.
+  private headersOf(first: number, n: number, b: Uint8Array): number[] {
+    const have = [0, 0];
+    for (let k = 0; k < 2; k++) {
+      have[k] = Math.max(0, Math.min(n, Math.floor(this.hLen[k] / HEADER_BYTES) - first));
+      if (!have[k]) continue;
+      let f: File | undefined;
+      try {
+        f = this.openCopy("h", k);
+        this.rd(f, first * HEADER_BYTES, have[k] * HEADER_BYTES, b, k * n * HEADER_BYTES);
+      } finally {
+        this.close(f);
+      }
+    }
+    return have;
+  }
+
+  // The census: 32 slots of both copies a step (with the scrub's pieces), the
+  // bytes of lines headers point to, per segment. At its end, the sealed
+  // segment with the least live share, if under half, is the one to collect.
+  protected gcCount(): void {
+    const g = this.gc;
+    if (!g || g.phase !== 0 || !this.lean || this.bad[0] || this.bad[1]) return;
+    const per = CHUNK / HEADER_BYTES;
+    if (g.at < this.nSlots) {
+      const n = Math.min(per, this.nSlots - g.at);
+      const b = new Uint8Array(2 * n * HEADER_BYTES);
+      const have = this.headersOf(g.at, n, b);
+      for (let i = 0; i < n; i++) {
+        let seen = -1;
+        for (let k = 0; k < 2; k++) {
+          const at = (k * n + i) * HEADER_BYTES;
+          if (i >= have[k] || !headerValid(b, at) || !headerLean(b, at) || headerState(b, at) === 0) continue;
+          const r = headerRef(b, at);
+          if (r.seq === seen) continue;
+          seen = r.seq;
+          g.live.set(r.seq, (g.live.get(r.seq) ?? 0) + r.len);
+        }
+      }
+      g.at += n;
+      return;
+    }
+    try {
+      this.ensureTexts();
+    } catch (e) {
+      if (fatal(e)) throw e;
+      this.gc = undefined;
+      return;
+    }
+    const st = this.texts.stream;
+    const unsealed = st.unsealed();
+    let best = -1, bestShare = GC_SHARE;
+    st.segs.forEach((len, seq) => {
+      if ((st.open && st.open.seq === seq) || unsealed.indexOf(seq) >= 0 || st.restoring.has(seq) || st.damaged.has(seq) || len <= 0) return;
+      const share = (g.live.get(seq) ?? 0) / len;
+      if (share < bestShare) {
+        bestShare = share;
+        best = seq;
+      }
+    });
+    if (best < 0) {
+      this.gc = undefined;
+      return;
+    }
+    g.phase = 1;
+    g.at = 0;
+    g.victim = best;
+    g.found = 0;
+    this.notes.push(`texts: p${best} holds ${Math.round(bestShare * 100)}% live lines: collected by steps`);
+  }
+
+  // Collecting segment `victim`: a pass over both copies' headers, 32 slots a
+  // step, writes the slots that point into it again (at most 5 a step, an
+  // ordinary batch: their texts appended anew, then both headers); a pass that
+  // finds none retires the segment (its group's parity goes first and is made
+  // again by steps). A cut anywhere leaves every header pointing to a whole text.
+  protected gcMove(): boolean {
+    const g = this.gc;
+    if (!g || g.phase !== 1) return false;
+    if (!this.lean || this.bad[0] || this.bad[1] || this.pending.length || this.redoLater) return false;
+    const st = this.texts.stream;
+    if (!st.segs.has(g.victim) || (st.open && st.open.seq === g.victim)) {
+      this.gc = undefined;
+      return false;
+    }
+    const per = CHUNK / HEADER_BYTES;
+    if (g.at < this.nSlots) {
+      const n = Math.min(per, this.nSlots - g.at);
+      const b = new Uint8Array(2 * n * HEADER_BYTES);
+      const have = this.headersOf(g.at, n, b);
+      const slots: number[] = [];
+      for (let i = 0; i < n && slots.length < MIGRATE_SLOTS; i++) {
+        for (let k = 0; k < 2; k++) {
+          const at = (k * n + i) * HEADER_BYTES;
+          if (i < have[k] && headerValid(b, at) && headerLean(b, at) && headerState(b, at) !== 0 && headerRef(b, at).seq === g.victim) {
+            if (slots.indexOf(g.at + i) < 0) slots.push(g.at + i);
+          }
+        }
+      }
+      if (!slots.length) {
+        g.at += n;
+        return true;
+      }
+      const batch: Episode[] = [];
+      for (const s of slots) {
+        const ep = this.read(s);
+        if (!ep) {
+          // a text that cannot be read now: its segment stays
+          this.notes.push(`texts: p${g.victim} not collected: slot ${s} cannot be read`);
+          this.gc = undefined;
+          return true;
+        }
+        batch.push(ep);
+      }
+      this.moving = slots;
+      try {
+        this.write(batch);
+      } catch (e) {
+        // (no room, an I/O error): the collection stops; the next census tries again
+        if (!fatal(e)) this.gc = undefined;
+        throw e;
+      } finally {
+        this.moving = [];
+      }
+      g.found += slots.length;
+      return true;
+    }
+    if (g.found) {
+      // moved some: one more pass finds none before the segment goes
+      g.found = 0;
+      g.at = 0;
+      return true;
+    }
+    st.dropParityOf(g.victim);
+    st.retire(g.victim);
+    this.notes.push(`texts: p${g.victim} collected`);
+    this.gc = undefined;
+    return true;
   }
 
   protected scrubTombs(first: number, n: number): number {
@@ -419,6 +659,6 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     let n = this.seq > 0 ? W_BYTES : 0;
     for (let k = 0; k < 2; k++) n += this.hLen[k] + this.tLen[k] + this.xLen[k];
     if (this.rebuild) n += this.nLen.h + this.nLen.t;
-    return n;
+    return n + this.texts.footprint();
   }
 }

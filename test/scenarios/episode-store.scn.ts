@@ -8,13 +8,14 @@ import { SimDevice, PowerCut } from "../../host-sim/device";
 import { tearHalf } from "../../host-sim/flash";
 import { EpisodeStore, EpisodeError } from "../../src/episode/store";
 import { signature, similarity } from "../../src/episode/sig";
-import { HEADER_BYTES, TEXT_BYTES, TOMB_BYTES } from "../../src/episode/record";
+import { HEADER_BYTES, TEXT_BYTES, TOMB_BYTES, headerValid, headerState, headerRef } from "../../src/episode/record";
 import { EPISODE_SIG_BYTES, type Episode, type Tombstone } from "../../src/episode/types";
 import { ok, equal, deepEqual, throws } from "./assert";
 import type { Scenario } from "./types";
 
 const T0 = 1767225600; // 2026-01-01 UTC, unix seconds
-const FILES = ["/ep.h0", "/ep.h1", "/ep.t0", "/ep.t1", "/ep.x0", "/ep.x1"];
+// the slot files kept in two copies (version 2: the texts are passages, FORMAT.md §4.3)
+const FILES = ["/ep.h0", "/ep.h1", "/ep.x0", "/ep.x1"];
 
 export function freshDevice(storageBytes?: number): SimDevice {
   return new SimDevice({ now: T0 * 1000, storageBytes }).install();
@@ -76,6 +77,8 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 export function copiesEqual(dev: SimDevice, st?: EpisodeStore, prefix = "/ep"): boolean {
   const want = st ? { h: st.slots * HEADER_BYTES, t: st.slots * TEXT_BYTES, x: st.tombCount() * TOMB_BYTES } : undefined;
   for (const p of ["h", "t", "x"] as const) {
+    // version 2 (lean): no slot text files; their texts are passages (FORMAT.md §4.3)
+    if (p === "t" && !dev.spiffs.exists(`${prefix}.t0`) && !dev.spiffs.exists(`${prefix}.t1`)) continue;
     let a = dev.spiffs.exists(`${prefix}.${p}0`) ? dev.spiffs.content(`${prefix}.${p}0`) : new Uint8Array(0);
     let b = dev.spiffs.exists(`${prefix}.${p}1`) ? dev.spiffs.content(`${prefix}.${p}1`) : new Uint8Array(0);
     if (want) {
@@ -146,7 +149,8 @@ export const scenarios: Scenario[] = [
       st.write([episode(2, 3, "x", { useCount: 70000 })]);
       equal(st.read(2)!.useCount, 65535);
       equal(dev.spiffs.length("/ep.h0"), 3 * HEADER_BYTES);
-      equal(dev.spiffs.length("/ep.t0"), 3 * TEXT_BYTES);
+      ok(!dev.spiffs.exists("/ep.t0") && !dev.spiffs.exists("/ep.t1"), "no slot text files: the texts are passages");
+      ok(dev.spiffs.length("/p000001.jsonl") < 3 * TEXT_BYTES, `the texts take the room their words need (${dev.spiffs.length("/p000001.jsonl")} bytes with the segment's header)`);
       ok(copiesEqual(dev), "both copies hold the same bytes");
     },
   },
@@ -214,13 +218,14 @@ export const scenarios: Scenario[] = [
       fill(st, 10);
       equal(st.slots, 10);
       equal(dev.spiffs.length("/ep.h1"), 10 * HEADER_BYTES);
-      equal(dev.spiffs.length("/ep.t1"), 10 * TEXT_BYTES);
+      ok(!dev.spiffs.exists("/ep.t1"), "no slot text file");
       equal(st.freeSlot(), 10);
       st.write([{ ...episode(4, 5, "x"), state: "free" }]);
       equal(st.read(4), undefined);
       equal(st.freeSlot(), 4);
-      const t0 = dev.spiffs.content("/ep.t0");
-      ok(t0.subarray(4 * TEXT_BYTES, 5 * TEXT_BYTES).every((b, i) => (i >= 4 && i < 8) || i >= TEXT_BYTES - 4 || b === 0), "the freed slot's text is blank");
+      // the freed slot's header points to no passage (its old line is garbage, FORMAT.md §4.3)
+      const h0 = dev.spiffs.content("/ep.h0").subarray(4 * HEADER_BYTES, 5 * HEADER_BYTES);
+      ok(headerValid(h0, 0) && headerState(h0, 0) === 0 && headerRef(h0, 0).len === 0 && headerRef(h0, 0).crc === 0, "the freed slot points to no text");
       const id = st.nextId();
       equal(id, 11);
       st.write([episode(4, id, "新的一件事")]);
@@ -343,7 +348,7 @@ export const scenarios: Scenario[] = [
       equal(pass(), 0, "23 hours later: still nothing");
       // damage found by the pass that is due
       const good = image(dev);
-      flip(dev, "/ep.t1", 3 * TEXT_BYTES + 9, 0x04);
+      flip(dev, "/ep.h1", 3 * HEADER_BYTES + 9, 0x04);
       t += H;
       ok(pass() > 0, "a day after: a pass");
       ok(sameImage(good, image(dev)), "and it healed the flipped bit");
@@ -358,7 +363,7 @@ export const scenarios: Scenario[] = [
   {
     name: "episodes: a copy left not finalized, or deleted, is served from the other and rebuilt by steps, with batches meanwhile",
     run() {
-      for (const name of ["/ep.t0", "/ep.h1", "/ep.x0"]) {
+      for (const name of ["/ep.h0", "/ep.h1", "/ep.x0"]) {
         for (const how of ["not finalized", "deleted"]) {
           const dev = freshDevice();
           let st = new EpisodeStore();
@@ -393,7 +398,8 @@ export const scenarios: Scenario[] = [
     name: "episodes: a rebuild whose rename or delete returns false tries again at the next step",
     run() {
       // the old files go at the first step; the new ones are renamed in after 3 steps of copying
-      for (const [fault, steps, at] of [["delete_false", 0, 1], ["delete_false", 0, 2], ["rename_false", 4, 1], ["rename_false", 4, 2]] as const) {
+      // (version 2: one rename, the header file's; no text file)
+      for (const [fault, steps, at] of [["delete_false", 0, 1], ["delete_false", 0, 2], ["rename_false", 4, 1]] as const) {
         const dev = freshDevice();
         let st = new EpisodeStore();
         const eps = fill(st, 12);
@@ -503,11 +509,11 @@ export const scenarios: Scenario[] = [
       let dev = freshDevice();
       let st = new EpisodeStore();
       fill(st, 12);
-      dev.spiffs.notFinalized.add("/ep.t1");
+      dev.spiffs.notFinalized.add("/ep.h1");
       dev.reboot();
       st = new EpisodeStore();
       st.write([episode(3, 4, "改了第三件")]);
-      ok(!dev.spiffs.notFinalized.has("/ep.t1"), "rebuilt by the batch");
+      ok(!dev.spiffs.notFinalized.has("/ep.h1"), "rebuilt by the batch");
       ok(copiesEqual(dev, st), "copies equal at once");
       // the fallback: cut at every write of a batch that goes through /ep.w
       let cuts = 0;

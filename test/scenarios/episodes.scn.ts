@@ -2,6 +2,7 @@
 // the cap, the trash and its purge, tombstones, forgetting with a moving
 // clock, bad input. The store is a RAM stand-in for the contract
 // (test/scenarios/episode-fake.ts) until src/episode/store.ts is on main.
+import { isPassageFile } from "../../src/episode/passages";
 import { SimDevice } from "../../host-sim/device";
 import { Episodes, patchContent, UPDATE_SIMILARITY } from "../../src/episode/episodes";
 import { strength, importance } from "../../src/episode/score";
@@ -388,7 +389,8 @@ export const scenarios: Scenario[] = [
       call({ action: "delete", type: "episode", content: "今天去动物园看了长颈鹿" });
       const st = call({ action: "status" }).episodes;
       deepEqual({ active: st.active, core: st.core, trash: st.trash, tombstones: st.tombstones, cap: st.cap }, { active: 1, core: 1, trash: 1, tombstones: 1, cap: presetOf(b.service.memory).episodeCap });
-      equal(st.used_bytes, dev.spiffs.list().filter((e) => e.name.indexOf("/ep.") === 0).reduce((n, e) => n + e.length, 0), "the episode files' bytes");
+      // the slot files and the passages' stream (the texts, FORMAT.md §4.3)
+      equal(st.used_bytes, dev.spiffs.list().filter((e) => e.name.indexOf("/ep.") === 0 || isPassageFile(e.name.slice(1))).reduce((n, e) => n + e.length, 0), "the episode files' bytes");
       b.service.tool.episodes = undefined;
       equal(call({ action: "status" }).episodes, "not available");
     },

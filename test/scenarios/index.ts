@@ -52,6 +52,7 @@ import { scenarios as query } from "./query.scn";
 import { scenarios as queryScan } from "./query-scan.scn";
 import { scenarios as snapshot } from "./snapshot.scn";
 import { scenarios as episodeStore } from "./episode-store.scn";
+import { scenarios as episodeLean } from "./episode-lean.scn";
 
 import { scenarios as evolver } from "./evolver.scn";
 import { scenarios as config } from "./config.scn";
@@ -111,6 +112,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "query-scan", scenarios: queryScan },
   { file: "snapshot", scenarios: snapshot },
   { file: "episode-store", scenarios: episodeStore },
+  { file: "episode-lean", scenarios: episodeLean },
 
   { file: "evolver", scenarios: evolver },
   { file: "config", scenarios: config },

@@ -261,7 +261,7 @@ export const scenarios: Scenario[] = [
       let r: any;
       deepEqual(files(() => (r = s.q({ from: "episode", where: "p = 1", order_by: "j desc", select: "j" }))), ["ep.h0"], "the header file alone");
       deepEqual(col(r.rows, "j"), [0.7, 0.5, 0.3, 0.1]);
-      deepEqual(files(() => (r = s.q({ from: "episode", where: "keywords = 画画 AND e >= 0.4", select: "content" }))), ["ep.h0", "ep.t0"], "a text field: the text file too");
+      deepEqual(files(() => (r = s.q({ from: "episode", where: "keywords = 画画 AND e >= 0.4", select: "content" }))), ["ep.h0", "p000001.jsonl"], "a text field: the passages too (FORMAT.md §4.3)");
       deepEqual(col(r.rows, "content"), ["周五给妈妈画生日卡片", "周日学会了画水彩"]);
       deepEqual(col(s.q({ from: "episode", where: "created_at = '2026-02-05'", select: "id" }).rows, "id").length, 8, "written today");
     },

@@ -124,7 +124,10 @@ export const scenarios: Scenario[] = [
       const A = fillDevice();
       const couch = new MiniCouch();
       const r1 = await on(A.dev, A.booted, options(couch));
-      ok(r1.pushed > 350, `pushed ${r1.pushed}`); // hundreds (399 with format-3 lines, 411 in format 2)
+      // hundreds (399 with format-3 lines, 411 in format 2; 154 with lean episodes: the
+      // fill ends at its small partition's edge, and 2 KB less of episode files keeps a
+      // moment pair's parity one append longer, so an idle step retires one pair more)
+      ok(r1.pushed > 150, `pushed ${r1.pushed}`);
       equal(r1.pulled, 0, "nothing to pull");
       sameDocs(held(A.booted), served(couch), "server after the first sync");
       equal(couch.conflicted("owner-1").length, 0, "no conflicts");
@@ -146,7 +149,7 @@ export const scenarios: Scenario[] = [
       const dev = new SimDevice({ now: A.dev.clock.now, storageBytes: 320 * 1024 });
       const B = bootOn(dev);
       const r = await on(dev, B, options(couch, { restore: true }));
-      ok(r.pulled > 350, `pulled ${r.pulled}`);
+      ok(r.pulled > 150, `pulled ${r.pulled}`); // as pushed above
       equal(r.rejected, 0, "nothing refused");
       sameDocs(held(B), served(couch), "the new pet");
       // the AI reads the same memory on both (the relationship is the pet's own)

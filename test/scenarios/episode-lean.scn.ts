@@ -1,0 +1,353 @@
+// Lean episodes (issue 29 item 2; docs/design/lean-episodes.md, FORMAT.md
+// §4.3): texts as passages in an archive stream of their own, read around
+// damage as the archive's segments are; a version-1 store (two 672-byte text
+// slots per episode) migrated to version 2 in steps, with a cut at every
+// write of the migration.
+import { SimDevice, PowerCut } from "../../host-sim/device";
+import { tearHalf } from "../../host-sim/flash";
+import { ALL_TEAR_MODES } from "../../host-sim/spiffs";
+import type { FaultKind } from "../../host-sim/faults";
+import { EpisodeStore } from "../../src/episode/store";
+import { HEADER_BYTES, TEXT_BYTES, TOMB_BYTES, checkEpisode, encodeHeader, encodeText, headerLean, headerValid, put32 } from "../../src/episode/record";
+import { crc32 } from "../../src/nvs/crc32";
+import { signature } from "../../src/episode/sig";
+import { type Episode } from "../../src/episode/types";
+import { equal, ok, deepEqual } from "./assert";
+import { episode, freshDevice, copiesEqual } from "./episode-store.scn";
+import type { Scenario } from "./types";
+
+const T0 = 1767225600;
+
+function settle(st: EpisodeStore): number {
+  let n = 0;
+  while (st.step()) if (++n > 20000) throw new Error("step() never ends");
+  return n;
+}
+
+function view(e: Episode | undefined): string {
+  if (!e) return "none";
+  const { sig: _s, ...rest } = e;
+  return JSON.stringify(rest);
+}
+
+// The pet's episodes: long and short texts, keywords, a trash one, a free slot.
+function pet(n: number): Episode[] {
+  const out: Episode[] = [];
+  for (let k = 0; k < n; k++) {
+    if (k === 5) continue; // a free slot
+    const content = k % 3 === 0 ? `第${k}件事：` + "今天和主人一起去公园散步，看见了小鸟和松鼠。".repeat(8).slice(0, 190) : `短的第${k}件事😀`;
+    out.push(episode(k, k + 1, content, { keywords: k % 2 ? ["公园", `鸟${k}`] : [], state: k === 7 ? "trash" : "active", purgeAt: k === 7 ? T0 + 86400 : 0, useCount: k * 3, p: k % 4 === 0 ? 100 : 20 }));
+  }
+  return out;
+}
+
+// Writes a version-1 store (today's format before this one: FORMAT.md §4.2
+// version 1 and §4.3's text records, both copies) and two tombstones.
+function writeV1(dev: SimDevice, eps: Episode[], slots: number): void {
+  const h = new Uint8Array(slots * HEADER_BYTES), t = new Uint8Array(slots * TEXT_BYTES);
+  for (let s = 0; s < slots; s++) {
+    const ep = eps.find((e) => e.slot === s) ?? ({ slot: s, state: "free" } as Episode);
+    const c = checkEpisode(ep);
+    const tc = encodeText(t, s * TEXT_BYTES, ep.state === "free" ? 0 : ep.id, 1, c);
+    encodeHeader(h, s * HEADER_BYTES, ep, 1, tc, 1, ep.state === "free" ? undefined : signature(ep.content, ep.keywords));
+  }
+  const x = new Uint8Array(2 * TOMB_BYTES);
+  for (let i = 0; i < 2; i++) {
+    const at = i * TOMB_BYTES;
+    put32(x, at, 900 + i);
+    x[at + 4] = 2;
+    put32(x, at + 8, T0);
+    put32(x, at + 12, 7);
+    put32(x, at + 16, crc32(x, at, at + 16));
+  }
+  for (let k = 0; k < 2; k++) {
+    dev.spiffs.load(`/ep.h${k}`, h.slice());
+    dev.spiffs.load(`/ep.t${k}`, t.slice());
+    dev.spiffs.load(`/ep.x${k}`, x.slice());
+  }
+}
+
+// Every episode of `eps` reads back exactly (read, scan with text), the free slot reads free.
+function same(st: EpisodeStore, eps: Episode[], what: string): void {
+  for (const e of eps) equal(view(st.read(e.slot)), view(e), `${what}: slot ${e.slot}`);
+  const got: Episode[] = [];
+  st.scan((e) => void got.push(e), true);
+  const want = eps.filter((e) => e.state === "active" || e.state === "trash");
+  deepEqual(got.map(view), want.map(view), `${what}: scan with text`);
+  equal(st.read(5), undefined, `${what}: the free slot`);
+  equal(st.tombCount(), 2, `${what}: tombstones`);
+}
+
+function allLean(dev: SimDevice, slots: number): boolean {
+  for (let k = 0; k < 2; k++) {
+    const h = dev.spiffs.content(`/ep.h${k}`);
+    for (let s = 0; s < slots; s++) if (!headerValid(h, s * HEADER_BYTES) || !headerLean(h, s * HEADER_BYTES)) return false;
+  }
+  return true;
+}
+
+export const scenarios: Scenario[] = [
+  {
+    name: "episodes lean: a version-1 store reads as before, migrates in steps to passages, and its text files go",
+    run() {
+      const dev = freshDevice();
+      const eps = pet(14);
+      writeV1(dev, eps, 14);
+      const before = dev.spiffs.length("/ep.t0") * 2;
+      let st = new EpisodeStore();
+      same(st, eps, "version 1");
+      // a batch on a version-1 store writes version 2 at once (its text a passage)
+      const changed = { ...eps[1], content: "改过的一件事", useCount: 99 };
+      st.write([changed]);
+      eps[1] = changed;
+      same(st, eps, "a batch before the migration");
+      const n = settle(st);
+      ok(n >= 4, `steps: ${n}`);
+      ok(!dev.spiffs.exists("/ep.t0") && !dev.spiffs.exists("/ep.t1") && !dev.spiffs.exists("/ep.m"), "the text files and the marker are gone");
+      ok(allLean(dev, 14), "every header is version 2");
+      ok(st.notes.some((x) => x.indexOf("migration to version 2 ended") >= 0), "the store says so");
+      same(st, eps, "after the migration");
+      ok(copiesEqual(dev, st), "both copies equal");
+      ok(st.footprint() < 14 * 2 * HEADER_BYTES + before / 2, `the texts take less room: ${st.footprint()} bytes in all, ${before} of text slots before`);
+      dev.reboot();
+      st = new EpisodeStore();
+      same(st, eps, "after a reboot");
+      // the device goes on
+      st.write([episode(14, 15, "迁移之后的新事")]);
+      equal(st.read(14)!.content, "迁移之后的新事");
+    },
+  },
+  {
+    name: "episodes lean: the migration cut at every write keeps every episode, and finishes after the reboot",
+    run() {
+      const eps = pet(12);
+      let cuts = 0;
+      for (let at = 1; ; at++) {
+        const dev = freshDevice();
+        dev.spiffs.tearModes = ["unchanged", "prefix", "holes"];
+        writeV1(dev, eps, 12);
+        let st = new EpisodeStore();
+        dev.cutAfter(at, tearHalf);
+        let cut = false;
+        try {
+          settle(st);
+        } catch (e) {
+          if (!(e instanceof PowerCut)) throw e;
+          cut = true;
+        }
+        dev.flash.disarm();
+        if (!cut) {
+          ok(allLean(dev, 12), "the whole migration without a cut");
+          break;
+        }
+        cuts++;
+        dev.reboot();
+        st = new EpisodeStore();
+        same(st, eps, `cut at ${at}`);
+        settle(st);
+        same(st, eps, `cut at ${at}, then steps`);
+        ok(!dev.spiffs.exists("/ep.t0") && !dev.spiffs.exists("/ep.t1"), `cut at ${at}: the text files are gone in the end`);
+        ok(allLean(dev, 12), `cut at ${at}: every header is version 2`);
+        ok(copiesEqual(dev, st), `cut at ${at}: both copies equal`);
+      }
+      ok(cuts >= 30, `cut points: ${cuts}`);
+    },
+  },
+  {
+    name: "episodes lean: a text is served around damage at rest: the open segment from its twin, a sealed one from its group's parity (and restored)",
+    run() {
+      const dev = freshDevice();
+      let st = new EpisodeStore();
+      // 560 texts of 190 characters: several segments of 56 KB
+      const eps: Episode[] = [];
+      for (let i = 0; i < 560; i += 8) {
+        const b: Episode[] = [];
+        for (let k = i; k < i + 8; k++) b.push(episode(k, k + 1, `第${k}件：` + "我们在河边钓鱼，风很大，主人给我讲了一个关于大海的故事。".repeat(7).slice(0, 185), { keywords: [`鱼${k % 9}`] }));
+        st.write(b);
+        eps.push(...b);
+      }
+      settle(st);
+      const segs = dev.spiffs.list().map((e) => e.name).filter((n) => /^\/p\d{6}\.jsonl$/.test(n)).sort();
+      ok(segs.length >= 3, `segments: ${dev.spiffs.list().map((e) => e.name + ":" + e.length).join(" ")}`);
+      const sealed = segs[0], open = segs[segs.length - 1];
+      // the sealed members' parity: <top>.par of their group (the open segment's .par is its twin)
+      ok(segs.slice(0, -1).some((n) => dev.spiffs.exists(n.replace(".jsonl", ".par"))), `the group has parity: ${dev.spiffs.list().map((e) => e.name + ":" + e.length).join(" ")}`);
+      const good = dev.spiffs.content(sealed).slice();
+      // one bit flipped in the middle of each, at rest
+      for (const name of [sealed, open]) {
+        const b = dev.spiffs.content(name);
+        b[Math.floor(b.length / 2)] ^= 0x20;
+        dev.spiffs.load(name, b);
+      }
+      dev.reboot();
+      st = new EpisodeStore();
+      const got: Episode[] = [];
+      st.scan((e) => void got.push(e), true);
+      equal(got.length, eps.length, "every episode served");
+      deepEqual(got.map((e) => e.content), eps.map((e) => e.content), "every text, exactly");
+      // (a flipped bit is served around, by its second source or its line's
+      // single-bit repair, FORMAT.md §3.13; a sealed segment is not written for it)
+      settle(st);
+      dev.reboot();
+      const again = new EpisodeStore();
+      deepEqual(eps.map((e) => again.read(e.slot)?.content), eps.map((e) => e.content), "after steps and a reboot");
+      // a segment left not finalized: served from its group's parity
+      dev.spiffs.notFinalized.add(sealed);
+      dev.reboot();
+      st = new EpisodeStore();
+      deepEqual(eps.map((e) => st.read(e.slot)?.content), eps.map((e) => e.content), `${sealed} not finalized: served`);
+      settle(st);
+      const b = dev.spiffs.content(sealed);
+      ok(!dev.spiffs.notFinalized.has(sealed) && b.length === good.length && b.every((x, i) => x === good[i]), `${sealed}: restored from its group's parity by steps, byte for byte (the bit flipped before it too)`);
+      dev.reboot();
+      st = new EpisodeStore();
+      deepEqual(eps.map((e) => st.read(e.slot)?.content), eps.map((e) => e.content), `${sealed} restored by steps`);
+    },
+  },
+  {
+    name: "episodes lean: a segment of texts mostly replaced is collected by steps (its live texts moved, then it goes), nothing lost at a cut at any write",
+    run() {
+      // texts the compact table does not shorten (130 emoji, 520 bytes): about 100 a segment
+      const long = (k: number, v: string) => `${k}${v}` + "🐟🌊🎣⛵🐚".repeat(26);
+      // 110 texts (two segments), then 100 of the first ones changed: the first segment is mostly garbage
+      const build = (dev: SimDevice): Episode[] => {
+        const st = new EpisodeStore();
+        const eps: Episode[] = [];
+        for (let i = 0; i < 110; i += 8) {
+          const b: Episode[] = [];
+          for (let k = i; k < Math.min(110, i + 8); k++) b.push(episode(k, k + 1, long(k, "旧")));
+          st.write(b);
+          eps.push(...b);
+        }
+        for (let i = 0; i < 100; i += 8) {
+          const b: Episode[] = [];
+          for (let k = i; k < Math.min(100, i + 8); k++) b.push({ ...eps[k], content: long(k, "新") });
+          st.write(b);
+          for (const e of b) eps[e.slot] = e;
+        }
+        // the segments sealed and their parity made, as idle steps would have (not the collection)
+        for (let n = 0; st.texts.step(true); n++) if (n > 1000) throw new Error("the texts' upkeep never ends");
+        void dev;
+        return eps;
+      };
+      const check = (st: EpisodeStore, eps: Episode[], what: string) => {
+        const got: string[] = [];
+        st.scan((e) => void got.push(e.content), true);
+        deepEqual(got, eps.map((e) => e.content), `${what}: every text`);
+      };
+      {
+        const dev = freshDevice();
+        const eps = build(dev);
+        ok(dev.spiffs.exists("/p000001.jsonl"), "the first segment");
+        const st = new EpisodeStore();
+        settle(st);
+        ok(st.notes.some((n) => n.indexOf("p1 collected") >= 0), `collected: ${st.notes.filter((n) => n.indexOf("texts") === 0).join("; ")}`);
+        ok(!dev.spiffs.exists("/p000001.jsonl") && !dev.spiffs.exists("/p000001.six"), "its files are gone");
+        check(st, eps, "after the collection");
+        ok(copiesEqual(dev, st), "both copies equal");
+        dev.reboot();
+        check(new EpisodeStore(), eps, "after a reboot");
+      }
+      // the state before the collection, built once and loaded for each cut
+      const dev0 = freshDevice();
+      const eps = build(dev0);
+      const image = dev0.spiffs.list().map((e) => ({ name: e.name, bytes: dev0.spiffs.content(e.name).slice() }));
+      let cuts = 0;
+      for (let at = 1; ; at++) {
+        const dev = freshDevice();
+        dev.spiffs.tearModes = ["unchanged", "prefix", "holes"];
+        for (const f of image) dev.spiffs.load(f.name, f.bytes.slice());
+        let st = new EpisodeStore();
+        dev.cutAfter(at, tearHalf);
+        let cut = false;
+        try {
+          settle(st);
+        } catch (e) {
+          if (!(e instanceof PowerCut)) throw e;
+          cut = true;
+        }
+        dev.flash.disarm();
+        if (!cut) break;
+        cuts++;
+        dev.reboot();
+        st = new EpisodeStore();
+        check(st, eps, `cut at ${at}`);
+        settle(st);
+        check(st, eps, `cut at ${at}, then steps`);
+        ok(!dev.spiffs.exists("/p000001.jsonl"), `cut at ${at}: collected in the end`);
+      }
+      ok(cuts >= 20, `cut points: ${cuts}`);
+    },
+  },
+  {
+    name: "episodes lean: the migration under every storage fault kind keeps every episode and finishes once the fault is gone",
+    run() {
+      const eps = pet(12);
+      // the storage faults (host-sim/faults.ts); power cuts: the scenario above; NVS
+      // faults and clock jumps cannot reach these files; mount_failure formats the partition
+      const kinds: FaultKind[] = ["spiffs_read_error", "spiffs_not_finalized", "rename_false", "delete_false", "open_limit", "full", "bit_flip", "spiffs_rename_tear", "spiffs_header_tear", "spiffs_rewrite_tear"];
+      let injected = 0;
+      for (const kind of kinds) {
+        const rest = kind === "bit_flip" || kind === "spiffs_not_finalized";
+        for (const at of rest ? [1, 2, 3, 4, 5, 6, 7, 8] : [1, 2, 4, 8, 16, 32, 64]) {
+          const dev = freshDevice();
+          dev.spiffs.tearModes = ALL_TEAR_MODES;
+          writeV1(dev, eps, 12);
+          let st = new EpisodeStore();
+          if (rest) {
+            dev.reboot(); // at rest, before the store opens: one file of the version-1 store
+            const what = dev.inject(kind, { seed: at * 7919 + 3, partition: "storage" });
+            if (what.indexOf("no file") < 0) injected++;
+            st = new EpisodeStore();
+          } else dev.inject(kind, { at, partition: "storage" });
+          let cut = false;
+          for (let i = 0; i < 300 && !cut; i++) {
+            try {
+              if (!st.step()) break;
+            } catch (e) {
+              // a tear is a cut inside a file operation; other faults are errors the next step goes past
+              if (e instanceof PowerCut) cut = true;
+            }
+          }
+          dev.flash.disarm();
+          if (!rest) {
+            if (!dev.spiffs.isArmed(kind as never)) injected++;
+            else dev.spiffs.disarm(kind as never);
+          }
+          dev.reboot();
+          st = new EpisodeStore();
+          same(st, eps, `${kind} at ${at}`);
+          settle(st);
+          same(st, eps, `${kind} at ${at}, then steps`);
+          ok(allLean(dev, 12) && !dev.spiffs.exists("/ep.t0") && !dev.spiffs.exists("/ep.t1"), `${kind} at ${at}: migrated in the end`);
+        }
+      }
+      ok(injected >= 40, `faults injected: ${injected}`);
+    },
+  },
+  {
+    name: "episodes lean: a pet's 400 full-size version-1 episodes migrate in steps, every one kept, in under 60% of the room (headers twice, texts once with their parity and open twin)",
+    run() {
+      const dev = freshDevice();
+      const eps: Episode[] = [];
+      for (let k = 0; k < 400; k++) {
+        let content = `第${k}段：`;
+        while (content.length < 200) content += "和主人一起度过的时光很开心，我们聊了恐龙、钢琴和下雨天";
+        eps.push(episode(k, k + 1, content.slice(0, 200), { keywords: ["主人的生日", "一起去公园", "好时光", "开心", `回忆${k % 10}`], state: k % 50 === 7 ? "trash" : "active", useCount: k, p: k % 9 === 0 ? 100 : 40 }));
+      }
+      writeV1(dev, eps, 400);
+      const bytes = () => dev.spiffs.list().filter((e) => e.name.indexOf("/ep.") === 0 || /^\/p[0-9.]/.test(e.name)).reduce((n, e) => n + e.length, 0);
+      const before = bytes();
+      let st = new EpisodeStore();
+      const n = settle(st);
+      ok(n >= 80, `steps: ${n} (5 slots a batch)`);
+      ok(allLean(dev, 400) && !dev.spiffs.exists("/ep.t0") && !dev.spiffs.exists("/ep.t1"), "migrated");
+      dev.reboot();
+      st = new EpisodeStore();
+      for (const e of eps) equal(view(st.read(e.slot)), view(e), `slot ${e.slot}`);
+      equal(st.tombCount(), 2);
+      const after = bytes();
+      ok(after < before * 0.6, `${after} bytes after, ${before} before`);
+    },
+  },
+];
