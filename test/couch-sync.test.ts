@@ -65,14 +65,14 @@ describe("sync with a real CouchDB-compatible server (pouchdb-server)", function
     const db = newDb();
     const A = fillDevice();
     const r1 = await run(A.dev, A.booted, { db });
-    assert.ok(r1.pushed > 350, `pushed ${r1.pushed}`); // hundreds (as sync.scn.ts: 399 with format-3 lines)
+    assert.ok(r1.pushed > 150, `pushed ${r1.pushed}`); // as sync.scn.ts (154: the fill sits at its partition's retire line)
     const r2 = await run(A.dev, A.booted, { db });
     assert.equal(`${r2.pushed}/${r2.pulled}`, "0/0", "second sync");
     await oracle(A.dev, A.booted, db, "after the push");
     const nd = new SimDevice({ now: A.dev.clock.now, storageBytes: 320 * 1024 }) /* as fillDevice (backup.scn STORAGE) */;
     const nb = bootOn(nd);
     const r = await run(nd, nb, { db, restore: true });
-    assert.ok(r.pulled > 350, `pulled ${r.pulled}`);
+    assert.ok(r.pulled > 150, `pulled ${r.pulled}`);
     nd.install();
     // the same memory; the order of a store's items is the server's change
     // order on the new pet (docs/SYNC.md), so lists are compared as sets
