@@ -1,15 +1,19 @@
 // Forgotten records leave the flash (docs/FORMAT.md §3.7): while tombstones
 // wait, steps look through every sealed segment of their streams, one segment
 // per step, and a segment that holds a forgotten line is written again without
-// it, 4 KB per step, into `.scr`; then `.jsonl` is renamed `.old` (the commit
-// point), `.scr` renamed `.jsonl`, and `.old` and the sidecar deleted (the
-// segment is sealed again by a later step). A tombstone goes once a whole pass
-// found its record nowhere on flash.
+// it, 4 KB per step, into `.scr`, and its sidecar with it into `.scx` (the
+// block records of the lines written so far: the open block in RAM); then
+// `.jsonl` is renamed `.old` (the commit point), `.scr` renamed `.jsonl`, the
+// old sidecar deleted and `.scx` renamed `.six`, and `.old` deleted. The
+// rewritten segment is indexed whole from the swap on (a recall reads only its
+// matching blocks: docs/design/recode.md); a later step seals it (summary and
+// catalog entry). A tombstone goes once a whole pass found its record nowhere
+// on flash.
 
 import { File } from "file";
 import { writeAt, openAppend, openWrite, rename, remove, rethrowFatal } from "./file";
 import { STREAM_CODE, STREAM_CHAR, parseRecord } from "./codec";
-import { lineKind, KIND_RECORD } from "./segment";
+import { lineKind, KIND_RECORD, BlockBuilder, createSide, writeSideRecords, SEGMENT_BLOCKS, RECORD } from "./segment";
 import { scanRange, validEndOf, type ArchiveStream, type Buffers } from "./stream";
 import { Tombstones, hex } from "./tomb";
 import { settle, removeAll } from "./settle";
@@ -25,7 +29,15 @@ interface Job {
   end: number; // the segment's valid end
   dst: number; // bytes written to .scr
   ids: string[]; // the forgotten records it drops
+  side: BlockBuilder; // the rewrite's block records: the open block and those not yet in `.scx`
+  blocks: number; // block records written to `.scx`
 }
+
+// Block records a copy step can close: a step writes at most STEP_WRITE bytes
+// (and a line), which closes at most 3 blocks of 4 KB (the one open before it,
+// one filled to 4 KB, the last one at the end). 4 x 288 B + the open block's
+// 256-byte signature: about 1.4 KB of RAM while a rewrite is under way.
+const SIDE_ROOM = 4;
 
 export class Scrubber {
   private queue: { stream: ArchiveStream; seq: number }[] | undefined;
@@ -43,33 +55,42 @@ export class Scrubber {
   static recover(s: ArchiveStream, files: Map<string, number>): boolean {
     let did = false;
     files.forEach((_len, name) => {
-      const m = /^([fmed])(\d{6})\.(scr|old)$/.exec(name);
+      const m = /^([fmed])(\d{6})\.(scr|scx|old)$/.exec(name);
       if (!m || m[1] !== STREAM_CHAR[s.stream]) return;
       did = true;
       const seq = Number(m[2]);
-      const scr = s.path(seq).replace(/jsonl$/, "scr"), old = s.path(seq).replace(/jsonl$/, "old");
+      const scr = rewritePath(s, seq, "scr"), scx = rewritePath(s, seq, "scx"), old = rewritePath(s, seq, "old");
       if (m[3] === "old") {
         // segment, .old and .scr all there: a cut inside one of the swap's
         // renames left the segment on one object with .old (the first) or .scr
         // (the second). The segment is settled onto its own object (as it is:
-        // the original, or the rewrite), then the other two names go.
+        // the original, or the rewrite), then the other names go, and both
+        // sidecars (which bytes the segment holds is not known: it is indexed
+        // again by steps)
         if (File.exists(s.path(seq)) && File.exists(scr)) {
           if (settle(s.path(seq))) {
             File.delete(s.path(seq, "twn")); // it may hold the old bytes: copied again
             removeAll(scr);
             removeAll(old);
             File.delete(s.path(seq, "six"));
+            File.delete(scx);
           }
           return;
         }
-        // committed: the rewritten segment is the segment
+        // committed: the rewritten segment is the segment, `.scx` its sidecar
+        // (whole: the swap starts only after its last record). Any `.six`
+        // beside a `.scx` is the old one; without a `.scx` it is the new one
+        // (renamed already) or none.
         if (!File.exists(s.path(seq)) && File.exists(scr)) File.rename(scr, s.path(seq));
         if (File.exists(s.path(seq))) {
+          if (File.exists(scx)) {
+            File.delete(s.path(seq, "six"));
+            File.rename(scx, s.path(seq, "six"));
+          }
           File.delete(s.path(seq, "twn"));
           File.delete(old);
-          File.delete(s.path(seq, "six"));
         }
-      } else if (!files.has(name.replace(/scr$/, "old"))) File.delete(scr); // not committed
+      } else if (!files.has(`${m[1]}${m[2]}.old`)) File.delete(m[3] === "scr" ? scr : scx); // not committed
     });
     return did;
   }
@@ -128,8 +149,9 @@ export class Scrubber {
     }
     // the open segment is rewritten once it is sealed (a later pass)
     if (!hits || (s.open && s.open.seq === seq)) return `scrub: ${s.stream} ${seq} looked at`;
-    File.delete(this.scr(s, seq));
-    this.job = { stream: s, seq, src: 0, end, dst: 0, ids };
+    File.delete(rewritePath(s, seq, "scr"));
+    File.delete(rewritePath(s, seq, "scx"));
+    this.job = { stream: s, seq, src: 0, end, dst: 0, ids, side: new BlockBuilder(s.stream, 0, SIDE_ROOM), blocks: 0 };
     return `scrub: ${s.stream} ${seq} holds ${hits} forgotten`;
   }
 
@@ -143,18 +165,17 @@ export class Scrubber {
   }
 
 
-  private scr(s: ArchiveStream, seq: number): string {
-    return s.path(seq).replace(/jsonl$/, "scr");
-  }
-
-  // Copies up to 4 KB of kept lines into `.scr`; the next step swaps it in.
+  // Copies up to 4 KB of kept lines into `.scr` and the block records they
+  // close into `.scx`; the step after the last piece swaps them in.
   private copy(): string {
     const j = this.job as Job;
     const s = j.stream, code = STREAM_CODE[s.stream];
+    const scr = rewritePath(s, j.seq, "scr"), scx = rewritePath(s, j.seq, "scx");
     if (!s.segs.has(j.seq)) {
       // retired meanwhile (the partition crossed the retire line): its bytes are gone already
       this.job = undefined;
-      File.delete(this.scr(s, j.seq));
+      File.delete(scr);
+      File.delete(scx);
       return `scrub: ${s.stream} ${j.seq} gone`;
     }
     if (j.src >= j.end) return this.swap(j); // a swap a failed rename left half done
@@ -165,7 +186,7 @@ export class Scrubber {
       const out = new Uint8Array(stop - j.src);
       let n = 0, last = j.src;
       scanRange(f, j.src, j.end, this.bufs.chunk, (b, ls, le, size, pos) => {
-        if (pos + size > stop) return false;
+        if (pos + size > stop || j.side.full) return false;
         last = pos + size;
         if (size > le - ls && lineKind(b, ls, le) === KIND_RECORD) {
           const it = parseRecord(b, ls, le, s.stream);
@@ -173,21 +194,31 @@ export class Scrubber {
         }
         // kept as it is on flash (header and bad lines too: they tell what happened)
         out.set(b.subarray(ls, ls + size), n);
+        j.side.add(out, n, n + (le - ls), size);
         n += size;
       });
       if (last === j.src && j.src < j.end) last = j.end; // nothing whole fits: a damaged run, dropped
-      const w = j.dst === 0 ? openWrite(this.scr(s, j.seq)) : openAppend(this.scr(s, j.seq), j.dst);
+      const w = j.dst === 0 ? openWrite(scr) : openAppend(scr, j.dst);
       try {
         if (n) writeAt(w, out.subarray(0, n), j.dst);
       } finally {
         w.close();
       }
+      // then the records of the blocks these lines closed (the last block
+      // with the last piece): `.scx` is whole before the swap can start
+      if (j.dst === 0) createSide(scx, s.stream, j.seq);
+      let recs = j.side.drain(last >= j.end);
+      const room = (SEGMENT_BLOCKS - j.blocks) * RECORD; // more are indexed by the seal
+      if (recs.length > room) recs = recs.subarray(0, Math.max(0, room));
+      if (recs.length) writeSideRecords(scx, j.blocks, recs);
+      j.blocks += recs.length / RECORD;
       j.dst += n;
       j.src = last;
     } catch (e) {
       rethrowFatal(e);
       this.job = undefined;
-      File.delete(this.scr(s, j.seq));
+      File.delete(scr);
+      File.delete(scx);
       throw e;
     } finally {
       f?.close();
@@ -201,16 +232,15 @@ export class Scrubber {
   // The swap: `.old` is the commit point. A rename that returns false leaves
   // the job in place and its step failed: the next step goes on from where
   // the files are (a segment renamed .old and its rewrite still .scr must
-  // never lose the .scr), as Scrubber.recover does at boot.
+  // never lose the .scr), as Scrubber.recover does at boot. The old sidecar
+  // stays until the segment is the rewrite (a cut before the commit leaves
+  // the segment as it was, indexed), and `.scx` takes its place at once: the
+  // rewritten segment is never without its index (docs/design/recode.md).
   private swap(j: Job): string {
     const s = j.stream;
-    const seg = s.path(j.seq), old = seg.replace(/jsonl$/, "old"), scr = this.scr(s, j.seq);
+    const seg = s.path(j.seq), six = s.path(j.seq, "six");
+    const old = rewritePath(s, j.seq, "old"), scr = rewritePath(s, j.seq, "scr"), scx = rewritePath(s, j.seq, "scx");
     if (File.exists(scr)) {
-      // the sidecar describes the old bytes: it goes before the swap, or a cut
-      // between the swap and its delete leaves it describing the rewrite, whose
-      // lines no longer sit where its blocks start and end (a query by block
-      // would miss the line across each boundary, and sealing would keep them)
-      remove(s.path(j.seq, "six"));
       s.dropParityOf(j.seq); // the group's parity holds the old bytes: built again once sealed
       if (File.exists(seg)) {
         if (File.exists(old)) remove(old); // a leftover of an earlier rewrite: the segment is newer
@@ -218,16 +248,27 @@ export class Scrubber {
       }
       rename(scr, seg);
     }
+    if (File.exists(scx)) {
+      remove(six);
+      rename(scx, six);
+    }
     // the twin holds the old bytes (forgotten lines among them): it goes
     // before `.old` (boot finishes this while `.old` is there)
     File.delete(s.path(j.seq, "twn"));
     s.twins.delete(j.seq);
     s.damaged.delete(j.seq);
     File.delete(old);
-    File.delete(s.path(j.seq, "six"));
     s.segs.set(j.seq, j.dst);
+    // sealed again by a step (its summary and catalog entry), whatever its length
+    s.cat.entries.delete(j.seq);
     for (const k of j.ids) this.found.set(k, (this.found.get(k) ?? 1) - 1);
     this.job = undefined;
     return `scrub: ${s.stream} ${j.seq} rewritten`;
   }
+}
+
+// The rewrite's files beside segment `seq`: `.scr` its bytes, `.scx` its
+// sidecar, `.old` the segment during the swap (FORMAT.md §3.7).
+function rewritePath(s: ArchiveStream, seq: number, ext: "scr" | "scx" | "old"): string {
+  return s.path(seq).replace(/jsonl$/, ext);
 }
