@@ -11,12 +11,12 @@
 // on flash.
 
 import { File } from "file";
-import { writeAt, openAppend, openWrite, rename, remove, rethrowFatal } from "./file";
-import { STREAM_CODE, STREAM_CHAR, parseRecord } from "./codec";
-import { lineKind, KIND_RECORD, BlockBuilder, createSide, writeSideRecords, SEGMENT_BLOCKS, RECORD } from "./segment";
+import { writeAt, openAppend, openWrite, rename, remove, rethrowFatal, readInto } from "./file";
+import { STREAM_CODE, STREAM_CHAR, parseRecord, recodeLine, headerLine, getWriteFormat, NL } from "./codec";
+import { lineKind, KIND_RECORD, KIND_HEADER, BlockBuilder, createSide, writeSideRecords, SEGMENT_BLOCKS, RECORD } from "./segment";
 import { scanRange, validEndOf, type ArchiveStream, type Buffers } from "./stream";
 import { Tombstones, hex } from "./tomb";
-import { settle, removeAll } from "./settle";
+import { settle, removeAll, sameBytes, beforeDropping } from "./settle";
 
 // 4 KB of kept lines a step: about 140 ms at the device's flash speed (8 KB took 260 ms, too near
 // the 300 ms step budget: docs/design/steps.md)
@@ -31,7 +31,11 @@ interface Job {
   ids: string[]; // the forgotten records it drops
   side: BlockBuilder; // the rewrite's block records: the open block and those not yet in `.scx`
   blocks: number; // block records written to `.scx`
+  recode: boolean; // a format-2 segment written again as format 3 (its lines' text compact, its header v3)
 }
+
+// Format-2 segments' headers looked at in one step, at most (a read of 64 bytes each)
+const RECODE_LOOKS = 8;
 
 // Block records a copy step can close: a step writes at most STEP_WRITE bytes
 // (and a line), which closes at most 3 blocks of 4 KB (the one open before it,
@@ -44,11 +48,16 @@ export class Scrubber {
   private job: Job | undefined;
   private found = new Map<string, number>(); // tombstones whose record was seen this pass: in how many segments
   private lastPass = ""; // what the archive looked like at the end of the last pass that changed nothing
+  // segments whose header was looked at since boot: 2 a format-2 segment
+  // waiting for room, 3 anything else (never rewritten by the recode); by
+  // stream code x 10^6 + seq
+  private formats = new Map<number, number>();
 
   constructor(
     readonly streams: ArchiveStream[],
     readonly tombs: Tombstones,
     readonly bufs: Buffers,
+    readonly recodable: ArchiveStream[] = streams, // the streams whose format-2 segments are written again as format 3
   ) {}
 
   // Boot: finishes or undoes a rewrite a cut interrupted.
@@ -68,12 +77,15 @@ export class Scrubber {
         // sidecars (which bytes the segment holds is not known: it is indexed
         // again by steps)
         if (File.exists(s.path(seq)) && File.exists(scr)) {
+          // the sidecars first, whatever the settle does: neither is known to
+          // describe the segment (a wrong one would hide the lines across its
+          // blocks' boundaries from queries)
+          File.delete(s.path(seq, "six"));
+          File.delete(scx);
           if (settle(s.path(seq))) {
             File.delete(s.path(seq, "twn")); // it may hold the old bytes: copied again
             removeAll(scr);
             removeAll(old);
-            File.delete(s.path(seq, "six"));
-            File.delete(scx);
           }
           return;
         }
@@ -83,9 +95,17 @@ export class Scrubber {
         // (renamed already) or none.
         if (!File.exists(s.path(seq)) && File.exists(scr)) File.rename(scr, s.path(seq));
         if (File.exists(s.path(seq))) {
+          const six = s.path(seq, "six");
           if (File.exists(scx)) {
-            File.delete(s.path(seq, "six"));
-            File.rename(scx, s.path(seq, "six"));
+            // the same bytes under both names: its rename was torn (one
+            // object): `.six` settled onto its own, `.scx` dropped
+            if (File.exists(six) && sameBytes(six, scx)) {
+              beforeDropping(scx, six);
+              removeAll(scx);
+            } else {
+              File.delete(six);
+              File.rename(scx, six);
+            }
           }
           File.delete(s.path(seq, "twn"));
           File.delete(old);
@@ -151,8 +171,85 @@ export class Scrubber {
     if (!hits || (s.open && s.open.seq === seq)) return `scrub: ${s.stream} ${seq} looked at`;
     File.delete(rewritePath(s, seq, "scr"));
     File.delete(rewritePath(s, seq, "scx"));
-    this.job = { stream: s, seq, src: 0, end, dst: 0, ids, side: new BlockBuilder(s.stream, 0, SIDE_ROOM), blocks: 0 };
+    // a format-2 segment is written as format 3 at the same time (when this code writes format 3)
+    const recode = getWriteFormat() >= 3 && this.formatOf(s, seq) === 2;
+    this.job = { stream: s, seq, src: 0, end, dst: 0, ids, side: new BlockBuilder(s.stream, 0, SIDE_ROOM), blocks: 0, recode };
     return `scrub: ${s.stream} ${seq} holds ${hits} forgotten`;
+  }
+
+  // Format 2 to format 3 (docs/design/recode.md): one step of a recode under
+  // way, or the headers of up to RECODE_LOOKS sealed segments looked at,
+  // oldest first per stream, until one is format 2: its rewrite starts when
+  // `room(bytes)` says its copy fits. Undefined when there is nothing to do
+  // (or a forget's rewrite is under way: Scrubber.step goes on with it).
+  // Format 3 is the end state: a segment whose header is not v2 is never
+  // written again by it; the open segment waits until it is sealed.
+  recodeStep(room: (bytes: number) => boolean): string | undefined {
+    if (this.job) return this.job.recode && !this.job.ids.length ? this.copy() : undefined;
+    if (getWriteFormat() < 3) return undefined;
+    let looked = 0;
+    for (const s of this.recodable) {
+      const base = STREAM_CODE[s.stream] * 1000000;
+      const seqs = s.newestFirst();
+      for (let i = seqs.length - 1; i >= 0; i--) {
+        const seq = seqs[i];
+        const known = this.formats.get(base + seq);
+        if (known === 3) continue;
+        const e = s.cat.entries.get(seq);
+        // sealed segments only: the open one, unsealed, damaged or restored ones wait
+        if ((s.open && s.open.seq === seq) || !e || e.bytes !== s.segs.get(seq) || s.restoring.has(seq) || s.damaged.has(seq)) continue;
+        if (known === undefined) {
+          if (looked >= RECODE_LOOKS) return `recode: looked at ${looked}`;
+          looked++;
+          const v = this.formatOf(s, seq);
+          this.formats.set(base + seq, v === 2 ? 2 : 3);
+          if (v !== 2) continue;
+        }
+        const len = s.segs.get(seq) as number;
+        if (!room(len)) return looked ? `recode: looked at ${looked}` : undefined;
+        let end = 0;
+        try {
+          const f = s.openRead(seq);
+          try {
+            end = validEndOf(f, f.length, this.bufs.chunk);
+          } finally {
+            f.close();
+          }
+        } catch (err) {
+          rethrowFatal(err);
+          this.formats.set(base + seq, 3); // unreadable now: left as it is (damage is restore's)
+          return `recode: ${s.stream} ${seq} unreadable`;
+        }
+        File.delete(rewritePath(s, seq, "scr"));
+        File.delete(rewritePath(s, seq, "scx"));
+        this.job = { stream: s, seq, src: 0, end, dst: 0, ids: [], side: new BlockBuilder(s.stream, 0, SIDE_ROOM), blocks: 0, recode: true };
+        return `recode: ${s.stream} ${seq} format 2`;
+      }
+    }
+    // every header looked at within this step, none format 2: nothing to do
+    // (a boot's look at a few headers is not worth a step of its own)
+    return undefined;
+  }
+
+  // The format a segment's header line says (2 or 3), 0 when it has none that checks.
+  private formatOf(s: ArchiveStream, seq: number): number {
+    const b = this.bufs.chunk;
+    let n = 0;
+    try {
+      const f = s.openRead(seq);
+      try {
+        n = readInto(f, 0, Math.min(64, f.length), b);
+      } finally {
+        f.close();
+      }
+    } catch (e) {
+      rethrowFatal(e);
+      return 0;
+    }
+    const nl = b.subarray(0, n).indexOf(NL);
+    if (nl < 0 || lineKind(b, 0, nl) !== KIND_HEADER) return 0;
+    // {"v":2,
+    return b[5] === 50 && b[6] === 44 ? 2 : b[5] === 51 && b[6] === 44 ? 3 : 0;
   }
 
   // Tombstones, segments and their lengths: a pass is worth running again only when these change.
@@ -176,21 +273,31 @@ export class Scrubber {
       this.job = undefined;
       File.delete(scr);
       File.delete(scx);
-      return `scrub: ${s.stream} ${j.seq} gone`;
+      return `${j.recode && !j.ids.length ? "recode" : "scrub"}: ${s.stream} ${j.seq} gone`;
     }
     if (j.src >= j.end) return this.swap(j); // a swap a failed rename left half done
     let f: File | undefined;
     try {
       f = s.openRead(j.seq);
       const stop = Math.min(j.end, j.src + STEP_WRITE);
-      const out = new Uint8Array(stop - j.src);
+      // a recoded header is 6 bytes longer ("k"); a recoded line is never longer
+      const out = new Uint8Array(stop - j.src + (j.recode && j.src === 0 ? 16 : 0));
       let n = 0, last = j.src;
       scanRange(f, j.src, j.end, this.bufs.chunk, (b, ls, le, size, pos) => {
         if (pos + size > stop || j.side.full) return false;
         last = pos + size;
-        if (size > le - ls && lineKind(b, ls, le) === KIND_RECORD) {
+        let line: Uint8Array | undefined;
+        const kind = size > le - ls ? lineKind(b, ls, le) : -1;
+        if (kind === KIND_RECORD) {
           const it = parseRecord(b, ls, le, s.stream);
           if (it && this.tombs.has(code, it.id)) return;
+          if (it && j.recode) line = recodeLine(b, ls, le, s.stream);
+        } else if (kind === KIND_HEADER && j.recode && pos === 0) line = headerLine(s.stream, j.seq, 3);
+        if (line) {
+          out.set(line, n);
+          j.side.add(out, n, n + line.length - 1, line.length);
+          n += line.length;
+          return;
         }
         // kept as it is on flash (header and bad lines too: they tell what happened)
         out.set(b.subarray(ls, ls + size), n);
@@ -219,6 +326,8 @@ export class Scrubber {
       this.job = undefined;
       File.delete(scr);
       File.delete(scx);
+      // a recode that fails is not tried again before the next boot (a forget's is: its pass comes back)
+      if (j.recode) this.formats.set(STREAM_CODE[s.stream] * 1000000 + j.seq, 3);
       throw e;
     } finally {
       f?.close();
@@ -226,7 +335,7 @@ export class Scrubber {
     // the swap is the next step's (with the last piece it went over the 300 ms
     // step budget: docs/design/steps.md); a cut before it leaves a whole
     // `.scr` without `.old`, undone at boot like a partial one
-    return `scrub: ${s.stream} ${j.seq} copied ${j.dst}`;
+    return `${j.recode && !j.ids.length ? "recode" : "scrub"}: ${s.stream} ${j.seq} copied ${j.dst}`;
   }
 
   // The swap: `.old` is the commit point. A rename that returns false leaves
@@ -263,7 +372,8 @@ export class Scrubber {
     s.cat.entries.delete(j.seq);
     for (const k of j.ids) this.found.set(k, (this.found.get(k) ?? 1) - 1);
     this.job = undefined;
-    return `scrub: ${s.stream} ${j.seq} rewritten`;
+    if (j.recode) this.formats.set(STREAM_CODE[s.stream] * 1000000 + j.seq, 3);
+    return `${j.recode && !j.ids.length ? "recode" : "scrub"}: ${s.stream} ${j.seq} rewritten`;
   }
 }
 

@@ -9,6 +9,9 @@ import config from "mc/config";
 import { SimDevice } from "../../host-sim/device";
 import { Archive, type Budget } from "../../src/archive/archive";
 import { fromLocal } from "../../src/time/local";
+import { setWriteFormat, VERSION } from "../../src/archive/codec";
+import type { Fact, Moment } from "../../src/memory/types";
+import { Life, START, RARE } from "../../tools/bench/data";
 import { cutUpkeep, type Image } from "./archive-cuts";
 import { deviceMs, STEP_BUDGET_MS } from "./archive-steps.scn";
 import { PAD } from "./archive.scn";
@@ -143,3 +146,160 @@ export const scenarios: Scenario[] = [
     },
   },
 ];
+
+// ---- format 2 to format 3 ------------------------------------------------------------
+
+const STREAMS = ["fact", "moment", "event", "digest"] as const;
+
+// Every record of every stream, as a reader gets it, sorted.
+function everything(a: Archive): string[] {
+  const out: string[] = [];
+  for (const s of STREAMS) a.scan(s, (it) => void out.push(`${s} ${JSON.stringify(it)}`));
+  return out.sort();
+}
+
+// The segments' header versions and their bytes.
+function segFiles(dev: SimDevice): { name: string; v: number; bytes: number }[] {
+  return dev.spiffs
+    .list()
+    .filter((e) => /^\/[fmed]\d{6}\.jsonl$/.test(e.name))
+    .map((e) => {
+      const b = dev.spiffs.content(e.name);
+      return { name: e.name, v: JSON.parse(new TextDecoder().decode(b.subarray(0, b.indexOf(10)))).v as number, bytes: e.length };
+    });
+}
+
+// The segments taking appends (never written again while they do).
+function openSegments(a: Archive): Set<string> {
+  const st = (a as unknown as { streams: Record<string, { open?: { seq: number } }> }).streams;
+  const out = new Set<string>();
+  for (const s of STREAMS) {
+    const o = st[s].open;
+    if (o) out.add(`/${s[0]}${String(o.seq).padStart(6, "0")}.jsonl`);
+  }
+  return out;
+}
+
+// A pet of `days` days of the bench's life (tools/bench/data.ts) made in format 2
+// on a small partition, so that moments retire into (format-2) digests too.
+function format2Pet(days: number, storageBytes: number): SimDevice {
+  const dev = new SimDevice({ now: START, storageBytes }).install();
+  setWriteFormat(2);
+  try {
+    const a = new Archive(root);
+    a.check();
+    const pend: { fact: Fact[]; moment: Moment[] } = { fact: [], moment: [] };
+    for (const day of new Life().days(days)) {
+      dev.clock.now = day.start + 22 * 3600000;
+      for (const f of day.facts) if (pend.fact.push(f) === 5) a.append("fact", pend.fact.splice(0));
+      for (const m of day.moments) if (pend.moment.push(m) === 3) a.append("moment", pend.moment.splice(0));
+      if (day.events.length) a.append("event", day.events);
+      a.settle();
+    }
+  } finally {
+    setWriteFormat(VERSION as 3);
+  }
+  return dev;
+}
+
+scenarios.push(
+  {
+    name: "archive recode: a format-2 pet's sealed segments are written again as format 3 by idle steps (oldest first, each within 300 ms), every record kept, bytes saved, indexed at every step, and it ends",
+    run() {
+      const PART = 1024 * 1024;
+      const pet = format2Pet(240, PART);
+      const img = image(pet);
+      const segs0 = segFiles(pet);
+      ok(segs0.every((x) => x.v === 2), "a format-2 pet");
+      ok(segs0.some((x) => /^\/d/.test(x.name)), `with digests: ${segs0.map((x) => x.name).join(" ")}`);
+      const dev = new SimDevice({ now: pet.clock.now, storageBytes: PART }).install();
+      for (const f of img) dev.spiffs.load(f.name, f.bytes.slice());
+      let a = new Archive(root);
+      a.check();
+      const all = everything(a);
+      const rare = a.recall("fact", { keyword: RARE, limit: 5, budget: budget() }).length;
+      equal(rare, 1, "the rare word found before");
+      const order: string[] = [];
+      let steps = 0;
+      for (; steps < 5000; steps++) {
+        dev.flash.resetTraffic();
+        const r = a.step();
+        if (!r) break;
+        const t = dev.flash.partition("storage");
+        ok(!/failed/.test(r.did), r.did);
+        ok(deviceMs(t) <= STEP_BUDGET_MS, `step "${r.did}": ${Math.round(deviceMs(t))} ms at the device's speed`);
+        ok(!/^index/.test(r.did), `no segment left to be indexed again: ${r.did}`);
+        const m = /^recode: (\w+) (\d+) rewritten$/.exec(r.did);
+        if (m) {
+          order.push(`${m[1]} ${m[2]}`);
+          // right after each swap: the rare word (the oldest fact segment) within a recall's budget
+          const q = budget();
+          equal(a.recall("fact", { keyword: RARE, limit: 5, budget: q }).length, 1, `the rare word after "${r.did}" (${32 * 1024 - q.left} bytes read)`);
+        }
+      }
+      ok(steps < 5000, `the upkeep ends (${steps} steps)`);
+      const segs1 = segFiles(dev);
+      const open = openSegments(a);
+      for (const x of segs1) if (!open.has(x.name)) equal(x.v, 3, `${x.name} is format 3`);
+      const recoded = segs0.filter((x) => !open.has(x.name));
+      equal(order.length, recoded.length, `every sealed format-2 segment written again once: ${order.join(", ")}`);
+      for (const s of STREAMS) {
+        const mine = order.filter((x) => x.indexOf(s) === 0).map((x) => Number(x.split(" ")[1]));
+        deepEqual(mine, mine.slice().sort((p, q) => p - q), `${s}: oldest first`);
+      }
+      const sum = (l: { bytes: number }[]) => l.reduce((p, x) => p + x.bytes, 0);
+      const before = sum(segs0), after = sum(segs1);
+      ok(after < before * 0.8, `bytes saved: ${before} -> ${after}`);
+      deepEqual(everything(a), all, "every record, as it was");
+      dev.reboot();
+      a = new Archive(root);
+      a.check();
+      deepEqual(everything(a), all, "every record after a reboot");
+      // it ends: after a boot, the headers are looked at again (8 a step), nothing is written again
+      let more = 0;
+      for (let r = a.step(); r; r = a.step()) {
+        more++;
+        ok(/^recode: looked at \d+$/.test(r.did), `only headers looked at after the recode: ${r.did}`);
+      }
+      ok(more <= Math.ceil(segs1.length / 8), `${more} steps after a reboot`);
+    },
+  },
+  {
+    name: "archive recode: a power cut at any write of a format-2 segment's recode (its bytes, its sidecar, the swap, the seal and parity after) loses nothing and leaves it format 2 or 3, indexed",
+    run() {
+      const pet = format2Pet(50, 3 * 1024 * 1024);
+      const img = image(pet);
+      const now = pet.clock.now;
+      const dry = new SimDevice({ now }).install();
+      for (const f of img) dry.spiffs.load(f.name, f.bytes.slice());
+      const ad = new Archive(root);
+      ad.check();
+      const all = everything(ad);
+      const w0 = dry.flash.writes;
+      // the first recode (the oldest fact segment) and everything the steps do until the next one starts
+      let started = 0;
+      for (let n = 0; n < 500; n++) {
+        const w = dry.flash.writes;
+        const r = ad.step();
+        if (!r) break;
+        if (/ format 2$/.test(r.did) && ++started === 2) {
+          dry.flash.writes = w; // not counted: the second recode's start
+          break;
+        }
+      }
+      const total = dry.flash.writes - w0;
+      ok(total > 20, `the first recode takes ${total} writes`);
+      cutUpkeep({ image: img, now, total }, (a, dev, what, settled) => {
+        deepEqual(everything(a), all, `${what}: every record once`);
+        const w = a.recall("fact", { keyword: RARE, limit: 5, budget: budget() });
+        equal(w.length, 1, `${what}: the rare word within the recall's budget`);
+        const f1 = segFiles(dev).find((x) => x.name === "/f000001.jsonl");
+        ok(!!f1 && (f1.v === 2 || f1.v === 3), `${what}: the first segment, format ${f1?.v}`);
+        ok(dev.spiffs.exists("/f000001.six"), `${what}: indexed`);
+        if (!settled) return;
+        equal(f1!.v, 3, `${what}: format 3 in the end`);
+        for (const x of ["scr", "scx", "old"]) ok(!dev.spiffs.exists(`/f000001.${x}`), `${what}: no .${x} left`);
+      });
+    },
+  },
+);
