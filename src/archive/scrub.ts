@@ -368,8 +368,8 @@ export class Scrubber {
     s.damaged.delete(j.seq);
     File.delete(old);
     s.segs.set(j.seq, j.dst);
-    // sealed again by a step (its summary and catalog entry), whatever its length
-    s.cat.entries.delete(j.seq);
+    // sealed again by a step (its catalog entry is stale: its length differs;
+    // a recode's, whose records are the same, is written again in place)
     for (const k of j.ids) this.found.set(k, (this.found.get(k) ?? 1) - 1);
     this.job = undefined;
     if (j.recode) this.formats.set(STREAM_CODE[s.stream] * 1000000 + j.seq, 3);

@@ -217,6 +217,8 @@ scenarios.push(
       let a = new Archive(root);
       a.check();
       const all = everything(a);
+      const cats = () => ["f", "m", "e", "d"].map((c) => [`/${c}.cat`, `/${c}.sum`].map((n) => (dev.spiffs.exists(n) ? dev.spiffs.length(n) : 0)).join("/")).join(" ");
+      const cats0 = cats();
       const rare = a.recall("fact", { keyword: RARE, limit: 5, budget: budget() }).length;
       equal(rare, 1, "the rare word found before");
       const order: string[] = [];
@@ -251,6 +253,7 @@ scenarios.push(
       const before = sum(segs0), after = sum(segs1);
       ok(after < before * 0.8, `bytes saved: ${before} -> ${after}`);
       deepEqual(everything(a), all, "every record, as it was");
+      equal(cats(), cats0, "each recoded segment kept its catalog slot (entry written again in place, no new summary)");
       dev.reboot();
       a = new Archive(root);
       a.check();
