@@ -449,7 +449,7 @@ export class Archive {
       const { used, total } = this.space();
       // format-2 segments written again as format 3 (docs/design/recode.md):
       // whenever the copy and its sidecar fit below the hard limit, before a
-      // retire for room (each saves about 40% of a segment where a retire
+      // retire for room (each saves about 30% of a segment where a retire
       // loses moments' words); never during a format-1 migration
       if (!this.migration.active) {
         const r = this.scrubber.recodeStep((bytes) => used + bytes + SIDE_MAX <= total * HARD_LIMIT);
