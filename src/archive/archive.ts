@@ -30,7 +30,7 @@ import { Migration } from "./migrate";
 import { Scrubber } from "./scrub";
 import { settleNames } from "./settle";
 import { DigestBuilder } from "./digest";
-import { lineKind, KIND_RECORD, readSide } from "./segment";
+import { lineKind, KIND_RECORD, readSide, SIDE_MAX } from "./segment";
 import { daysInMonth, fromLocal, toLocal } from "../time/local";
 import { truncate } from "../text/utf8";
 import { now } from "../time/clock";
@@ -148,7 +148,7 @@ export class Archive {
     };
     this.tombs = new Tombstones(root);
     this.migration = new Migration(root, this.streams, this.bufs);
-    this.scrubber = new Scrubber([this.streams.fact, this.streams.moment, this.streams.event], this.tombs, this.bufs);
+    this.scrubber = new Scrubber([this.streams.fact, this.streams.moment, this.streams.event], this.tombs, this.bufs, [this.streams.fact, this.streams.moment, this.streams.event, this.streams.digest]);
     this.fallbackTotal = opts.partitionBytes ?? STORAGE_PARTITION_BYTES;
   }
 
@@ -447,6 +447,14 @@ export class Archive {
         }
       }
       const { used, total } = this.space();
+      // format-2 segments written again as format 3 (docs/design/recode.md):
+      // whenever the copy and its sidecar fit below the hard limit, before a
+      // retire for room (each saves about 30% of a segment where a retire
+      // loses moments' words); never during a format-1 migration
+      if (!this.migration.active) {
+        const r = this.scrubber.recodeStep((bytes) => used + bytes + SIDE_MAX <= total * HARD_LIMIT);
+        if (r) return { did: r };
+      }
       if ((this.retiring || used > total * RETIRE_AT) && this.retireOne(true)) return { did: "retire" };
       const m = this.migration.step();
       if (m) return { did: m };

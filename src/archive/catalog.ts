@@ -305,6 +305,32 @@ export class Catalog {
     }
   }
 
+  // A segment written again with the same records (format 2 to format 3,
+  // docs/design/recode.md): its summary, time range and count are the same,
+  // so its entry is written again in place, at its slot, with the new length
+  // and blocks; no new slot, no new summary, its sliced group still right. A
+  // cut inside this 32-byte write leaves an entry that fails its CRC: the
+  // segment is sealed again (a new slot), as any segment without an entry.
+  restate(e: CatEntry, bytes: number, blocks: number): void {
+    const entry: CatEntry = { ...e, bytes, blocks };
+    const b = new Uint8Array(CAT_ENTRY);
+    put32(b, 0, entry.seq);
+    put32(b, 4, entry.min);
+    put32(b, 8, entry.max);
+    put32(b, 12, entry.records);
+    put32(b, 16, entry.bytes);
+    put16(b, 20, entry.blocks);
+    put32(b, 24, entry.sumCrc);
+    put32(b, 28, crc32(b, 0, 28));
+    const f = openWrite(this.catPath);
+    try {
+      writeAt(f, b, CAT_HEADER + e.slot * CAT_ENTRY);
+    } finally {
+      f.close();
+    }
+    this.entries.set(entry.seq, entry);
+  }
+
   private put(e: Omit<CatEntry, "slot" | "sumCrc">, summary: Uint8Array): CatEntry {
     const slot = this.slots;
     const entry: CatEntry = { ...e, slot, sumCrc: crc32(summary, 0, SUMMARY_BYTES) };

@@ -37,6 +37,9 @@ let writeFormat = VERSION;
 export function setWriteFormat(v: 2 | 3): void {
   writeFormat = v;
 }
+export function getWriteFormat(): number {
+  return writeFormat;
+}
 export const MAX_LINE = 512; // bytes, with the "\n"
 export const NL = 10;
 const T_PREFIX = ascii('{"t":');
@@ -86,9 +89,9 @@ function flagsOf(e: Event): number {
 
 const q = (s: string) => JSON.stringify(s);
 // A text field: `"key":"<compact>"` with the key in capitals when shorter, else `"key":"<text>"`.
-function tq(key: string, s: string): string {
+function tq(key: string, s: string, fmt = writeFormat): string {
   const plain = q(s);
-  if (writeFormat < 3) return `"${key}":${plain}`;
+  if (fmt < 3) return `"${key}":${plain}`;
   const c = compactEncode(s);
   if (c !== s) {
     const coded = q(c);
@@ -138,8 +141,8 @@ export function encodeRecord(type: ArchiveType, r: ArchiveRecord): Line {
 }
 
 // The header line every segment starts with.
-export function headerLine(stream: Stream, seq: number): Uint8Array {
-  if (writeFormat < 3) return sealLine(`{"v":2,"s":"${STREAM_CHAR[stream]}","n":${seq}`);
+export function headerLine(stream: Stream, seq: number, fmt = writeFormat): Uint8Array {
+  if (fmt < 3) return sealLine(`{"v":2,"s":"${STREAM_CHAR[stream]}","n":${seq}`);
   return sealLine(`{"v":${VERSION},"s":"${STREAM_CHAR[stream]}","n":${seq},"k":${TEXT_TABLE}`);
 }
 
@@ -255,9 +258,9 @@ export interface DigestLine {
 }
 
 // A digest's keywords: compact ("K") when that is shorter, else plain ("k").
-function keywords(kw: string[]): string {
+function keywords(kw: string[], fmt = writeFormat): string {
   const plain = JSON.stringify(kw);
-  if (writeFormat < 3) return `"k":${plain}`;
+  if (fmt < 3) return `"k":${plain}`;
   const c = kw.map((k) => compactEncode(k));
   const coded = JSON.stringify(c);
   return byteLength(coded) < byteLength(plain) ? `"K":${coded}` : `"k":${plain}`;
@@ -351,4 +354,40 @@ export function encodePassage(t: number, id: number, content: string, keywords: 
   }
   out.push(passageLine(t, id, "", keywords));
   return out;
+}
+
+// ---- recoding (format 2 to format 3) -------------------------------------------------
+
+// A checked record line b[s..e) (without "\n") written as format 3 writes its
+// text fields: each plain `c`, `p` (a digest's `k`) that takes fewer bytes in
+// compact text under its capital key, every other key and value as it is, in
+// the same order; sealed with a new CRC. Undefined when no field gets
+// shorter, or when the new line would not read back as the very same record
+// (then the line is kept as it is: docs/design/recode.md).
+export function recodeLine(b: Uint8Array, s: number, e: number, stream: Stream): Uint8Array | undefined {
+  let o: any;
+  try {
+    o = JSON.parse(decode(b.subarray(s, e)));
+  } catch {
+    return undefined;
+  }
+  if (typeof o !== "object" || o === null || Array.isArray(o)) return undefined;
+  const keys = Object.keys(o);
+  if (keys[keys.length - 1] !== "z") return undefined;
+  let body = "{", changed = false;
+  for (let i = 0; i < keys.length - 1; i++) {
+    const key = keys[i], v = o[key];
+    let part: string;
+    if ((key === "c" || key === "p") && str(v)) part = tq(key, v, 3);
+    else if (key === "k" && stream === "digest" && Array.isArray(v) && v.every(str)) part = keywords(v, 3);
+    else part = `"${key}":${JSON.stringify(v)}`;
+    if (part.charCodeAt(1) !== key.charCodeAt(0)) changed = true;
+    body += (i ? "," : "") + part;
+  }
+  if (!changed) return undefined;
+  const line = sealLine(body);
+  if (line.length > e - s + 1) return undefined;
+  const was = parseRecord(b, s, e, stream), now = parseRecord(line, 0, line.length - 1, stream);
+  if (!was || !now || JSON.stringify(was) !== JSON.stringify(now) || lineT(line, 0, line.length - 1) !== lineT(b, s, e)) return undefined;
+  return line;
 }

@@ -299,6 +299,15 @@ export class BlockBuilder {
     if (final) this.close();
     return this.out.subarray(0, this.count * RECORD);
   }
+
+  // The records finished so far (a copy), and room for as many again: a
+  // builder kept across steps (a rewrite building its segment's sidecar as it
+  // copies, scrub.ts) holds only the open block and a few records in RAM.
+  drain(final: boolean): Uint8Array {
+    const r = this.flush(final).slice();
+    this.count = 0;
+    return r;
+  }
 }
 
 // Decodes the block records a builder finished (for the in-RAM view of the open segment).

@@ -16,6 +16,7 @@ import { lineT, headerLine, parseRecord, textsOf, NL, STREAM_CHAR, type Line, ty
 import { sigAdd } from "./fold";
 import { copyInto, removeAll, withFile } from "./settle";
 import { Catalog, SUMMARY_BYTES, SUMMARY_MASK } from "./catalog";
+import { crc32 } from "../nvs/crc32";
 import { PARITY, groupOf, firstOf, XorReader, type ParityInfo, type Member } from "./parity";
 import { SEGMENT_BLOCKS, RECORD, NO_MIN, segName, parseName, readSide, createSide, writeSideRecords, BlockBuilder, decodeRecords, lineKind, KIND_RECORD, type BlockInfo } from "./segment";
 
@@ -1177,7 +1178,8 @@ export class ArchiveStream {
       blocks = side.blocks.length + b.count;
       // a sealed segment indexed again (its sidecar was damaged) keeps its catalog entry
       const had = this.cat.entries.get(seq);
-      if (!had || had.bytes !== length) this.cat.add({ seq, min, max, records, bytes: length, blocks }, summary);
+      if (had && had.bytes !== length && had.slot < this.cat.slots && had.records === records && had.min === min && had.max === max && had.sumCrc === crc32(summary, 0, SUMMARY_BYTES)) this.cat.restate(had, length, blocks);
+      else if (!had || had.bytes !== length) this.cat.add({ seq, min, max, records, bytes: length, blocks }, summary);
       this.segs.set(seq, length);
     } finally {
       f.close();

@@ -7,5 +7,6 @@ import { archiveWorkload } from "./archive.workload";
 import { listenWorkload } from "./listen.workload";
 import { migrateWorkload } from "./migrate.workload";
 import { episodeWorkload } from "./episode.workload";
+import { recodeWorkload } from "./recode.workload";
 
-export const workloads: Workload[] = [toolWorkload, scheduleWorkload, archiveWorkload, listenWorkload, migrateWorkload, episodeWorkload];
+export const workloads: Workload[] = [toolWorkload, scheduleWorkload, archiveWorkload, listenWorkload, migrateWorkload, episodeWorkload, recodeWorkload];
