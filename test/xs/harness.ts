@@ -1,7 +1,7 @@
 // Entry of the XS bundle (built by test/xs/run.ts). Runs the shared scenario
 // list inside XS and reports through issueCommand as UTF-8 JSON (print()
 // mangles characters outside the BMP). The runner calls
-//   __petmem.main({grep, start})
+//   __petmem.main({grep, start, shard})
 // which returns a promise; the worker drains the job queue after each command.
 // Messages (each answered with an empty reply):
 //   {t:"plan", tests:[{file,name}]}   the filtered list
@@ -45,8 +45,11 @@ freezeIntrinsics();
 
 const tests = allScenarios.flatMap((f) => f.scenarios.map((s) => ({ file: f.file, scenario: s })));
 
-async function main(opts: { grep?: string; start?: number }): Promise<void> {
-  const list = opts.grep ? tests.filter((t) => `${t.file}: ${t.scenario.name}`.includes(opts.grep!)) : tests;
+async function main(opts: { grep?: string; start?: number; shard?: [number, number] }): Promise<void> {
+  const matched = opts.grep ? tests.filter((t) => `${t.file}: ${t.scenario.name}`.includes(opts.grep!)) : tests;
+  // shard [k, n]: every n-th scenario from the k-th (two workers share a machine's cores)
+  const sh = opts.shard;
+  const list = sh ? matched.filter((_t, i) => i % sh[1] === sh[0]) : matched;
   const start = opts.start ?? 0;
   if (start === 0) send({ t: "plan", files: allScenarios.map((f) => f.file), tests: list.map((t) => ({ file: t.file, name: t.scenario.name })) });
   for (let i = start; i < list.length; i++) {

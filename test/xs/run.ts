@@ -11,7 +11,9 @@
 //   3. The worker runs the bundle (`s`), then `__petmem.main(...)` (`e`); results
 //      come back through issueCommand as UTF-8 JSON.
 //
-// Usage: tsx test/xs/run.ts [--grep STR] [--keep-bundle]
+// Usage: tsx test/xs/run.ts [--grep STR] [--shard K/N] [--keep-bundle]
+// --shard K/N runs every N-th scenario from the K-th (0-based): N runs with
+// K = 0..N-1 together cover the lane, one worker each (npm test runs two).
 // Env: XS_TEST_TIMEOUT = seconds per scenario (default 360: a watchdog for a hung scenario; the archive power-cut sweep takes about 170 s on a loaded 2-core machine);
 //      XS_SCENARIO_INDEX = another module to use instead of test/scenarios/index.ts
 //      (same export; for testing this runner itself).
@@ -30,18 +32,23 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, "../..");
 const rel = (p: string) => path.relative(repoRoot, p) || p;
 
-function parseArgs(argv: string[]): { grep?: string; keep: boolean } {
+function parseArgs(argv: string[]): { grep?: string; keep: boolean; shard?: [number, number] } {
   let grep: string | undefined;
   let keep = false;
+  let shard: [number, number] | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--grep") grep = argv[++i];
     else if (a.startsWith("--grep=")) grep = a.slice(7);
     else if (a === "--keep-bundle") keep = true;
-    else throw new Error(`unknown argument ${a} (usage: run.ts [--grep STR] [--keep-bundle])`);
+    else if (a === "--shard") {
+      const m = /^(\d+)\/(\d+)$/.exec(argv[++i] ?? "");
+      if (!m || Number(m[1]) >= Number(m[2])) throw new Error(`--shard takes K/N with K < N, not ${argv[i]}`);
+      shard = [Number(m[1]), Number(m[2])];
+    } else throw new Error(`unknown argument ${a} (usage: run.ts [--grep STR] [--shard K/N] [--keep-bundle])`);
   }
   if (grep === "") grep = undefined;
-  return { grep, keep };
+  return { grep, keep, shard };
 }
 
 function bundle(out: string): Promise<void> {
@@ -82,7 +89,7 @@ function parseHints(bundlePath: string, mapLocations: (t: string) => string): st
 interface Test { file: string; name: string }
 
 async function main(): Promise<number> {
-  const { grep, keep } = parseArgs(process.argv.slice(2));
+  const { grep, keep, shard } = parseArgs(process.argv.slice(2));
   const timeoutMs = Number(process.env.XS_TEST_TIMEOUT ?? 360) * 1000;
   const t0 = Date.now();
   const bin = await ensureWorker();
@@ -150,7 +157,7 @@ async function main(): Promise<number> {
       for (;;) {
         done = false;
         current = -1;
-        await worker.evaluate(`__petmem.main(${JSON.stringify({ grep, start })})`);
+        await worker.evaluate(`__petmem.main(${JSON.stringify({ grep, start, shard })})`);
         if (done) break;
         if (current < 0) throw new Error("the harness stopped without reporting done");
         // The worker went idle with the scenario's promise unsettled: nothing can resolve it.
@@ -190,7 +197,7 @@ async function main(): Promise<number> {
     if (results[i]?.ok) passed++;
     else failed++;
   });
-  if (!grep && tests && !process.env.XS_SCENARIO_INDEX) {
+  if (!grep && (!shard || shard[0] === 0) && tests && !process.env.XS_SCENARIO_INDEX) {
     for (const f of fs.readdirSync(path.join(repoRoot, "test/scenarios")).filter((n) => n.endsWith(".scn.ts")).sort()) {
       if (!files.some((x) => x.includes(f.replace(/\.scn\.ts$/, "")))) {
         console.log(`not ok - test/scenarios/index.ts: does not list ${f}`);
