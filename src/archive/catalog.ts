@@ -313,6 +313,12 @@ export class Catalog {
   // segment is sealed again (a new slot), as any segment without an entry.
   restate(e: CatEntry, bytes: number, blocks: number): void {
     const entry: CatEntry = { ...e, bytes, blocks };
+    this.writeEntry(entry);
+    this.entries.set(entry.seq, entry);
+  }
+
+  // The 32 bytes of an entry (§3.5), written at its slot.
+  private writeEntry(entry: CatEntry): void {
     const b = new Uint8Array(CAT_ENTRY);
     put32(b, 0, entry.seq);
     put32(b, 4, entry.min);
@@ -324,37 +330,22 @@ export class Catalog {
     put32(b, 28, crc32(b, 0, 28));
     const f = openWrite(this.catPath);
     try {
-      writeAt(f, b, CAT_HEADER + e.slot * CAT_ENTRY);
+      writeAt(f, b, CAT_HEADER + entry.slot * CAT_ENTRY);
     } finally {
       f.close();
     }
-    this.entries.set(entry.seq, entry);
   }
 
   private put(e: Omit<CatEntry, "slot" | "sumCrc">, summary: Uint8Array): CatEntry {
     const slot = this.slots;
     const entry: CatEntry = { ...e, slot, sumCrc: crc32(summary, 0, SUMMARY_BYTES) };
-    let f = openWrite(this.sumPath);
+    const f = openWrite(this.sumPath);
     try {
       writeAt(f, summary.subarray(0, SUMMARY_BYTES), CAT_HEADER + slot * SUMMARY_BYTES);
     } finally {
       f.close();
     }
-    const b = new Uint8Array(CAT_ENTRY);
-    put32(b, 0, entry.seq);
-    put32(b, 4, entry.min);
-    put32(b, 8, entry.max);
-    put32(b, 12, entry.records);
-    put32(b, 16, entry.bytes);
-    put16(b, 20, entry.blocks);
-    put32(b, 24, entry.sumCrc);
-    put32(b, 28, crc32(b, 0, 28));
-    f = openWrite(this.catPath);
-    try {
-      writeAt(f, b, CAT_HEADER + slot * CAT_ENTRY);
-    } finally {
-      f.close();
-    }
+    this.writeEntry(entry);
     this.slots = slot + 1;
     this.entries.set(entry.seq, entry);
     return entry;
