@@ -108,6 +108,7 @@ async function main(): Promise<number> {
   let files: string[] = [];
   const results: ({ ok: boolean; message?: string } | undefined)[] = [];
   let current = -1;
+  let startedAt = 0;
   let done = false;
   let timedOut = false;
   let worker: Xsnap | undefined;
@@ -121,7 +122,9 @@ async function main(): Promise<number> {
     if (frames.length) message += ` (${frames.slice(0, 2).join(" ← ")})`;
     results[i] = { ok, message };
     const label = `${tests[i].file}: ${tests[i].name}`;
-    console.log(ok ? `ok - ${label}` : `not ok - ${label}: ${String(message).replace(/\s*\n\s*/g, " ")}`);
+    // the scenario's wall time (the runner's clock, from its "start" message), for finding slow ones
+    const took = startedAt ? ` # ${((Date.now() - startedAt) / 1000).toFixed(1)} s` : "";
+    console.log(ok ? `ok - ${label}${took}` : `not ok - ${label}: ${String(message).replace(/\s*\n\s*/g, " ")}${took}`);
   };
   const arm = () => {
     clearTimeout(watchdog);
@@ -137,10 +140,12 @@ async function main(): Promise<number> {
       files = msg.files;
     } else if (msg.t === "start") {
       current = msg.i;
+      startedAt = Date.now();
       arm();
     } else if (msg.t === "result") {
       record(msg.i, msg.ok, msg.message, msg.stack);
       current = -1;
+      startedAt = 0;
     } else if (msg.t === "done") done = true;
     else if (msg.t === "trace") process.stderr.write(String(msg.text).endsWith("\n") ? msg.text : `${msg.text}\n`);
     return new Uint8Array(0);
