@@ -18,6 +18,7 @@
 
 import * as T1 from "./table1";
 import { ONE } from "./codes";
+import { encode, decode } from "./utf8";
 
 export { ONE };
 
@@ -108,6 +109,229 @@ function codeOf(t: Table, e: number): number {
   return e < t.n1 + t.n2 ? BASE2 + e - t.n1 : BASEP + e - t.n1 - t.n2;
 }
 
+// ---- the fast paths: one pass over the string's UTF-8 bytes -----------------------
+//
+// XS keeps strings in UTF-8 and reaches a character by index walking from the
+// start, and every call of a JS function (a replace callback, a for-of step
+// making a one-character string) costs more than a dozen byte operations. So
+// both directions take the text's bytes at once (the native TextEncoder), walk
+// them in one loop with no call per character, write the result's UTF-8 bytes
+// into a small scratch array, and make the string with the native TextDecoder
+// (one call per SCRATCH bytes written). They give exactly what the plain forms
+// below give (encodeSlow, decodeSlow: the definition), which still handle
+// the rare texts whose bytes do not say what the string holds: a lone surrogate
+// (TextEncoder writes it as U+FFFD), or U+FFFD itself.
+
+// The scratch: made at first use (a preloaded module's arrays live in flash,
+// read-only), kept for the program (SCRATCH bytes of RAM, no allocation a call).
+const SCRATCH = 256;
+const ROOM = SCRATCH - 12; // an entry is at most 4 characters of 3 bytes
+let scratch: Uint8Array | undefined;
+
+// A code point's UTF-8 at b[i]: lead byte c (>= 0xe0: 3 bytes).
+function cp3(b: Uint8Array, i: number): number {
+  return ((b[i] & 0x0f) << 12) | ((b[i + 1] & 0x3f) << 6) | (b[i + 2] & 0x3f);
+}
+
+// U+D800..U+DFFF (how XS writes a lone surrogate) or U+FFFD (how TextEncoder
+// replaces one): the bytes may not be the string.
+function unsure(b: Uint8Array, i: number): boolean {
+  const c1 = b[i + 1];
+  return (b[i] === 0xed && c1 >= 0xa0) || (b[i] === 0xef && c1 === 0xbf && b[i + 2] === 0xbd);
+}
+
+// The compact form of s. Any string has one, and decode gives s back.
+export function compactEncode(s: string, t: Table = TABLE1): string {
+  const b = encode(s);
+  const n = b.length;
+  const o = (scratch ??= new Uint8Array(SCRATCH));
+  const so = t.sorted, f1 = t.first, off = t.off, ch = t.chars, n1 = t.n1, n12 = t.n1 + t.n2;
+  const m = so.length;
+  let res = "";
+  let k = 0;
+  for (let i = 0; i < n; ) {
+    if (k > ROOM) {
+      res += decode(o.subarray(0, k));
+      k = 0;
+    }
+    const c = b[i];
+    if (c < 0x80) {
+      if (ONE_INDEX[c] >= 0) (o[k++] = 0xc2), (o[k++] = 0x80); // escaped
+      o[k++] = c;
+      i++;
+      continue;
+    }
+    if (c < 0xe0) {
+      // U+0080..U+07FF: escaped
+      o[k++] = 0xc2;
+      o[k++] = 0x80;
+      o[k++] = c;
+      o[k++] = b[i + 1];
+      i += 2;
+      continue;
+    }
+    if (c >= 0xf0) {
+      // beyond the BMP: itself
+      o[k++] = c;
+      o[k++] = b[i + 1];
+      o[k++] = b[i + 2];
+      o[k++] = b[i + 3];
+      i += 4;
+      continue;
+    }
+    const cp = cp3(b, i);
+    if (unsure(b, i)) return encodeSlow(s, t);
+    if (cp >= BASEP && cp <= ENDP) {
+      // the Private Use Area: escaped
+      o[k++] = 0xc2;
+      o[k++] = 0x80;
+      o[k++] = c;
+      o[k++] = b[i + 1];
+      o[k++] = b[i + 2];
+      i += 3;
+      continue;
+    }
+    // the longest entry that starts here: the first (in text order) whose first character is cp ...
+    let lo = 0, hi = m;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (f1[mid] < cp) lo = mid + 1;
+      else hi = mid;
+    }
+    let best = -1, bestLen = 0, bestBytes = 3;
+    for (let x = lo; x < m && f1[x] === cp; x++) {
+      const e = so[x];
+      const s0 = off[e], len = off[e + 1] - s0;
+      if (len <= bestLen) continue;
+      // ... whose other characters are the next ones of the text (at most 4 in all)
+      let j = 1, at = i + 3;
+      for (; j < len && at < n; j++) {
+        const u = ch[s0 + j];
+        const d = b[at];
+        if (u < 0x80) {
+          if (d !== u) break;
+          at++;
+        } else if (u < 0x800) {
+          if (d !== (0xc0 | (u >> 6)) || b[at + 1] !== (0x80 | (u & 0x3f))) break;
+          at += 2;
+        } else {
+          if (d !== (0xe0 | (u >> 12)) || b[at + 1] !== (0x80 | ((u >> 6) & 0x3f)) || b[at + 2] !== (0x80 | (u & 0x3f))) break;
+          at += 3;
+        }
+      }
+      if (j === len) (best = e), (bestLen = len), (bestBytes = at - i);
+    }
+    if (best < 0) {
+      o[k++] = c;
+      o[k++] = b[i + 1];
+      o[k++] = b[i + 2];
+      i += 3;
+      continue;
+    }
+    // its code
+    if (best < n1) o[k++] = ONE.charCodeAt(best);
+    else if (best < n12) {
+      const v = BASE2 + best - n1;
+      o[k++] = 0xc0 | (v >> 6);
+      o[k++] = 0x80 | (v & 0x3f);
+    } else {
+      const v = BASEP + best - n12;
+      o[k++] = 0xe0 | (v >> 12);
+      o[k++] = 0x80 | ((v >> 6) & 0x3f);
+      o[k++] = 0x80 | (v & 0x3f);
+    }
+    i += bestBytes;
+  }
+  return k || !res ? res + decode(o.subarray(0, k)) : res;
+}
+
+// The text of a compact string, or undefined when it is not one this table
+// wrote: a code with no entry, an escape not followed by a character it escapes.
+export function compactDecode(s: string, t: Table = TABLE1): string | undefined {
+  const b = encode(s);
+  const n = b.length;
+  const o = (scratch ??= new Uint8Array(SCRATCH));
+  const off = t.off, ch = t.chars, n1 = t.n1, n2 = t.n2, np = t.np;
+  let res = "";
+  let k = 0;
+  for (let i = 0; i < n; ) {
+    if (k > ROOM) {
+      res += decode(o.subarray(0, k));
+      k = 0;
+    }
+    const c = b[i];
+    let e: number;
+    if (c < 0x80) {
+      const x = ONE_INDEX[c];
+      i++;
+      if (x < 0) {
+        o[k++] = c; // itself
+        continue;
+      }
+      if (x >= n1) return undefined; // a code this table does not use
+      e = x;
+    } else if (c < 0xe0) {
+      const cp = ((c & 0x1f) << 6) | (b[i + 1] & 0x3f);
+      i += 2;
+      if (cp === ESC) {
+        // an escape: the character after it must be one it escapes
+        if (i >= n) return undefined;
+        const d = b[i];
+        if (d < 0x80) {
+          if (ONE_INDEX[d] < 0) return undefined;
+          o[k++] = d;
+          i++;
+        } else if (d < 0xe0) {
+          o[k++] = d;
+          o[k++] = b[i + 1];
+          i += 2;
+        } else if (d < 0xf0) {
+          const v = cp3(b, i);
+          if (v < BASEP || v > ENDP) return undefined;
+          o[k++] = d;
+          o[k++] = b[i + 1];
+          o[k++] = b[i + 2];
+          i += 3;
+        } else return undefined;
+        continue;
+      }
+      if (cp - BASE2 >= n2) return undefined;
+      e = n1 + cp - BASE2;
+    } else if (c < 0xf0) {
+      const cp = cp3(b, i);
+      if (cp >= BASEP && cp <= ENDP) {
+        if (cp - BASEP >= np) return undefined;
+        e = n1 + n2 + cp - BASEP;
+        i += 3;
+      } else {
+        if (unsure(b, i)) return decodeSlow(s, t);
+        o[k++] = c;
+        o[k++] = b[i + 1];
+        o[k++] = b[i + 2];
+        i += 3;
+        continue;
+      }
+    } else {
+      o[k++] = c;
+      o[k++] = b[i + 1];
+      o[k++] = b[i + 2];
+      o[k++] = b[i + 3];
+      i += 4;
+      continue;
+    }
+    // entry e's characters in UTF-8
+    for (let j = off[e], z = off[e + 1]; j < z; j++) {
+      const u = ch[j];
+      if (u < 0x80) o[k++] = u;
+      else if (u < 0x800) (o[k++] = 0xc0 | (u >> 6)), (o[k++] = 0x80 | (u & 0x3f));
+      else (o[k++] = 0xe0 | (u >> 12)), (o[k++] = 0x80 | ((u >> 6) & 0x3f)), (o[k++] = 0x80 | (u & 0x3f));
+    }
+  }
+  return k || !res ? res + decode(o.subarray(0, k)) : res;
+}
+
+// ---- the plain forms (the definition; used for the texts above) ----------------------
+
 // Output in chunks of code points: a bounded array whatever the text's length
 // (an apply of hundreds of arguments would take as many stack slots).
 const CHUNK = 64;
@@ -145,7 +369,7 @@ function step(t: Table, w: number[], out: Out): void {
 }
 
 // The compact form of s. Any string has one, and decode gives s back.
-export function compactEncode(s: string, t: Table = TABLE1): string {
+export function encodeSlow(s: string, t: Table = TABLE1): string {
   const out = new Out();
   const w: number[] = []; // the next (up to 4) code points not yet written
   for (const c of s) {
@@ -183,7 +407,7 @@ function expand(m: string, lit: string): string {
 
 // The text of a compact string, or undefined when it is not one this table
 // wrote: a code with no entry, an escape not followed by a character it escapes.
-export function compactDecode(s: string, t: Table = TABLE1): string | undefined {
+export function decodeSlow(s: string, t: Table = TABLE1): string | undefined {
   bad = false;
   cur = t;
   const out = s.replace((coded ??= new RegExp("\\u0080([\\s\\S]?)|[" + ONE.replace(/[\\\]^-]/g, "\\$&") + "\\u0081-\\u07ff\\ue000-\\uf8ff]", "g")), expand);
