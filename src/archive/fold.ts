@@ -111,13 +111,51 @@ function elements(folded: Uint8Array, n: number, fn: (h: number) => void): void 
 // Adds the elements of one text (a content or a topic) to the signature at sig[off..off+SIG_BYTES).
 // `mask`: the signature's bits less one (a power of two): a block signature
 // has 2048 bits, a segment summary 16384 (docs/FORMAT.md §3).
+// The same bits as elements() and elementHash() give, written out in one loop:
+// it runs for every line indexed or read into a signature, and a call per
+// element (a callback, the hash's helpers) is most of its time in XS.
 export function sigAdd(sig: Uint8Array, off: number, text: string, mask = SIG_MASK): void {
   const f = foldString(text);
-  elements(f, f.length, (h) => {
-    const p1 = h & mask, p2 = (h >>> 16) & mask;
-    sig[off + (p1 >> 3)] |= 1 << (p1 & 7);
-    sig[off + (p2 >> 3)] |= 1 << (p2 & 7);
-  });
+  const n = f.length;
+  let prev = -1;
+  for (let i = 0; i < n; ) {
+    const c = f[i];
+    let cp: number;
+    if (c < 0x80) (cp = c), i++;
+    else if (c >= 0xf0) (cp = ((c & 7) << 18) | ((f[i + 1] & 63) << 12) | ((f[i + 2] & 63) << 6) | (f[i + 3] & 63)), (i += 4);
+    else if (c >= 0xe0) (cp = ((c & 15) << 12) | ((f[i + 1] & 63) << 6) | (f[i + 2] & 63)), (i += 3);
+    else if (c >= 0xc0) (cp = ((c & 31) << 6) | (f[i + 1] & 63)), (i += 2);
+    else (cp = c), i++; // a stray continuation byte: taken as it is
+    const b1 = Math.imul(cp + 1, 0x85ebca77);
+    let h: number, p1: number, p2: number;
+    if (cp >= 0x80) {
+      // the character alone: elementHash(0, cp)
+      h = b1;
+      h ^= h >>> 16;
+      h = Math.imul(h, 0x85ebca6b);
+      h ^= h >>> 13;
+      h = Math.imul(h, 0xc2b2ae35);
+      h ^= h >>> 16;
+      p1 = h & mask;
+      p2 = (h >>> 16) & mask;
+      sig[off + (p1 >> 3)] |= 1 << (p1 & 7);
+      sig[off + (p2 >> 3)] |= 1 << (p2 & 7);
+    }
+    if (prev >= 0) {
+      // the bigram: elementHash(prev, cp)
+      h = Math.imul(prev, 0x9e3779b1) ^ b1;
+      h ^= h >>> 16;
+      h = Math.imul(h, 0x85ebca6b);
+      h ^= h >>> 13;
+      h = Math.imul(h, 0xc2b2ae35);
+      h ^= h >>> 16;
+      p1 = h & mask;
+      p2 = (h >>> 16) & mask;
+      sig[off + (p1 >> 3)] |= 1 << (p1 & 7);
+      sig[off + (p2 >> 3)] |= 1 << (p2 & 7);
+    }
+    prev = cp;
+  }
 }
 
 // The bits a keyword needs in a signature (an empty list: every block may match).
