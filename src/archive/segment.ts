@@ -228,6 +228,14 @@ export function lineKind(buf: Uint8Array, s: number, e: number): number {
   return lineT(buf, s, e) >= 0 ? KIND_RECORD : KIND_BAD;
 }
 
+// The state of a builder's open block: where it starts, what its lines hold
+// (records, times, signature) and the CRC of its bytes so far.
+export interface OpenBlock {
+  info: BlockInfo;
+  sig: Uint8Array;
+  crc: number;
+}
+
 // Builds block records (entry + signature) from the lines of a segment, in
 // order. `flush(true)` closes the last, partial block too (a segment being sealed).
 export class BlockBuilder {
@@ -298,6 +306,28 @@ export class BlockBuilder {
   flush(final: boolean): Uint8Array {
     if (final) this.close();
     return this.out.subarray(0, this.count * RECORD);
+  }
+
+  // The open block (the lines added since the last one closed), kept in `into`
+  // (made when undefined); undefined when no block is open. An append keeps it
+  // to go on from at the next one (stream.ts: OpenBlock).
+  keepOpen(into: OpenBlock | undefined): OpenBlock | undefined {
+    if (!this.open) return undefined;
+    const k = into ?? { info: { ...this.cur }, sig: new Uint8Array(SIG_BYTES), crc: 0 };
+    Object.assign(k.info, this.cur);
+    k.sig.set(this.sig);
+    k.crc = this.crc;
+    return k;
+  }
+
+  // Goes on from an open block kept by keepOpen: as if its lines had been added.
+  resume(k: OpenBlock): void {
+    this.cur = { ...k.info };
+    this.sig.set(k.sig);
+    this.crc = k.crc;
+    this.open = true;
+    this.tailRecords = k.info.records;
+    this.tailBad = k.info.bad;
   }
 
   // The records finished so far (a copy), and room for as many again: a
