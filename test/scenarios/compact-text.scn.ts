@@ -7,7 +7,7 @@ import config from "mc/config";
 import { Archive } from "../../src/archive/archive";
 import { encodeRecord, encodeDigest, parseRecord, lineOk, setWriteFormat, VERSION } from "../../src/archive/codec";
 import { recordId } from "../../src/archive/line";
-import { compactEncode, compactDecode, tableOf, TABLE1, ESC, ONE } from "../../src/text/compact";
+import { compactEncode, compactDecode, encodeSlow, decodeSlow, tableOf, TABLE1, ESC, ONE } from "../../src/text/compact";
 import * as T1 from "../../src/text/table1";
 import { newEvent, type Fact } from "../../src/memory/types";
 import { fromLocal } from "../../src/time/local";
@@ -125,6 +125,56 @@ export const scenarios: Scenario[] = [
         ok(prev < s, `text order at ${i}`);
         prev = s;
       }
+    },
+  },
+  {
+    name: "compact text: the one-pass encoder and decoder give what the plain forms give: every entry's code, random texts (lone surrogates and U+FFFD too), random compact strings valid or not, the longest texts",
+    run() {
+      // every code of the table: its entry back, and an entry's text is its code
+      const codeOf = (e: number) => (e < TABLE1.n1 ? ONE[e] : e < TABLE1.n1 + TABLE1.n2 ? String.fromCharCode(0x81 + e - TABLE1.n1) : String.fromCharCode(0xe000 + e - TABLE1.n1 - TABLE1.n2));
+      const n = TABLE1.n1 + TABLE1.n2 + TABLE1.np;
+      let all = "", allText = "";
+      for (let e = 0; e < n; e++) {
+        const c = codeOf(e);
+        equal(compactDecode(c), TABLE1.entries[e], `code of entry ${e}`);
+        equal(compactEncode(TABLE1.entries[e]), c, `entry ${e} is its code`);
+        all += c + ",";
+        allText += TABLE1.entries[e] + ",";
+      }
+      equal(compactDecode(all), allText, "every code in one string (longer than the scratch, many times)");
+      equal(compactDecode(all), decodeSlow(all));
+      equal(compactEncode(allText), encodeSlow(allText), "every entry's text in one string");
+      let x = 2024;
+      const rnd = (m: number) => {
+        x ^= x << 13;
+        x >>>= 0;
+        x ^= x >>> 17;
+        x ^= x << 5;
+        x >>>= 0;
+        return x % m;
+      };
+      const odd = ["\ufffd", "\ud800", "\udfff", "a\ud83d", "\ude00b", "\u0080\ud800", "\u0080\ufffd", "主\ud800人"];
+      for (let i = 0; i < 120; i++) {
+        let s = randomText(1000 + i, rnd(120));
+        if (i % 10 === 0) s += odd[rnd(odd.length)] + randomText(i, 5);
+        const c = encodeSlow(s);
+        equal(compactEncode(s), c, `encoding random text ${i}`);
+        equal(compactDecode(c), decodeSlow(c), `decoding random text ${i}`);
+        if (i % 10) equal(compactDecode(c), s, `round trip of random text ${i}`);
+        // a random string taken as compact text: codes, escapes, anything; most are refused
+        let r = "";
+        for (let j = rnd(60); j > 0; j--) {
+          const k = rnd(8);
+          r += k < 3 ? String.fromCharCode(0x81 + rnd(0x780)) : k === 3 ? ONE[rnd(ONE.length)] : k === 4 ? "\u0080" + randomText(i * 7 + j, 1) : k === 5 ? odd[rnd(odd.length)] : randomText(i * 13 + j, 1);
+        }
+        equal(compactDecode(r), decodeSlow(r), `decoding random string ${i}: ${JSON.stringify(r)}`);
+      }
+      // a text longer than a line, and one of codes that each decode to 4 characters
+      const long = randomText(77, 2000);
+      equal(compactDecode(compactEncode(long)), long, "a long text");
+      let four = "";
+      for (let e = 0; e < n; e++) if (TABLE1.off[e + 1] - TABLE1.off[e] === 4) four += codeOf(e);
+      equal(compactDecode(four + four + four), decodeSlow(four + four + four), "codes of 4-character entries");
     },
   },
   {
