@@ -6,6 +6,7 @@ import config from "mc/config";
 import { SimDevice } from "../../host-sim/device";
 import { Archive } from "../../src/archive/archive";
 import { SEGMENT_BYTES } from "../../src/archive/stream";
+import { BlockBuilder } from "../../src/archive/segment";
 import { crc32 } from "../../src/nvs/crc32";
 import { newEvent, type Fact } from "../../src/memory/types";
 import { fromLocal } from "../../src/time/local";
@@ -279,6 +280,52 @@ export const scenarios: Scenario[] = [
       // a common word reads as much as it needs, newest first
       const common = b.recallByKeyword("fact", "萤火虫", 10).concat(b.recallByKeyword("fact", "公园", 3));
       deepEqual(common.slice(1).map((x) => x.content), [longFact(n - 1), longFact(n - 2), longFact(n - 3)]);
+    },
+  },
+  {
+    name: "archive v2 sidecars: appends of one record at a time (each going on from the open block the last one kept) index what a full pass over the segment's bytes indexes, also after a byte of the tail changed at rest",
+    run() {
+      // what the sidecar must hold: the closed blocks of one pass over the segment's lines
+      const expected = (seg: Uint8Array): Uint8Array => {
+        const b = new BlockBuilder("fact", 0, 16);
+        for (let s = 0; ; ) {
+          const i = seg.indexOf(10, s);
+          if (i < 0) break;
+          b.add(seg, s, i, i + 1 - s);
+          s = i + 1;
+        }
+        return b.flush(false);
+      };
+      const check = (dev: SimDevice, what: string) => {
+        const seqs = segments(dev, "f");
+        const seq = seqs[seqs.length - 1];
+        const side = dev.spiffs.content(segName("f", seq, "six")).subarray(32);
+        const want = expected(dev.spiffs.content(segName("f", seq)));
+        ok(want.length >= 3 * 288, `${what}: blocks closed: ${want.length / 288}`);
+        equal(side.length, want.length, `${what}: records`);
+        let same = true;
+        for (let i = 0; i < want.length && same; i++) same = side[i] === want[i];
+        ok(same, `${what}: the sidecar's records are those of a full pass`);
+      };
+      const t0 = sec(fromLocal(2024, 1, 1, 8, 0));
+      const fact = (k: number): Fact => ({ timestamp: t0 + k * 600, content: `第${k}条：主人今天说了一件关于学校和朋友的小事，${k % 3 ? "还有公园" : "Alice 和 Bob"}` });
+      const dev = fresh();
+      const a = new Archive(root);
+      for (let k = 0; k < 200; k++) a.append("fact", [fact(k)]);
+      check(dev, "one at a time");
+      // a byte of the tail (after the last closed block) changes at rest; the appends go on
+      const seqs = segments(dev, "f");
+      const name = segName("f", seqs[seqs.length - 1]);
+      const seg = dev.spiffs.content(name).slice();
+      const side = sidecar(dev, "f", seqs[seqs.length - 1]);
+      const last = side.records[side.records.length - 1];
+      const at = last.offset + last.length + 12;
+      ok(at < seg.length - 20, "a tail to change");
+      seg[at] ^= 0x04;
+      dev.spiffs.load(name, seg);
+      for (let k = 200; k < 400; k++) a.append("fact", [fact(k)]);
+      check(dev, "after a changed tail");
+      equal(segments(dev, "f")[segments(dev, "f").length - 1], seqs[seqs.length - 1], "the same open segment");
     },
   },
 ];
