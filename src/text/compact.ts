@@ -114,10 +114,11 @@ function codeOf(t: Table, e: number): number {
 // XS keeps strings in UTF-8 and reaches a character by index walking from the
 // start, and every call of a JS function (a replace callback, a for-of step
 // making a one-character string) costs more than a dozen byte operations. So
-// both directions take the text's bytes at once (the native TextEncoder), walk
-// them in one loop with no call per character, write the result's UTF-8 bytes
-// into a small scratch array, and make the string with the native TextDecoder
-// (one call per SCRATCH bytes written). They give exactly what the plain forms
+// both directions take the text's bytes at once (the native TextEncoder) and
+// walk them in one loop with no call per character. Encoding writes the
+// result's UTF-8 bytes into a small scratch array and makes the string with the
+// native TextDecoder (one call per SCRATCH bytes written); decoding joins runs
+// of the string's bytes and the entries' strings. They give exactly what the plain forms
 // below give (encodeSlow, decodeSlow: the definition), which still handle
 // the rare texts whose bytes do not say what the string holds: a lone surrogate
 // (TextEncoder writes it as U+FFFD), or U+FFFD itself.
@@ -247,87 +248,67 @@ export function compactEncode(s: string, t: Table = TABLE1): string {
 
 // The text of a compact string, or undefined when it is not one this table
 // wrote: a code with no entry, an escape not followed by a character it escapes.
+// The text is made of runs: the bytes between codes as they are (one native
+// decode a run, the string itself when it holds no code) and each code's
+// entry, a string made when the table was (concatenation is native; writing
+// an entry's UTF-8 byte by byte took twice as long in XS).
 export function compactDecode(s: string, t: Table = TABLE1): string | undefined {
   const b = encode(s);
   const n = b.length;
-  const o = (scratch ??= new Uint8Array(SCRATCH));
-  const off = t.off, ch = t.chars, n1 = t.n1, n2 = t.n2, np = t.np;
+  const ents = t.entries, n1 = t.n1, n2 = t.n2, np = t.np;
   let res = "";
-  let k = 0;
+  let lit = 0; // where the bytes not yet in res start
   for (let i = 0; i < n; ) {
-    if (k > ROOM) {
-      res += decode(o.subarray(0, k));
-      k = 0;
-    }
     const c = b[i];
-    let e: number;
+    let e: number, next: number;
     if (c < 0x80) {
       const x = ONE_INDEX[c];
-      i++;
       if (x < 0) {
-        o[k++] = c; // itself
+        i++; // itself
         continue;
       }
       if (x >= n1) return undefined; // a code this table does not use
-      e = x;
+      (e = x), (next = i + 1);
     } else if (c < 0xe0) {
       const cp = ((c & 0x1f) << 6) | (b[i + 1] & 0x3f);
-      i += 2;
       if (cp === ESC) {
-        // an escape: the character after it must be one it escapes
+        // an escape: the character after it must be one it escapes; it is itself
+        if (lit < i) res += decode(b.subarray(lit, i));
+        lit = i += 2;
         if (i >= n) return undefined;
         const d = b[i];
         if (d < 0x80) {
           if (ONE_INDEX[d] < 0) return undefined;
-          o[k++] = d;
           i++;
-        } else if (d < 0xe0) {
-          o[k++] = d;
-          o[k++] = b[i + 1];
-          i += 2;
-        } else if (d < 0xf0) {
+        } else if (d < 0xe0) i += 2;
+        else if (d < 0xf0) {
           const v = cp3(b, i);
           if (v < BASEP || v > ENDP) return undefined;
-          o[k++] = d;
-          o[k++] = b[i + 1];
-          o[k++] = b[i + 2];
           i += 3;
         } else return undefined;
         continue;
       }
       if (cp - BASE2 >= n2) return undefined;
-      e = n1 + cp - BASE2;
+      (e = n1 + cp - BASE2), (next = i + 2);
     } else if (c < 0xf0) {
       const cp = cp3(b, i);
-      if (cp >= BASEP && cp <= ENDP) {
-        if (cp - BASEP >= np) return undefined;
-        e = n1 + n2 + cp - BASEP;
-        i += 3;
-      } else {
+      if (cp < BASEP || cp > ENDP) {
         if (unsure(b, i)) return decodeSlow(s, t);
-        o[k++] = c;
-        o[k++] = b[i + 1];
-        o[k++] = b[i + 2];
-        i += 3;
+        i += 3; // itself
         continue;
       }
+      if (cp - BASEP >= np) return undefined;
+      (e = n1 + n2 + cp - BASEP), (next = i + 3);
     } else {
-      o[k++] = c;
-      o[k++] = b[i + 1];
-      o[k++] = b[i + 2];
-      o[k++] = b[i + 3];
-      i += 4;
+      i += 4; // beyond the BMP: itself
       continue;
     }
-    // entry e's characters in UTF-8
-    for (let j = off[e], z = off[e + 1]; j < z; j++) {
-      const u = ch[j];
-      if (u < 0x80) o[k++] = u;
-      else if (u < 0x800) (o[k++] = 0xc0 | (u >> 6)), (o[k++] = 0x80 | (u & 0x3f));
-      else (o[k++] = 0xe0 | (u >> 12)), (o[k++] = 0x80 | ((u >> 6) & 0x3f)), (o[k++] = 0x80 | (u & 0x3f));
-    }
+    if (lit < i) res += decode(b.subarray(lit, i));
+    res += ents[e];
+    i = lit = next;
   }
-  return k || !res ? res + decode(o.subarray(0, k)) : res;
+  if (lit === 0) return s; // no code, no escape: the text is the string
+  return lit < n ? res + decode(b.subarray(lit, n)) : res;
 }
 
 // ---- the plain forms (the definition; used for the texts above) ----------------------
