@@ -7,6 +7,8 @@
 //                     NOT preloaded (the heap worker's counters, loaded like the heap lane loads modules)
 //   encode_ms, decode_ms   `rounds` passes over the held-out texts (tools/text-table-eval.ts's sets),
 //                     device-like worker on this machine; chars, and per-char microseconds;
+//   encode_plain_ms, decode_plain_ms   the same passes with the plain forms (encodeSlow,
+//                     decodeSlow: the definition, and the code table 1 shipped with), timed in the same run
 //   json_parse_ms     for scale: JSON.parse of the same texts as {"c":…} lines, the same rounds
 //   decode_peak_*, encode_peak_*   heap above the live set for one call on the longest text
 // Output: one JSON line. Usage: tsx tools/text-table-bench.ts [--rounds 20]
@@ -71,7 +73,7 @@ try {
     table: TABLE1.version, entries: TABLE1.n1 + TABLE1.n2 + TABLE1.np, module_bytes: fs.statSync(path.join(root, "src/text/table1.ts")).size, table_bytes: tableBytes,
     load_slots: heap.load_slots, load_chunk_bytes: heap.load_chunk_bytes,
     texts: time.texts, chars: time.chars, rounds,
-    encode_ms: time.encode_ms, decode_ms: time.decode_ms,
+    encode_ms: time.encode_ms, decode_ms: time.decode_ms, encode_plain_ms: time.encode_plain_ms, decode_plain_ms: time.decode_plain_ms,
     encode_us_per_char: Math.round((time.encode_ms * 1000 / chars) * 100) / 100, decode_us_per_char: Math.round((time.decode_ms * 1000 / chars) * 100) / 100,
     json_parse_ms: time.json_parse_ms, round_trip_failures: time.round_trip_failures,
     longest_chars: heap.longest_chars, decode_peak_slots: heap.decode_peak_slots, decode_peak_chunk_bytes: heap.decode_peak_chunk_bytes,

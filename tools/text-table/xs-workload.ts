@@ -1,7 +1,7 @@
 // `tsx tools/text-table-bench.ts` inside XS: encodes and decodes held-out texts
 // with compact text (src/text/compact.ts), timing it in the device-like worker
 // and measuring the heap a decode takes in the heap worker.
-import { compactEncode, compactDecode, TABLE1 } from "../../src/text/compact";
+import { compactEncode, compactDecode, encodeSlow, decodeSlow, TABLE1 } from "../../src/text/compact";
 
 declare function heapStats(out: ArrayBuffer, op?: number, arg?: number): void;
 declare function gc(): void;
@@ -44,6 +44,13 @@ function main(o: { texts: string[]; rounds: number; period: number }): void {
     for (let r = 0; r < o.rounds; r++) for (let i = 0; i < coded.length; i++) if (compactDecode(coded[i]) !== o.texts[i]) bad++;
     out.decode_ms = Date.now() - t0;
     out.round_trip_failures = bad;
+    // the plain forms (the definition, and the code table 1 shipped with), timed in the same run
+    t0 = Date.now();
+    for (let r = 0; r < o.rounds; r++) for (const s of o.texts) encodeSlow(s);
+    out.encode_plain_ms = Date.now() - t0;
+    t0 = Date.now();
+    for (let r = 0; r < o.rounds; r++) for (let i = 0; i < coded.length; i++) decodeSlow(coded[i]);
+    out.decode_plain_ms = Date.now() - t0;
     // for scale: JSON.parse of each text as a line's string field, as a reader parses every line
     const lines = o.texts.map((s) => JSON.stringify({ c: s }));
     t0 = Date.now();
