@@ -129,6 +129,10 @@ const SCRATCH = 256;
 const ROOM = SCRATCH - 12; // an entry is at most 4 characters of 3 bytes
 let scratch: Uint8Array | undefined;
 
+// The string positions a character beyond the BMP takes: 2 UTF-16 code units on
+// Node, 1 on the device (XS indexes its UTF-8 strings by code point).
+const ASTRAL = "\u{10000}".length;
+
 // A code point's UTF-8 at b[i]: lead byte c (>= 0xe0: 3 bytes).
 function cp3(b: Uint8Array, i: number): number {
   return ((b[i] & 0x0f) << 12) | ((b[i + 1] & 0x3f) << 6) | (b[i + 2] & 0x3f);
@@ -248,16 +252,18 @@ export function compactEncode(s: string, t: Table = TABLE1): string {
 
 // The text of a compact string, or undefined when it is not one this table
 // wrote: a code with no entry, an escape not followed by a character it escapes.
-// The text is made of runs: the bytes between codes as they are (one native
-// decode a run, the string itself when it holds no code) and each code's
-// entry, a string made when the table was (concatenation is native; writing
-// an entry's UTF-8 byte by byte took twice as long in XS).
+// The text is made of runs: the parts of the string between codes as they are
+// (a substring a run, the string itself when it holds no code) and each code's
+// entry, a string made when the table was (concatenation is native). In XS,
+// writing each entry's UTF-8 byte by byte took about twice as long, and a
+// TextDecoder call on a subarray a run about a third longer.
 export function compactDecode(s: string, t: Table = TABLE1): string | undefined {
   const b = encode(s);
   const n = b.length;
   const ents = t.entries, n1 = t.n1, n2 = t.n2, np = t.np;
   let res = "";
-  let lit = 0; // where the bytes not yet in res start
+  let lit = 0; // where the part of s not yet in res starts (a code unit)
+  let u = 0; // the code unit of s at byte i
   for (let i = 0; i < n; ) {
     const c = b[i];
     let e: number, next: number;
@@ -265,6 +271,7 @@ export function compactDecode(s: string, t: Table = TABLE1): string | undefined 
       const x = ONE_INDEX[c];
       if (x < 0) {
         i++; // itself
+        u++;
         continue;
       }
       if (x >= n1) return undefined; // a code this table does not use
@@ -273,8 +280,9 @@ export function compactDecode(s: string, t: Table = TABLE1): string | undefined 
       const cp = ((c & 0x1f) << 6) | (b[i + 1] & 0x3f);
       if (cp === ESC) {
         // an escape: the character after it must be one it escapes; it is itself
-        if (lit < i) res += decode(b.subarray(lit, i));
-        lit = i += 2;
+        if (lit < u) res += s.substring(lit, u);
+        i += 2;
+        lit = ++u;
         if (i >= n) return undefined;
         const d = b[i];
         if (d < 0x80) {
@@ -286,6 +294,7 @@ export function compactDecode(s: string, t: Table = TABLE1): string | undefined 
           if (v < BASEP || v > ENDP) return undefined;
           i += 3;
         } else return undefined;
+        u++;
         continue;
       }
       if (cp - BASE2 >= n2) return undefined;
@@ -295,20 +304,23 @@ export function compactDecode(s: string, t: Table = TABLE1): string | undefined 
       if (cp < BASEP || cp > ENDP) {
         if (unsure(b, i)) return decodeSlow(s, t);
         i += 3; // itself
+        u++;
         continue;
       }
       if (cp - BASEP >= np) return undefined;
       (e = n1 + n2 + cp - BASEP), (next = i + 3);
     } else {
       i += 4; // beyond the BMP: itself
+      u += ASTRAL;
       continue;
     }
-    if (lit < i) res += decode(b.subarray(lit, i));
+    if (lit < u) res += s.substring(lit, u);
     res += ents[e];
-    i = lit = next;
+    i = next;
+    lit = ++u;
   }
   if (lit === 0) return s; // no code, no escape: the text is the string
-  return lit < n ? res + decode(b.subarray(lit, n)) : res;
+  return lit < u ? res + s.substring(lit, u) : res;
 }
 
 // ---- the plain forms (the definition; used for the texts above) ----------------------
@@ -394,3 +406,5 @@ export function decodeSlow(s: string, t: Table = TABLE1): string | undefined {
   const out = s.replace((coded ??= new RegExp("\\u0080([\\s\\S]?)|[" + ONE.replace(/[\\\]^-]/g, "\\$&") + "\\u0081-\\u07ff\\ue000-\\uf8ff]", "g")), expand);
   return bad ? undefined : out;
 }
+
+
