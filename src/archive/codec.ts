@@ -16,7 +16,7 @@
 // characters (src/archive/frame.ts): `,"z":"AbCdEQ"}`. Readers take every
 // format line by line: a line's frame is said by its own bytes.
 
-import { encode, decode, truncate, byteLength, ascii } from "../text/utf8";
+import { encode, decode, truncate, byteLength } from "../text/utf8";
 import { crc32 } from "../nvs/crc32";
 import { formatIso, fromLocal } from "../time/local";
 import { now } from "../time/clock";
@@ -47,7 +47,13 @@ export function getWriteFormat(): number {
 }
 export const MAX_LINE = 512; // bytes, with the "\n"
 export const NL = 10;
-const T_PREFIX = ascii('{"t":');
+// Format 4 writes a time from EPOCH4 on as its offset from it, under "T"
+// (FORMAT.md §3.18): 9 digits instead of 10 until 2051. Still the first key,
+// still digits read raw (lineT).
+export const EPOCH4 = 1577836800; // 2020-01-01T00:00:00Z
+function tKey(t: number, fmt = writeFormat): string {
+  return fmt >= 4 && t >= EPOCH4 ? `"T":${t - EPOCH4}` : `"t":${t}`;
+}
 export const SUFFIX = SUFFIX3; // formats 2 and 3: ,"z":"hhhhhhhh"}
 export { SUFFIX4 }; // format 4: ,"z":"bbbbbb"}
 
@@ -103,13 +109,13 @@ const n = (v: unknown) => (typeof v === "number" && isFinite(v) ? Math.round(v) 
 
 function body(type: ArchiveType, r: ArchiveRecord, t: number, topic: string, content: string, x: string): string {
   const tail = x ? `,"x":"${x}"` : "";
-  if (type === "fact") return `{"t":${t},${tq("c", content)}${tail}`;
+  if (type === "fact") return `{${tKey(t)},${tq("c", content)}${tail}`;
   if (type === "moment") {
     const m = r as Moment;
-    return `{"t":${t},${tq("p", topic)},${tq("c", content)},"e":${Math.max(0, EMOTIONS.indexOf(m.emotion))},"i":${n(m.intensity)},"m":${n(m.importance)}${tail}`;
+    return `{${tKey(t)},${tq("p", topic)},${tq("c", content)},"e":${Math.max(0, EMOTIONS.indexOf(m.emotion))},"i":${n(m.intensity)},"m":${n(m.importance)}${tail}`;
   }
   const e = r as Event;
-  return `{"t":${t},"d":${q(e.date)},"h":${q(e.time)},"y":${q(e.eventType)},${tq("c", content)},"e":${Math.max(0, EMOTIONS.indexOf(e.emotion))},"i":${n(e.intensity)},"g":${n(e.significance)},"r":${n(e.priority)},"f":${flagsOf(e)}${tail}`;
+  return `{${tKey(t)},"d":${q(e.date)},"h":${q(e.time)},"y":${q(e.eventType)},${tq("c", content)},"e":${Math.max(0, EMOTIONS.indexOf(e.emotion))},"i":${n(e.intensity)},"g":${n(e.significance)},"r":${n(e.priority)},"f":${flagsOf(e)}${tail}`;
 }
 
 // The line of a record. Content (then topic) longer than a line allows is cut
@@ -161,12 +167,14 @@ export function lineOk(b: Uint8Array, s: number, e: number): boolean {
 export { frameOf };
 
 // The time of a line that starts like a record ({"t":digits,), or -1. Raw: no parse.
+// `{"T":` (format 4) holds the seconds since EPOCH4.
 export function lineT(b: Uint8Array, s: number, e: number): number {
-  for (let i = 0; i < 5; i++) if (b[s + i] !== T_PREFIX[i]) return -1;
+  const k = b[s + 2];
+  if (b[s] !== 123 || b[s + 1] !== 34 || (k !== 116 && k !== 84) || b[s + 3] !== 34 || b[s + 4] !== 58) return -1;
   let v = 0, i = s + 5;
   for (; i < e && i < s + 16; i++) {
     const c = b[i];
-    if (c === 44) return i > s + 5 ? v : -1;
+    if (c === 44) return i > s + 5 ? (k === 84 ? v + EPOCH4 : v) : -1;
     if (c < 48 || c > 57) return -1;
     v = v * 10 + (c - 48);
   }
@@ -175,6 +183,16 @@ export function lineT(b: Uint8Array, s: number, e: number): number {
 
 function str(v: unknown): v is string {
   return typeof v === "string";
+}
+
+// Has a parsed line a time? Format 4's "T" (from EPOCH4) is made o.t, unix
+// seconds, as every other format's "t"; a line with both has none.
+function hasT(o: any): boolean {
+  if (typeof o.T === "number") {
+    if (o.t !== undefined) return false;
+    o.t = o.T + EPOCH4;
+  }
+  return typeof o.t === "number";
 }
 
 // The text of field `key` of a parsed line: compact under the key in capitals
@@ -196,7 +214,7 @@ export function parseRecord(b: Uint8Array, s: number, e: number, stream: Stream)
   } catch {
     return undefined;
   }
-  if (typeof o !== "object" || o === null || typeof o.t !== "number") return undefined;
+  if (typeof o !== "object" || o === null || !hasT(o)) return undefined;
   const c = textOf(o, "c");
   if (c === undefined) return undefined;
   o.c = c;
@@ -263,7 +281,7 @@ export function encodeDigest(d: DigestLine): Line {
   let points = d.points;
   let kw = d.keywords.slice(0, 8);
   for (;;) {
-    const b = `{"t":${d.from},"u":${d.to},"o":${q(d.month)},"n":${d.count},"w":${d.events ? 1 : 0},"q":${d.source},${keywords(kw)},${tq("c", points)}`;
+    const b = `{${tKey(d.from)},"u":${d.to},"o":${q(d.month)},"n":${d.count},"w":${d.events ? 1 : 0},"q":${d.source},${keywords(kw)},${tq("c", points)}`;
     const line = sealLine(b);
     const over = line.length - MAX_LINE;
     const id = hex8(crc32(encode(`digest\n${d.events ? "e" : "m"}${d.source}\n${d.month}`)));
@@ -294,7 +312,7 @@ export function parsePassage(b: Uint8Array, s: number, e: number): PassagePiece 
   } catch {
     return undefined;
   }
-  if (typeof o !== "object" || o === null || typeof o.t !== "number" || typeof o.q !== "number") return undefined;
+  if (typeof o !== "object" || o === null || !hasT(o) || typeof o.q !== "number") return undefined;
   const c = textOf(o, "c");
   if (c === undefined) return undefined;
   let k: string | undefined;
@@ -315,7 +333,7 @@ function passageItem(o: any): ArchivedItem | undefined {
 }
 
 function passageLine(t: number, id: number, c: string, k: string | undefined): Uint8Array {
-  return sealLine(`{"t":${t},"q":${id},${tq("c", c)}${k === undefined ? "" : "," + tq("k", k)}`);
+  return sealLine(`{${tKey(t)},"q":${id},${tq("c", c)}${k === undefined ? "" : "," + tq("k", k)}`);
 }
 
 // The lines of an episode's text: one when it fits MAX_LINE, else the content
@@ -374,7 +392,8 @@ export function recodeLine(b: Uint8Array, s: number, e: number, stream: Stream):
   for (let i = 0; i < keys.length - 1; i++) {
     const key = keys[i], v = o[key];
     let part: string;
-    if ((key === "c" || key === "p") && str(v)) part = tq(key, v, 3);
+    if (key === "t" && i === 0 && typeof v === "number") part = tKey(v);
+    else if ((key === "c" || key === "p") && str(v)) part = tq(key, v, 3);
     else if (key === "k" && stream === "digest" && Array.isArray(v) && v.every(str)) part = keywords(v, 3);
     else part = `"${key}":${JSON.stringify(v)}`;
     if (part.charCodeAt(1) !== key.charCodeAt(0)) changed = true;

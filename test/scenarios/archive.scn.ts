@@ -159,10 +159,14 @@ export const scenarios: Scenario[] = [
       const text = decode(e.line);
       // format 3: the content in compact text under "C" (docs/FORMAT.md §3.16), shorter than its UTF-8
       const cc = compactEncode(f.content);
-      ok(text.startsWith(`{"t":${f.timestamp},"C":${JSON.stringify(cc)},"z":"`), text);
+      // format 4: t from 2020-01-01T00:00:00Z on as its offset from then, under "T" (FORMAT.md §3.18)
+      ok(text.startsWith(`{"T":${f.timestamp - 1577836800},"C":${JSON.stringify(cc)},"z":"`), text);
+      const old = decode(encodeRecord("fact", { timestamp: 1577836799, content: "x" }).line);
+      ok(old.startsWith('{"t":1577836799,"c":"x","z":"'), `before 2020: unix seconds under t: ${old}`);
+      ok(decode(encodeRecord("fact", { timestamp: 1577836800, content: "x" }).line).startsWith('{"T":0,"c":"x","z":"'), "2020-01-01: T 0");
       ok(encode(cc).length < encode(f.content).length, "compact is shorter");
       equal(compactDecode(JSON.parse(text).C), f.content, "and decodes to the content");
-      equal(decode(encodeRecord("fact", { ...f, content: 'ok "x"' }).line).indexOf('"c":"ok \\"x\\""'), 16, "ASCII stays plain under c");
+      equal(decode(encodeRecord("fact", { ...f, content: 'ok "x"' }).line).indexOf('"c":"ok \\"x\\""'), 15, "ASCII stays plain under c");
       ok(text.endsWith('"}\n'));
       ok(crcHolds(text.slice(0, -1), 4), "the CRC holds, in format 4's frame");
       ok(/,"z":"[A-Za-z0-9_-]{5}[AQgw]"\}\n$/.test(text), `6 base64url characters, the last with 4 zero bits: ${text}`);
@@ -170,12 +174,12 @@ export const scenarios: Scenario[] = [
       equal(e.t, f.timestamp);
       const m = moment(0, "生日聚会", "主人和朋友们一起庆祝生日");
       const ml = JSON.parse(decode(encodeRecord("moment", m).line));
-      deepEqual(Object.keys(ml), ["t", "P", "C", "e", "i", "m", "z"]);
-      deepEqual([ml.t, compactDecode(ml.P), compactDecode(ml.C), ml.e, ml.i, ml.m], [m.timestamp, "生日聚会", "主人和朋友们一起庆祝生日", 1, 4, 5]);
+      deepEqual(Object.keys(ml), ["T", "P", "C", "e", "i", "m", "z"]);
+      deepEqual([ml.T + 1577836800, compactDecode(ml.P), compactDecode(ml.C), ml.e, ml.i, ml.m], [m.timestamp, "生日聚会", "主人和朋友们一起庆祝生日", 1, 4, 5]);
       const ev: Event = newEvent({ date: "2025-05-01", content: "第一次去海边", eventType: "anniversary", emotion: "touched", intensity: 3, significance: 4, priority: 3, duration: 60 } as Partial<Event> & { date: string; content: string });
       const el = JSON.parse(decode(encodeRecord("event", ev).line));
-      deepEqual(Object.keys(el), ["t", "d", "h", "y", "C", "e", "i", "g", "r", "f", "z"]);
-      equal(el.t, sec(fromLocal(2025, 5, 1, 0, 0)), "an event's t is its local date at 00:00");
+      deepEqual(Object.keys(el), ["T", "d", "h", "y", "C", "e", "i", "g", "r", "f", "z"]);
+      equal(el.T + 1577836800, sec(fromLocal(2025, 5, 1, 0, 0)), "an event's t is its local date at 00:00");
       ok(recordId("fact", { ...f, timestamp: f.timestamp + 1 }) !== e.id, "another record, another id");
       // a time zone change does not change a line: t is UTC
       setUtcOffset(0);
