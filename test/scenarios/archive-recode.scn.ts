@@ -14,7 +14,7 @@ import type { Fact, Moment } from "../../src/memory/types";
 import { Life, START, RARE } from "../../tools/bench/data";
 import { cutUpkeep, type Image } from "./archive-cuts";
 import { deviceMs, STEP_BUDGET_MS } from "./archive-steps.scn";
-import { PAD } from "./archive.scn";
+import { PAD, linesOf, frameOfLine, crcHolds } from "./archive.scn";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
 
@@ -169,6 +169,8 @@ function segFiles(dev: SimDevice): { name: string; v: number; bytes: number }[] 
     });
 }
 
+const encodeLen = (ls: string[]) => ls.reduce((n, l) => n + new TextEncoder().encode(l).length + 1, 0);
+
 // The segments taking appends (never written again while they do).
 function openSegments(a: Archive): Set<string> {
   const st = (a as unknown as { streams: Record<string, { open?: { seq: number } }> }).streams;
@@ -181,10 +183,10 @@ function openSegments(a: Archive): Set<string> {
 }
 
 // A pet of `days` days of the bench's life (tools/bench/data.ts) made in format 2
-// on a small partition, so that moments retire into (format-2) digests too.
-function format2Pet(days: number, storageBytes: number): SimDevice {
+// (or `fmt`) on a small partition, so that moments retire into digests too.
+function format2Pet(days: number, storageBytes: number, fmt: 2 | 3 = 2): SimDevice {
   const dev = new SimDevice({ now: START, storageBytes }).install();
-  setWriteFormat(2);
+  setWriteFormat(fmt);
   try {
     const a = new Archive(root);
     a.check();
@@ -304,6 +306,81 @@ scenarios.push(
         equal(f1!.v, VERSION, `${what}: format ${VERSION} in the end`);
         for (const x of ["scr", "scx", "old"]) ok(!dev.spiffs.exists(`/f000001.${x}`), `${what}: no .${x} left`);
       });
+    },
+  },
+  {
+    name: "archive format 4: a format-3 pet continued by format-4 code: its open segments take format-4 lines, new segments are format 4, format-3 segments are never written again, every record read in both frames, a flipped bit repaired in either",
+    run() {
+      const PART = 1024 * 1024;
+      const pet = format2Pet(120, PART, 3);
+      const img = image(pet);
+      const segs0 = segFiles(pet);
+      ok(segs0.every((x) => x.v === 3), `a format-3 pet: ${segs0.map((x) => x.name + " v" + x.v).join(" ")}`);
+      const dev = new SimDevice({ now: pet.clock.now, storageBytes: PART }).install();
+      for (const f of img) dev.spiffs.load(f.name, f.bytes.slice());
+      const frames = (name: string) => linesOf(dev, name).map((l) => frameOfLine(l)?.format ?? 0);
+      for (const x of segs0) ok(frames(x.name).every((f) => f === 3), `${x.name}: every line in format 3's frame`);
+      let a = new Archive(root);
+      a.check();
+      const open0 = openSegments(a);
+      const sealed0 = segs0.filter((x) => !open0.has(x.name)).map((x) => ({ name: x.name, bytes: dev.spiffs.content(x.name).slice() }));
+      ok(sealed0.length >= 2, "sealed format-3 segments");
+      const old = everything(a);
+      equal(a.recall("fact", { keyword: RARE, limit: 5, budget: budget() }).length, 1, "the rare word (format 3) found");
+      // the life goes on with format-4 code: 120 days more
+      const pend: { fact: Fact[]; moment: Moment[] } = { fact: [], moment: [] };
+      let day = 0;
+      for (const d of new Life().days(240)) {
+        if (day++ < 120) continue;
+        dev.clock.now = d.start + 22 * 3600000;
+        for (const f of d.facts) if (pend.fact.push(f) === 5) a.append("fact", pend.fact.splice(0));
+        for (const m of d.moments) if (pend.moment.push(m) === 3) a.append("moment", pend.moment.splice(0));
+        if (d.events.length) a.append("event", d.events);
+        for (let n = 0; n < 50 && a.step(); n++);
+      }
+      a.settle();
+      const segs1 = segFiles(dev);
+      // the format-3 segments open at the update: their old lines as they were, then format-4 lines
+      let mixed = 0;
+      for (const name of open0) {
+        if (!dev.spiffs.exists(name)) continue; // retired meanwhile
+        const fs = frames(name);
+        const first4 = fs.indexOf(4);
+        if (first4 > 0) mixed++;
+        ok(first4 < 0 || fs.slice(first4).every((f) => f === 4), `${name}: format-3 lines, then format-4 ones: ${fs.join("")}`);
+        ok(fs.slice(0, first4 < 0 ? fs.length : first4).every((f) => f === 3), `${name}: its old lines kept`);
+      }
+      ok(mixed >= 1, "a format-3 segment took format-4 lines");
+      const new4 = segs1.filter((x) => !segs0.some((y) => y.name === x.name));
+      ok(new4.length >= 2 && new4.every((x) => x.v === 4), `new segments are format 4: ${new4.map((x) => x.name + " v" + x.v).join(" ")}`);
+      for (const x of new4) ok(frames(x.name).every((f) => f === 4), `${x.name}: every line in format 4's frame`);
+      for (const x of new4) for (const l of linesOf(dev, x.name)) ok(crcHolds(l, 4), `${x.name}: ${l}`);
+      // sealed format-3 segments still there are byte for byte what they were (not written again)
+      let kept = 0;
+      for (const x of sealed0)
+        if (dev.spiffs.exists(x.name)) {
+          kept++;
+          const b = dev.spiffs.content(x.name);
+          ok(b.length === x.bytes.length && b.every((v, i) => v === x.bytes[i]), `${x.name}: not written again`);
+        }
+      ok(kept >= 1, `format-3 segments kept: ${kept}`);
+      const now = everything(a);
+      for (const r of old) ok(now.indexOf(r) >= 0 || /^(moment|event) /.test(r), `kept: ${r.slice(0, 80)}`);
+      equal(a.recall("fact", { keyword: RARE, limit: 5, budget: budget() }).length, 1, "the rare word (format 3) found after");
+      // one flipped bit at rest in a format-4 line and in a format-3 line of sealed segments: repaired
+      const f3 = sealed0.find((x) => x.name.startsWith("/f") && dev.spiffs.exists(x.name))?.name as string;
+      const f4 = new4.filter((x) => x.name.startsWith("/f"))[0].name;
+      for (const name of [f3, f4]) {
+        const b = dev.spiffs.content(name);
+        const ls = linesOf(dev, name);
+        const at = encodeLen(ls.slice(0, 5)) + 9; // a byte in the 6th line's time
+        b[at] ^= 0x01;
+        dev.spiffs.load(name, b);
+      }
+      dev.reboot();
+      a = new Archive(root);
+      a.check();
+      deepEqual(everything(a), now, "every record after a flip in each frame and a reboot");
     },
   },
 );
