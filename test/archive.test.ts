@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import "../host-sim/trace";
-import { MAX_LINE, SUFFIX, STREAMS } from "../src/archive/codec";
+import { MAX_LINE, SUFFIX, SUFFIX4, EPOCH4, STREAMS } from "../src/archive/codec";
 import { segName, SIDE_MAGIC, SIDE_HEADER, ENTRY, RECORD, SIDE_MAX, SEGMENT_BLOCKS, SEGMENT_BYTES as SEGMENT_BYTES_SEG } from "../src/archive/segment";
 import { SEGMENT_BYTES } from "../src/archive/stream";
 import { SUMMARY_BYTES, CAT_HEADER, CAT_ENTRY } from "../src/archive/catalog";
@@ -85,6 +85,8 @@ describe("archive (Node only)", () => {
       ["tombstones", "/tomb.a"],
       ["line cap", `at most ${MAX_LINE} bytes with the newline`],
       ["CRC suffix", `the ${SUFFIX} bytes \`,"z":"hhhhhhhh"}\``],
+      ["CRC suffix, format 4", `the ${SUFFIX4} bytes \`,"z":"bbbbbb"}\``],
+      ["format 4's time epoch", `2020-01-01T00:00:00Z (${EPOCH4})`],
       ["segment size", `${comma(SEGMENT_BYTES)} bytes`],
       ["block records", `${SEGMENT_BLOCKS} block records`],
       ["sidecar magic", le(SIDE_MAGIC)],

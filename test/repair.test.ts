@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { crc32 } from "../src/nvs/crc32";
 import { repairBit, repairLine, lineCrcOk, REPAIR_MAX_BYTES, LINE_REPAIR_MAX_BYTES, LINE_CRC_SUFFIX } from "../src/archive/repair";
-import { randomBytes, firstDiff, flip, makeLine, LINES } from "./scenarios/repair.scn";
+import { randomBytes, firstDiff, flip, makeLine, makeLine4, LINES } from "./scenarios/repair.scn";
 import { prng } from "../host-sim/flash";
 
 const POLY = 0xedb88320 | 0;
@@ -199,5 +199,88 @@ describe("archive repair (src/archive/repair.ts)", () => {
       if (got !== p) assert.fail(`bit ${p}: repaired ${got}`);
     }
     assert.equal(firstDiff(b, orig), -1);
+  });
+  // Format 4's frame (FORMAT.md §3.18): the CRC in 6 base64url characters, 6 bits each, the
+  // last one holding the CRC's 2 lowest bits and 4 zero bits.
+  const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  const GROUPS: [number, number][] = [[26, 63], [20, 63], [14, 63], [8, 63], [2, 63], [0, 3]]; // shift, mask of the CRC's bits per character
+  // A base64url character flipped in one bit into another changes its 6-bit value by one of these.
+  const CHAR_DELTAS: number[] = [];
+  for (let a = 0; a < 64; a++)
+    for (let b = a + 1; b < 64; b++) if (weight(B64URL.charCodeAt(a) ^ B64URL.charCodeAt(b)) === 1 && !CHAR_DELTAS.includes(a ^ b)) CHAR_DELTAS.push(a ^ b);
+
+  it("format 4: a body flip never changes the CRC within one base64url character's bits, within REPAIR_MAX_BYTES", () => {
+    const syn = syndromes(REPAIR_MAX_BYTES * 8);
+    for (let d = 0; d < syn.length; d++) {
+      const x = syn[d] >>> 0;
+      for (const [sh, m] of GROUPS) if ((((x >>> sh) & m) << sh) >>> 0 === x) assert.fail(`bit ${d} from the end: syndrome ${x.toString(16)} within one character`);
+    }
+  });
+
+  function firstBodyCharCollision(bits: number): [number, number, number] | undefined {
+    const syn = syndromes(bits);
+    const seen = new Map<number, number>();
+    for (let d = 0; d < bits; d++) {
+      for (let k = 0; k < 6; k++)
+        for (const v of CHAR_DELTAS) {
+          if (k === 5 && v & 15) continue; // the last character's padding bits must stay zero
+          const delta = k < 5 ? (v << (26 - 6 * k)) | 0 : v >> 4;
+          const o = seen.get(syn[d] ^ delta);
+          if (o !== undefined) return [o, d, delta];
+        }
+      seen.set(syn[d], d);
+    }
+    return undefined;
+  }
+
+  it("format 4: up to LINE_REPAIR_MAX_BYTES, a body flip plus a character flipped into another never looks like one body flip (the first pair: bits 15,495 and 22,405)", () => {
+    assert.equal(firstBodyCharCollision(LINE_REPAIR_MAX_BYTES * 8), undefined);
+    assert.deepEqual(firstBodyCharCollision(24000), [15495, 22405, 0xc0000000 | 0]);
+  });
+
+  it("format 4: every pair of flipped bits of a line gives -1 and leaves it untouched", () => {
+    const orig = makeLine4(LINES[2]); // the shortest: 126,756 pairs
+    const bits = orig.length * 8;
+    let pairs = 0;
+    for (let p = 0; p < bits; p++)
+      for (let q = p + 1; q < bits; q++) {
+        const b = orig.slice();
+        flip(b, p);
+        flip(b, q);
+        const got = repairLine(b, 0, b.length);
+        if (got !== -1) assert.fail(`flips at ${p} and ${q}: repaired ${got}`);
+        flip(b, p);
+        flip(b, q);
+        if (firstDiff(b, orig) !== -1) assert.fail(`flips at ${p} and ${q}: buffer changed`);
+        pairs++;
+      }
+    assert.equal(pairs, (bits * (bits - 1)) / 2);
+  });
+
+  it("format 4: a single flip in a line of MAX_LINE_BYTES is fixed wherever it is", () => {
+    const orig = makeLine4(`{"c":"${"今天天气很好".repeat(27)}"`);
+    assert.ok(orig.length >= 500 && orig.length < 512, String(orig.length));
+    assert.ok(lineCrcOk(orig, 0, orig.length));
+    const b = orig.slice();
+    for (let p = 0; p < orig.length * 8; p++) {
+      flip(b, p);
+      const got = repairLine(b, 0, b.length);
+      if (got !== p) assert.fail(`bit ${p}: repaired ${got}`);
+    }
+    assert.equal(firstDiff(b, orig), -1);
+  });
+
+  it("one flip never turns a line of one frame into a line of the other: every flip of a format 3 and a format 4 line is repaired in its own frame", () => {
+    for (const mk of [makeLine, makeLine4])
+      for (const body of LINES) {
+        const orig = mk(body);
+        const b = orig.slice();
+        for (let p = 0; p < orig.length * 8; p++) {
+          flip(b, p);
+          assert.equal(lineCrcOk(b, 0, b.length), false, `bit ${p}`);
+          if (repairLine(b, 0, b.length) !== p) assert.fail(`${body}: bit ${p}`);
+        }
+        assert.equal(firstDiff(b, orig), -1);
+      }
   });
 });

@@ -1,7 +1,7 @@
 // A pet made with archive format 2 (UTF-8 lines, as a device from before the
 // compact text wrote them) for N months at the seed's rate (tools/bench/data.ts,
 // the bench's life), then updated: idle steps write its format-2 segments
-// again as format 3 (src/archive/scrub.ts, docs/design/recode.md). Prints one
+// again as format 3, now 4 (src/archive/scrub.ts, docs/design/recode.md). Prints one
 // JSON line: bytes before and after per stream, the partition's use, the steps
 // by kind with the slowest of each at the device's flash speed, the flash
 // traffic of the whole recode, and whether every record is still there
@@ -12,7 +12,7 @@ import "../host-sim/trace";
 import { setTraceSink } from "../host-sim/trace-sink";
 import { SimDevice } from "../host-sim/device";
 import { Archive } from "../src/archive/archive";
-import { setWriteFormat } from "../src/archive/codec";
+import { setWriteFormat, VERSION } from "../src/archive/codec";
 import type { ArchiveType, ArchiveRecord } from "../src/archive/line";
 import { Life, START } from "./bench/data";
 import { storageBytes, deviceMs, monthsAfterStart } from "./bench/run";
@@ -96,8 +96,8 @@ for (const day of new Life().days(days)) {
 const before = { bytes: segBytes(), files: streamBytes(), used_percent: dev.spiffs.stats().percent, formats: formats() };
 const recs = records(a);
 
-// ---- the update: format 3, then idle steps until there is nothing left to do ---------
-setWriteFormat(3);
+// ---- the update: this code's format (4; 3 before it), then idle steps until there is nothing left to do ---------
+setWriteFormat(VERSION as 4);
 dev.reboot();
 a = new Archive(root, { partitionBytes: partition });
 a.check();

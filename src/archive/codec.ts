@@ -11,14 +11,19 @@
 // Format 3 (§3.16): a text field is written in compact text (src/text/compact.ts)
 // under its key in capitals ("C", "P", "K") when that takes fewer bytes than its
 // UTF-8 under the plain key; readers take either, and always hand out the text.
+//
+// Format 4 (§3.18): the same lines with a shorter frame, the CRC as 6 base64url
+// characters (src/archive/frame.ts): `,"z":"AbCdEQ"}`. Readers take every
+// format line by line: a line's frame is said by its own bytes.
 
-import { encode, decode, truncate, byteLength, ascii } from "../text/utf8";
+import { encode, decode, truncate, byteLength } from "../text/utf8";
 import { crc32 } from "../nvs/crc32";
 import { formatIso, fromLocal } from "../time/local";
 import { now } from "../time/clock";
 import { EMOTIONS, REPEATS, type Fact, type Moment, type Event } from "../memory/types";
 import { recordId, hex8, type ArchiveRecord, type ArchivedItem, type ArchiveType } from "./line";
 import { compactEncode, compactDecode, TABLE1 } from "../text/compact";
+import { Z_KEY, SUFFIX3, SUFFIX4, putB64, putHex, b64At, hexAt, frameOf } from "./frame";
 
 // "passage": the episodes' texts (FORMAT.md §4.3), a stream the episode store
 // keeps with this same code (not one of the Archive's STREAMS)
@@ -28,13 +33,13 @@ export const STREAMS: readonly ArchiveStreamName[] = ["fact", "moment", "event",
 export const STREAM_CHAR: Record<Stream, string> = { fact: "f", moment: "m", event: "e", digest: "d", passage: "p" };
 export const STREAM_CODE: Record<Stream, number> = { fact: 1, moment: 2, event: 3, digest: 4, passage: 5 };
 
-export const VERSION = 3; // of the segments this code starts (2: lines without compact text)
+export const VERSION = 4; // of the segments this code starts (3: an 8-hex-digit CRC; 2: lines without compact text)
 export const TEXT_TABLE = TABLE1.version; // the compact-text table new lines are written with
 
-// The format new lines and segment headers are written in: 3, or 2 as a device
-// from before wrote them (for tests of a device that continues a format-2 archive).
+// The format new lines and segment headers are written in: 4, or 3 or 2 as a
+// device from before wrote them (for tests of a device that continues an archive).
 let writeFormat = VERSION;
-export function setWriteFormat(v: 2 | 3): void {
+export function setWriteFormat(v: 2 | 3 | 4): void {
   writeFormat = v;
 }
 export function getWriteFormat(): number {
@@ -42,9 +47,15 @@ export function getWriteFormat(): number {
 }
 export const MAX_LINE = 512; // bytes, with the "\n"
 export const NL = 10;
-const T_PREFIX = ascii('{"t":');
-const Z_KEY = ascii(',"z":"');
-export const SUFFIX = 16; // ,"z":"hhhhhhhh"}
+// Format 4 writes a time from EPOCH4 on as its offset from it, under "T"
+// (FORMAT.md §3.18): 9 digits instead of 10 until 2051. Still the first key,
+// still digits read raw (lineT).
+export const EPOCH4 = 1577836800; // 2020-01-01T00:00:00Z
+function tKey(t: number, fmt = writeFormat): string {
+  return fmt >= 4 && t >= EPOCH4 ? `"T":${t - EPOCH4}` : `"t":${t}`;
+}
+export const SUFFIX = SUFFIX3; // formats 2 and 3: ,"z":"hhhhhhhh"}
+export { SUFFIX4 }; // format 4: ,"z":"bbbbbb"}
 
 export interface Line {
   id: string;
@@ -52,24 +63,19 @@ export interface Line {
   line: Uint8Array; // with its "\n"
 }
 
-function hexByte(b: Uint8Array, at: number, v: number): void {
-  for (let i = 7; i >= 0; i--) {
-    const d = v & 15;
-    b[at + i] = d < 10 ? 48 + d : 87 + d;
-    v >>>= 4;
-  }
-}
-
-// Seals a line: appends ,"z":"<crc of body>"}\n to the body.
-export function sealLine(body: string): Uint8Array {
+// Seals a line: appends ,"z":"<crc of body>"}\n to the body, the CRC in the
+// frame of format `fmt` (4: 6 base64url characters; 2 and 3: 8 hex digits).
+export function sealLine(body: string, fmt = writeFormat): Uint8Array {
   const b = encode(body);
-  const out = new Uint8Array(b.length + SUFFIX + 1);
+  const k = fmt >= 4 ? SUFFIX4 : SUFFIX3;
+  const out = new Uint8Array(b.length + k + 1);
   out.set(b, 0);
   out.set(Z_KEY, b.length);
-  hexByte(out, b.length + 6, crc32(b));
-  out[b.length + 14] = 34;
-  out[b.length + 15] = 125;
-  out[b.length + 16] = NL;
+  if (fmt >= 4) putB64(out, b.length + 6, crc32(b));
+  else putHex(out, b.length + 6, crc32(b));
+  out[b.length + k - 2] = 34;
+  out[b.length + k - 1] = 125;
+  out[b.length + k] = NL;
   return out;
 }
 
@@ -103,13 +109,13 @@ const n = (v: unknown) => (typeof v === "number" && isFinite(v) ? Math.round(v) 
 
 function body(type: ArchiveType, r: ArchiveRecord, t: number, topic: string, content: string, x: string): string {
   const tail = x ? `,"x":"${x}"` : "";
-  if (type === "fact") return `{"t":${t},${tq("c", content)}${tail}`;
+  if (type === "fact") return `{${tKey(t)},${tq("c", content)}${tail}`;
   if (type === "moment") {
     const m = r as Moment;
-    return `{"t":${t},${tq("p", topic)},${tq("c", content)},"e":${Math.max(0, EMOTIONS.indexOf(m.emotion))},"i":${n(m.intensity)},"m":${n(m.importance)}${tail}`;
+    return `{${tKey(t)},${tq("p", topic)},${tq("c", content)},"e":${Math.max(0, EMOTIONS.indexOf(m.emotion))},"i":${n(m.intensity)},"m":${n(m.importance)}${tail}`;
   }
   const e = r as Event;
-  return `{"t":${t},"d":${q(e.date)},"h":${q(e.time)},"y":${q(e.eventType)},${tq("c", content)},"e":${Math.max(0, EMOTIONS.indexOf(e.emotion))},"i":${n(e.intensity)},"g":${n(e.significance)},"r":${n(e.priority)},"f":${flagsOf(e)}${tail}`;
+  return `{${tKey(t)},"d":${q(e.date)},"h":${q(e.time)},"y":${q(e.eventType)},${tq("c", content)},"e":${Math.max(0, EMOTIONS.indexOf(e.emotion))},"i":${n(e.intensity)},"g":${n(e.significance)},"r":${n(e.priority)},"f":${flagsOf(e)}${tail}`;
 }
 
 // The line of a record. Content (then topic) longer than a line allows is cut
@@ -142,38 +148,33 @@ export function encodeRecord(type: ArchiveType, r: ArchiveRecord): Line {
 
 // The header line every segment starts with.
 export function headerLine(stream: Stream, seq: number, fmt = writeFormat): Uint8Array {
-  if (fmt < 3) return sealLine(`{"v":2,"s":"${STREAM_CHAR[stream]}","n":${seq}`);
-  return sealLine(`{"v":${VERSION},"s":"${STREAM_CHAR[stream]}","n":${seq},"k":${TEXT_TABLE}`);
+  if (fmt < 3) return sealLine(`{"v":2,"s":"${STREAM_CHAR[stream]}","n":${seq}`, fmt);
+  return sealLine(`{"v":${fmt >= 4 ? 4 : 3},"s":"${STREAM_CHAR[stream]}","n":${seq},"k":${TEXT_TABLE}`, fmt);
 }
 
 // ---- reading -----------------------------------------------------------------------
 
-function hexAt(b: Uint8Array, at: number): number {
-  let v = 0;
-  for (let i = 0; i < 8; i++) {
-    const c = b[at + i];
-    const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
-    if (d < 0) return -1;
-    v = v * 16 + d;
-  }
-  return v;
+// Does the line b[s..e) (without "\n") end with a CRC that matches it? In
+// either frame (format 4's or formats 2 and 3's), each line by its own bytes.
+export function lineOk(b: Uint8Array, s: number, e: number): boolean {
+  const f = e - s >= SUFFIX4 + 2 ? frameOf(b, s, e) : 0;
+  if (f === 4) return b64At(b, e - 8) === crc32(b, s, e - SUFFIX4);
+  if (f === 3 && e - s >= SUFFIX3 + 2) return hexAt(b, e - 10) === crc32(b, s, e - SUFFIX3);
+  return false;
 }
 
-// Does the line b[s..e) (without "\n") end with a CRC that matches it?
-export function lineOk(b: Uint8Array, s: number, e: number): boolean {
-  if (e - s < SUFFIX + 2 || b[e - 1] !== 125 || b[e - 2] !== 34) return false;
-  const z = e - SUFFIX;
-  for (let i = 0; i < 6; i++) if (b[z + i] !== Z_KEY[i]) return false;
-  return hexAt(b, z + 6) === crc32(b, s, z);
-}
+// The frame of a checked line: 4 (a format-4 line), 3 (format 2 or 3), 0 neither.
+export { frameOf };
 
 // The time of a line that starts like a record ({"t":digits,), or -1. Raw: no parse.
+// `{"T":` (format 4) holds the seconds since EPOCH4.
 export function lineT(b: Uint8Array, s: number, e: number): number {
-  for (let i = 0; i < 5; i++) if (b[s + i] !== T_PREFIX[i]) return -1;
+  const k = b[s + 2];
+  if (b[s] !== 123 || b[s + 1] !== 34 || (k !== 116 && k !== 84) || b[s + 3] !== 34 || b[s + 4] !== 58) return -1;
   let v = 0, i = s + 5;
   for (; i < e && i < s + 16; i++) {
     const c = b[i];
-    if (c === 44) return i > s + 5 ? v : -1;
+    if (c === 44) return i > s + 5 ? (k === 84 ? v + EPOCH4 : v) : -1;
     if (c < 48 || c > 57) return -1;
     v = v * 10 + (c - 48);
   }
@@ -182,6 +183,16 @@ export function lineT(b: Uint8Array, s: number, e: number): number {
 
 function str(v: unknown): v is string {
   return typeof v === "string";
+}
+
+// Has a parsed line a time? Format 4's "T" (from EPOCH4) is made o.t, unix
+// seconds, as every other format's "t"; a line with both has none.
+function hasT(o: any): boolean {
+  if (typeof o.T === "number") {
+    if (o.t !== undefined) return false;
+    o.t = o.T + EPOCH4;
+  }
+  return typeof o.t === "number";
 }
 
 // The text of field `key` of a parsed line: compact under the key in capitals
@@ -203,7 +214,7 @@ export function parseRecord(b: Uint8Array, s: number, e: number, stream: Stream)
   } catch {
     return undefined;
   }
-  if (typeof o !== "object" || o === null || typeof o.t !== "number") return undefined;
+  if (typeof o !== "object" || o === null || !hasT(o)) return undefined;
   const c = textOf(o, "c");
   if (c === undefined) return undefined;
   o.c = c;
@@ -270,7 +281,7 @@ export function encodeDigest(d: DigestLine): Line {
   let points = d.points;
   let kw = d.keywords.slice(0, 8);
   for (;;) {
-    const b = `{"t":${d.from},"u":${d.to},"o":${q(d.month)},"n":${d.count},"w":${d.events ? 1 : 0},"q":${d.source},${keywords(kw)},${tq("c", points)}`;
+    const b = `{${tKey(d.from)},"u":${d.to},"o":${q(d.month)},"n":${d.count},"w":${d.events ? 1 : 0},"q":${d.source},${keywords(kw)},${tq("c", points)}`;
     const line = sealLine(b);
     const over = line.length - MAX_LINE;
     const id = hex8(crc32(encode(`digest\n${d.events ? "e" : "m"}${d.source}\n${d.month}`)));
@@ -301,7 +312,7 @@ export function parsePassage(b: Uint8Array, s: number, e: number): PassagePiece 
   } catch {
     return undefined;
   }
-  if (typeof o !== "object" || o === null || typeof o.t !== "number" || typeof o.q !== "number") return undefined;
+  if (typeof o !== "object" || o === null || !hasT(o) || typeof o.q !== "number") return undefined;
   const c = textOf(o, "c");
   if (c === undefined) return undefined;
   let k: string | undefined;
@@ -322,7 +333,7 @@ function passageItem(o: any): ArchivedItem | undefined {
 }
 
 function passageLine(t: number, id: number, c: string, k: string | undefined): Uint8Array {
-  return sealLine(`{"t":${t},"q":${id},${tq("c", c)}${k === undefined ? "" : "," + tq("k", k)}`);
+  return sealLine(`{${tKey(t)},"q":${id},${tq("c", c)}${k === undefined ? "" : "," + tq("k", k)}`);
 }
 
 // The lines of an episode's text: one when it fits MAX_LINE, else the content
@@ -356,14 +367,16 @@ export function encodePassage(t: number, id: number, content: string, keywords: 
   return out;
 }
 
-// ---- recoding (format 2 to format 3) -------------------------------------------------
+// ---- recoding (format 2 to format 3 or 4) --------------------------------------------
 
 // A checked record line b[s..e) (without "\n") written as format 3 writes its
 // text fields: each plain `c`, `p` (a digest's `k`) that takes fewer bytes in
 // compact text under its capital key, every other key and value as it is, in
-// the same order; sealed with a new CRC. Undefined when no field gets
-// shorter, or when the new line would not read back as the very same record
-// (then the line is kept as it is: docs/design/recode.md).
+// the same order; sealed with a new CRC in the frame of the format this code
+// writes (format 4's is 2 bytes shorter: a line in the older frame always
+// changes then). Undefined when nothing gets shorter, or when the new line
+// would not read back as the very same record (then the line is kept as it
+// is: docs/design/recode.md).
 export function recodeLine(b: Uint8Array, s: number, e: number, stream: Stream): Uint8Array | undefined {
   let o: any;
   try {
@@ -374,11 +387,13 @@ export function recodeLine(b: Uint8Array, s: number, e: number, stream: Stream):
   if (typeof o !== "object" || o === null || Array.isArray(o)) return undefined;
   const keys = Object.keys(o);
   if (keys[keys.length - 1] !== "z") return undefined;
-  let body = "{", changed = false;
+  // format 4 writes every line of a format-2 or 3 frame again in its shorter frame
+  let body = "{", changed = writeFormat >= 4 && frameOf(b, s, e) !== 4;
   for (let i = 0; i < keys.length - 1; i++) {
     const key = keys[i], v = o[key];
     let part: string;
-    if ((key === "c" || key === "p") && str(v)) part = tq(key, v, 3);
+    if (key === "t" && i === 0 && typeof v === "number") part = tKey(v);
+    else if ((key === "c" || key === "p") && str(v)) part = tq(key, v, 3);
     else if (key === "k" && stream === "digest" && Array.isArray(v) && v.every(str)) part = keywords(v, 3);
     else part = `"${key}":${JSON.stringify(v)}`;
     if (part.charCodeAt(1) !== key.charCodeAt(0)) changed = true;

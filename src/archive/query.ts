@@ -164,7 +164,7 @@ function take(buf: Uint8Array, s: number, e: number, trusted: boolean, stream: S
       if (k === 2 && e > s && buf[s] === 123) st.damaged++;
       return undefined;
     }
-  } else if (buf[s] !== 123 || buf[s + 2] !== 116) return undefined; // a header or repair line
+  } else if (buf[s] !== 123 || (buf[s + 2] !== 116 && buf[s + 2] !== 84)) return undefined; // a header or repair line ({"t": or format 4's {"T":)
   st.linesParsed++;
   const it = parseRecord(buf, s, e, stream);
   if (!it) return undefined;

@@ -1,6 +1,6 @@
 // Single-bit repair with CRC-32 (docs/FORMAT.md "Single-bit repair", docs/DESIGN.md
 // "Repairing a flipped bit"). The archive keeps one copy of a record, but every
-// sealed block has a CRC-32 in its sidecar and every line of format 2 ends with
+// sealed block has a CRC-32 in its sidecar and every line (formats 2 to 4) ends with
 // its own: a single flipped bit is located from the CRC's syndrome and flipped
 // back; two flipped bits are never taken for one.
 //
@@ -17,6 +17,7 @@
 // (flip it back with buf[i >> 3] ^= 1 << (i & 7)).
 
 import { crc32 } from "../nvs/crc32";
+import { Z_KEY, SUFFIX3, SUFFIX4, hexAt, hexDigit, b64At, b64Digit } from "./frame";
 
 const POLY = 0xedb88320 | 0; // reflected IEEE polynomial, as an int32 so XS keeps every step an integer
 
@@ -33,10 +34,10 @@ export const REPAIR_MAX_BYTES = 11450; // floor(91,607 / 8)
 // body, test/repair.test.ts). Lines are at most MAX_LINE_BYTES (512) anyway.
 export const LINE_REPAIR_MAX_BYTES = 2048;
 
-// The end of a format 2 line: `,"z":"` + 8 lowercase hex digits + `"}` (no "\n").
-export const LINE_CRC_SUFFIX = 16;
-const PRE = ',"z":"';
-const POST = '"}';
+// The end of a format 2 or 3 line: `,"z":"` + 8 lowercase hex digits + `"}` (no "\n");
+// of a format 4 line: `,"z":"` + 6 base64url characters + `"}` (src/archive/frame.ts).
+export const LINE_CRC_SUFFIX = SUFFIX3;
+export const LINE_CRC_SUFFIX4 = SUFFIX4;
 
 function checkRange(buf: Uint8Array, s: number, e: number): void {
   if (!(buf instanceof Uint8Array)) throw new TypeError("repair: buf must be a Uint8Array");
@@ -81,39 +82,32 @@ export function crcOneBitOff(a: number, b: number): number {
   return 31 - Math.clz32(x);
 }
 
-function hexValue(b: number): number {
-  if (b >= 0x30 && b <= 0x39) return b - 0x30;
-  if (b >= 0x61 && b <= 0x66) return b - 0x57;
-  return -1;
-}
-
-const hexDigit = (v: number) => (v < 10 ? 0x30 + v : 0x57 + v);
 const oneBit = (x: number) => x !== 0 && (x & (x - 1)) === 0;
 const bitOf = (x: number) => 31 - Math.clz32(x); // x has one bit set
 
-// The byte the constant suffix must hold at position i (0-15) of `,"z":"hhhhhhhh"}`, or -1 for a hex digit.
-function suffixByte(i: number): number {
-  if (i < 6) return PRE.charCodeAt(i);
-  if (i >= 14) return POST.charCodeAt(i - 14);
+// A frame: its length, where its digits start, how many, and how they read and write.
+interface Frame {
+  len: number;
+  digits: number;
+  at(buf: Uint8Array, at: number): number; // the CRC the digits hold, or -1
+  digit(crc: number, i: number): number; // digit i of crc as written
+}
+const HEX: Frame = { len: SUFFIX3, digits: 8, at: hexAt, digit: hexDigit };
+const B64: Frame = { len: SUFFIX4, digits: 6, at: b64At, digit: b64Digit };
+
+// The byte the constant part of frame f must hold at position i, or -1 for a digit.
+function suffixByte(f: Frame, i: number): number {
+  if (i < 6) return Z_KEY[i];
+  if (i === f.len - 2) return 34;
+  if (i === f.len - 1) return 125;
   return -1;
 }
 
-// The value of the 8 hex digits at buf[at, at + 8), or -1 if one is not a lowercase hex digit.
-function hexAt(buf: Uint8Array, at: number): number {
-  let v = 0;
-  for (let i = 0; i < 8; i++) {
-    const h = hexValue(buf[at + i]);
-    if (h < 0) return -1;
-    v = v * 16 + h;
-  }
-  return v;
-}
-
-// Which constant byte of the suffix at b is off: -1 none, 0-15 that one, -2 more than one.
-function suffixOff(buf: Uint8Array, b: number): number {
+// Which constant byte of frame f at b is off: -1 none, that one's position, -2 more than one.
+function suffixOff(f: Frame, buf: Uint8Array, b: number): number {
   let off = -1;
-  for (let i = 0; i < LINE_CRC_SUFFIX; i++) {
-    const k = suffixByte(i);
+  for (let i = 0; i < f.len; i++) {
+    const k = suffixByte(f, i);
     if (k < 0 || buf[b + i] === k) continue;
     if (off >= 0) return -2;
     off = i;
@@ -121,43 +115,51 @@ function suffixOff(buf: Uint8Array, b: number): number {
   return off;
 }
 
-// True when bytes [s, e) (without "\n") are a format 2 line whose CRC checks.
+// True when bytes [s, e) (without "\n") are a line of format 2, 3 or 4 whose CRC checks.
 export function lineCrcOk(buf: Uint8Array, s: number, e: number): boolean {
   checkRange(buf, s, e);
-  if (e - s < LINE_CRC_SUFFIX) return false;
-  const b = e - LINE_CRC_SUFFIX;
-  return suffixOff(buf, b) === -1 && crc32(buf, s, b) === hexAt(buf, b + 6);
+  for (const f of [B64, HEX]) {
+    if (e - s < f.len) continue;
+    const b = e - f.len;
+    if (suffixOff(f, buf, b) === -1) return crc32(buf, s, b) === f.at(buf, b + 6);
+  }
+  return false;
 }
 
-// One format 2 line, bytes [s, e) without its "\n": -2 if it checks; else the
-// absolute bit index of the one flipped bit, fixed in place (in the body, in a
-// hex digit of its CRC, or in the constant `,"z":"` / `"}`); else -1, buf untouched.
+// One line of format 2, 3 or 4, bytes [s, e) without its "\n": -2 if it checks;
+// else the absolute bit index of the one flipped bit, fixed in place (in the
+// body, in a digit of its CRC, or in the constant `,"z":"` / `"}`); else -1,
+// buf untouched. The frame is the one whose constant bytes are whole or one
+// byte off; a line within one byte of both (which one flip of a line of either
+// never makes: the frames differ in 2 bytes and the other's digits are not
+// whole) is not repaired.
 export function repairLine(buf: Uint8Array, s: number, e: number): number {
   checkRange(buf, s, e);
-  if (e - s < LINE_CRC_SUFFIX) return -1;
-  const b = e - LINE_CRC_SUFFIX;
-  const off = suffixOff(buf, b);
-  if (off === -2) return -1;
+  const o4 = e - s < SUFFIX4 ? -2 : suffixOff(B64, buf, e - SUFFIX4);
+  const o3 = e - s < SUFFIX3 ? -2 : suffixOff(HEX, buf, e - SUFFIX3);
+  if ((o4 === -2) === (o3 === -2)) return -1;
+  const f = o4 === -2 ? HEX : B64, off = o4 === -2 ? o3 : o4;
+  const b = e - f.len;
   const c = crc32(buf, s, b);
-  const stored = hexAt(buf, b + 6);
+  const stored = f.at(buf, b + 6);
   if (off === -1 && stored === c) return -2;
   if (b - s > LINE_REPAIR_MAX_BYTES) return -1;
   if (off >= 0) {
     // one constant byte is off: it took the flip if one bit turns it back and the rest agrees
-    const x = buf[b + off] ^ suffixByte(off);
+    const x = buf[b + off] ^ suffixByte(f, off);
     if (!oneBit(x) || stored !== c) return -1;
     buf[b + off] ^= x;
     return (b + off) * 8 + bitOf(x);
   }
   // the digits against those of the body's CRC
   let diff = -1;
-  for (let i = 0; i < 8 && diff !== -2; i++)
-    if (buf[b + 6 + i] !== hexDigit((c >>> (28 - 4 * i)) & 15)) diff = diff === -1 ? i : -2;
+  for (let i = 0; i < f.digits && diff !== -2; i++) if (buf[b + 6 + i] !== f.digit(c, i)) diff = diff === -1 ? i : -2;
   if (diff >= 0) {
     // one digit differs: it took the flip if one bit turns it back (a body flip changes the
-    // CRC in at least 6 bits this short, never in one digit alone)
+    // CRC in at least 6 bits this short, never within one hex digit, nor one base64
+    // character's 6 bits: test/repair.test.ts)
     const at = b + 6 + diff;
-    const x = buf[at] ^ hexDigit((c >>> (28 - 4 * diff)) & 15);
+    const x = buf[at] ^ f.digit(c, diff);
     if (!oneBit(x)) return -1;
     buf[at] ^= x;
     return at * 8 + bitOf(x);

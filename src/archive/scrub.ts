@@ -31,7 +31,7 @@ interface Job {
   ids: string[]; // the forgotten records it drops
   side: BlockBuilder; // the rewrite's block records: the open block and those not yet in `.scx`
   blocks: number; // block records written to `.scx`
-  recode: boolean; // a format-2 segment written again as format 3 (its lines' text compact, its header v3)
+  recode: boolean; // a format-2 segment written again as the current format (3 or 4: its lines' text compact, format 4's frame; its header v3 or v4)
 }
 
 // Format-2 segments' headers looked at in one step, at most (a read of 64 bytes each)
@@ -58,7 +58,7 @@ export class Scrubber {
     readonly streams: ArchiveStream[],
     readonly tombs: Tombstones,
     readonly bufs: Buffers,
-    readonly recodable: ArchiveStream[] = streams, // the streams whose format-2 segments are written again as format 3
+    readonly recodable: ArchiveStream[] = streams, // the streams whose format-2 segments are written again as format 3 or 4
   ) {}
 
   // Boot: finishes or undoes a rewrite a cut interrupted.
@@ -173,18 +173,18 @@ export class Scrubber {
     if (!hits || (s.open && s.open.seq === seq)) return `scrub: ${s.stream} ${seq} looked at`;
     File.delete(rewritePath(s, seq, "scr"));
     File.delete(rewritePath(s, seq, "scx"));
-    // a format-2 segment is written as format 3 at the same time (when this code writes format 3)
+    // a format-2 segment is written as the current format (3 or 4) at the same time (when this code writes format 3 or later)
     const recode = getWriteFormat() >= 3 && this.formatOf(s, seq) === 2;
     this.job = { stream: s, seq, src: 0, end, dst: 0, ids, side: new BlockBuilder(s.stream, 0, SIDE_ROOM), blocks: 0, recode };
     return `scrub: ${s.stream} ${seq} holds ${hits} forgotten`;
   }
 
-  // Format 2 to format 3 (docs/design/recode.md): one step of a recode under
+  // Format 2 to format 3 or 4 (docs/design/recode.md): one step of a recode under
   // way, or the headers of up to RECODE_LOOKS sealed segments looked at,
   // oldest first per stream, until one is format 2: its rewrite starts when
   // `room(bytes)` says its copy fits. Undefined when there is nothing to do
   // (or a forget's rewrite is under way: Scrubber.step goes on with it).
-  // Format 3 is the end state: a segment whose header is not v2 is never
+  // Format 3 and 4 are end states: a segment whose header is not v2 (format-3 segments are not written again as format 4) is never
   // written again by it; the open segment waits until it is sealed.
   recodeStep(room: (bytes: number) => boolean): string | undefined {
     if (this.job) return this.job.recode && !this.job.ids.length ? this.copy() : undefined;
@@ -237,7 +237,7 @@ export class Scrubber {
     return undefined;
   }
 
-  // The format a segment's header line says (2 or 3), 0 when it has none that checks.
+  // The format a segment's header line says (2, 3 or 4), 0 when it has none that checks.
   private formatOf(s: ArchiveStream, seq: number): number {
     const b = this.bufs.chunk;
     let n = 0;
@@ -255,7 +255,7 @@ export class Scrubber {
     const nl = b.subarray(0, n).indexOf(NL);
     if (nl < 0 || lineKind(b, 0, nl) !== KIND_HEADER) return 0;
     // {"v":2,
-    return b[5] === 50 && b[6] === 44 ? 2 : b[5] === 51 && b[6] === 44 ? 3 : 0;
+    return b[6] === 44 && b[5] >= 50 && b[5] <= 52 ? b[5] - 48 : 0;
   }
 
   // Tombstones, segments and their lengths: a pass is worth running again only when these change.
@@ -286,7 +286,7 @@ export class Scrubber {
     try {
       f = s.openRead(j.seq);
       const stop = Math.min(j.end, j.src + STEP_WRITE);
-      // a recoded header is 6 bytes longer ("k"); a recoded line is never longer
+      // a recoded header is at most 6 bytes longer ("k"); a recoded line is never longer
       const out = new Uint8Array(stop - j.src + (j.recode && j.src === 0 ? 16 : 0));
       let n = 0, last = j.src;
       scanRange(f, j.src, j.end, this.bufs.chunk, (b, ls, le, size, pos) => {
@@ -298,7 +298,7 @@ export class Scrubber {
           const it = parseRecord(b, ls, le, s.stream);
           if (it && this.tombs.has(code, it.id)) return;
           if (it && j.recode) line = recodeLine(b, ls, le, s.stream);
-        } else if (kind === KIND_HEADER && j.recode && pos === 0) line = headerLine(s.stream, j.seq, 3);
+        } else if (kind === KIND_HEADER && j.recode && pos === 0) line = headerLine(s.stream, j.seq);
         if (line) {
           out.set(line, n);
           j.side.add(out, n, n + line.length - 1, line.length);

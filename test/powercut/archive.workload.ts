@@ -20,7 +20,7 @@
 // into a digest that recall of their month returns (test/powercut/oracle.ts).
 import config from "mc/config";
 import { Archive } from "../../src/archive/archive";
-import { setWriteFormat } from "../../src/archive/codec";
+import { setWriteFormat, VERSION } from "../../src/archive/codec";
 import { fromLocal, formatDateTime } from "../../src/time/local";
 import { SimDevice } from "../../host-sim/device";
 import type { Workload } from "./harness";
@@ -85,7 +85,7 @@ function prefill(dev: SimDevice): Pre[] {
       a.settle(); // seal the full segments, drop their twins
       template = { files: other.spiffs.list().map((e) => ({ name: e.name, bytes: other.spiffs.content(e.name) })), records };
     } finally {
-      setWriteFormat(3);
+      setWriteFormat(VERSION as 4);
       dev.install();
     }
   }

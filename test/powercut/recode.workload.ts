@@ -64,7 +64,7 @@ function prefill(dev: SimDevice): Pre[] {
       a.settle(); // sealed and protected, as a format-2 device left them
       template = { files: other.spiffs.list().map((e) => ({ name: e.name, bytes: other.spiffs.content(e.name) })), records };
     } finally {
-      setWriteFormat(VERSION as 3);
+      setWriteFormat(VERSION as 4);
       dev.install();
     }
   }

@@ -90,7 +90,7 @@ export const scenarios: Scenario[] = [
       const base = new SimDevice({ now: T0 }).install();
       const a0 = new Archive(root);
       a0.check();
-      const all = fill(a0, 1100); // the first segment (with the secret) sealed, the second open
+      const all = fill(a0, 1200); // the first segment (with the secret) sealed, the second open (1,100 were, in format 3's longer lines)
       a0.settle();
       a0.forget("fact", a0.recallByKeyword("fact", SECRET).map((x) => x.id));
       const kept = all.filter((c) => c.indexOf(SECRET) < 0).sort();

@@ -10,11 +10,12 @@ import { SimDevice } from "../../host-sim/device";
 import { Archive, type Budget } from "../../src/archive/archive";
 import { fromLocal } from "../../src/time/local";
 import { setWriteFormat, VERSION } from "../../src/archive/codec";
-import type { Fact, Moment } from "../../src/memory/types";
+import type { Fact, Moment, Event } from "../../src/memory/types";
+import { newEvent } from "../../src/memory/types";
 import { Life, START, RARE } from "../../tools/bench/data";
 import { cutUpkeep, type Image } from "./archive-cuts";
 import { deviceMs, STEP_BUDGET_MS } from "./archive-steps.scn";
-import { PAD } from "./archive.scn";
+import { PAD, linesOf, frameOfLine, crcHolds } from "./archive.scn";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
 
@@ -169,6 +170,23 @@ function segFiles(dev: SimDevice): { name: string; v: number; bytes: number }[] 
     });
 }
 
+// Facts (long: about 115 a segment), a moment every tenth, an event every 50th, from `from`;
+// facts 7 and 407 hold WORD.
+function pet3(a: Archive, from: number, n: number): number {
+  let records = 0;
+  const t0 = Math.floor(fromLocal(2025, 1, 1, 8, 0) / 1000);
+  for (let i = from; i < from + n; i += 5) {
+    const b: Fact[] = [];
+    for (let k = i; k < i + 5; k++) b.push({ timestamp: t0 + k * 3600, content: k === 7 || k === 407 ? `第${k}条：主人说起了${WORD}` : `第${k}条：主人今天说了学校的小事${PAD.repeat(2).slice(0, 150)}` });
+    records += a.append("fact", b).appended;
+    if (i % 10 === 0) records += a.append("moment", [{ timestamp: t0 + i * 3600 + 60, topic: "日常", content: `第${i}个时刻：和主人散步${PAD.slice(0, 40)}`, emotion: "happy", intensity: 3, importance: 3 } as Moment]).appended;
+    if (i % 50 === 0) records += a.append("event", [newEvent({ date: "2025-06-01", content: `第${i}个纪念日`, eventType: "anniversary", emotion: "touched", intensity: 3, significance: 4, priority: 3, duration: 60 } as Partial<Event> & { date: string; content: string })]).appended;
+  }
+  return records;
+}
+
+const encodeLen = (ls: string[]) => ls.reduce((n, l) => n + new TextEncoder().encode(l).length + 1, 0);
+
 // The segments taking appends (never written again while they do).
 function openSegments(a: Archive): Set<string> {
   const st = (a as unknown as { streams: Record<string, { open?: { seq: number } }> }).streams;
@@ -181,10 +199,10 @@ function openSegments(a: Archive): Set<string> {
 }
 
 // A pet of `days` days of the bench's life (tools/bench/data.ts) made in format 2
-// on a small partition, so that moments retire into (format-2) digests too.
-function format2Pet(days: number, storageBytes: number): SimDevice {
+// (or `fmt`) on a small partition, so that moments retire into digests too.
+function format2Pet(days: number, storageBytes: number, fmt: 2 | 3 = 2): SimDevice {
   const dev = new SimDevice({ now: START, storageBytes }).install();
-  setWriteFormat(2);
+  setWriteFormat(fmt);
   try {
     const a = new Archive(root);
     a.check();
@@ -197,14 +215,14 @@ function format2Pet(days: number, storageBytes: number): SimDevice {
       a.settle();
     }
   } finally {
-    setWriteFormat(VERSION as 3);
+    setWriteFormat(VERSION as 4);
   }
   return dev;
 }
 
 scenarios.push(
   {
-    name: "archive recode: a format-2 pet's sealed segments are written again as format 3 by idle steps (oldest first, each within 300 ms), every record kept, bytes saved, indexed at every step, and it ends",
+    name: "archive recode: a format-2 pet's sealed segments are written again as format 3 (now 4) by idle steps (oldest first, each within 300 ms), every record kept, bytes saved, indexed at every step, and it ends",
     run() {
       const PART = 1024 * 1024;
       const pet = format2Pet(240, PART);
@@ -242,7 +260,8 @@ scenarios.push(
       ok(steps < 5000, `the upkeep ends (${steps} steps)`);
       const segs1 = segFiles(dev);
       const open = openSegments(a);
-      for (const x of segs1) if (!open.has(x.name)) equal(x.v, 3, `${x.name} is format 3`);
+      // written again in the format this code writes (4: compact text and the shorter frame)
+      for (const x of segs1) if (!open.has(x.name)) equal(x.v, VERSION, `${x.name} is format ${VERSION}`);
       const recoded = segs0.filter((x) => !open.has(x.name));
       equal(order.length, recoded.length, `every sealed format-2 segment written again once: ${order.join(", ")}`);
       for (const s of STREAMS) {
@@ -268,7 +287,7 @@ scenarios.push(
     },
   },
   {
-    name: "archive recode: a power cut at any write of a format-2 segment's recode (its bytes, its sidecar, the swap, the seal and parity after) loses nothing and leaves it format 2 or 3, indexed",
+    name: "archive recode: a power cut at any write of a format-2 segment's recode (its bytes, its sidecar, the swap, the seal and parity after) loses nothing and leaves it format 2 or 3 (now 4), indexed",
     run() {
       const pet = format2Pet(50, 3 * 1024 * 1024);
       const img = image(pet);
@@ -297,12 +316,88 @@ scenarios.push(
         const w = a.recall("fact", { keyword: RARE, limit: 5, budget: budget() });
         equal(w.length, 1, `${what}: the rare word within the recall's budget`);
         const f1 = segFiles(dev).find((x) => x.name === "/f000001.jsonl");
-        ok(!!f1 && (f1.v === 2 || f1.v === 3), `${what}: the first segment, format ${f1?.v}`);
+        ok(!!f1 && (f1.v === 2 || f1.v === VERSION), `${what}: the first segment, format ${f1?.v}`);
         ok(dev.spiffs.exists("/f000001.six"), `${what}: indexed`);
         if (!settled) return;
-        equal(f1!.v, 3, `${what}: format 3 in the end`);
+        equal(f1!.v, VERSION, `${what}: format ${VERSION} in the end`);
         for (const x of ["scr", "scx", "old"]) ok(!dev.spiffs.exists(`/f000001.${x}`), `${what}: no .${x} left`);
       });
+    },
+  },
+  {
+    name: "archive format 4: a format-3 pet continued by format-4 code: its open segments take format-4 lines, new segments are format 4, format-3 segments are never written again, every record read in both frames, a flipped bit repaired in either",
+    run() {
+      // a format-3 pet: long facts (about 3 sealed segments), moments, events
+      const pet = new SimDevice({ now: T0 }).install();
+      setWriteFormat(3);
+      try {
+        const a3 = new Archive(root);
+        a3.check();
+        pet3(a3, 0, 260);
+        a3.settle();
+      } finally {
+        setWriteFormat(VERSION as 4);
+      }
+      const img = image(pet);
+      const segs0 = segFiles(pet);
+      ok(segs0.every((x) => x.v === 3), `a format-3 pet: ${segs0.map((x) => x.name + " v" + x.v).join(" ")}`);
+      const dev = new SimDevice({ now: pet.clock.now }).install();
+      for (const f of img) dev.spiffs.load(f.name, f.bytes.slice());
+      const frames = (name: string) => linesOf(dev, name).map((l) => frameOfLine(l)?.format ?? 0);
+      for (const x of segs0) ok(frames(x.name).every((f) => f === 3), `${x.name}: every line in format 3's frame`);
+      let a = new Archive(root);
+      a.check();
+      const open0 = openSegments(a);
+      const sealed0 = segs0.filter((x) => !open0.has(x.name)).map((x) => ({ name: x.name, bytes: dev.spiffs.content(x.name).slice() }));
+      ok(sealed0.length >= 2, "sealed format-3 segments");
+      const old = everything(a);
+      equal(a.recall("fact", { keyword: WORD, limit: 5, budget: budget() }).length, 1, "the word (format 3) found");
+      // the life goes on with format-4 code
+      const added = pet3(a, 260, 260);
+      a.settle();
+      const segs1 = segFiles(dev);
+      // the format-3 segments open at the update: their old lines as they were, then format-4 lines
+      let mixed = 0;
+      for (const name of open0) {
+        if (!dev.spiffs.exists(name)) continue; // retired meanwhile
+        const fs = frames(name);
+        const first4 = fs.indexOf(4);
+        if (first4 > 0) mixed++;
+        ok(first4 < 0 || fs.slice(first4).every((f) => f === 4), `${name}: format-3 lines, then format-4 ones: ${fs.join("")}`);
+        ok(fs.slice(0, first4 < 0 ? fs.length : first4).every((f) => f === 3), `${name}: its old lines kept`);
+      }
+      ok(mixed >= 1, "a format-3 segment took format-4 lines");
+      const new4 = segs1.filter((x) => !segs0.some((y) => y.name === x.name));
+      ok(new4.length >= 2 && new4.every((x) => x.v === 4), `new segments are format 4: ${new4.map((x) => x.name + " v" + x.v).join(" ")}`);
+      for (const x of new4) ok(frames(x.name).every((f) => f === 4), `${x.name}: every line in format 4's frame`);
+      for (const x of new4) for (const l of linesOf(dev, x.name)) ok(crcHolds(l, 4), `${x.name}: ${l}`);
+      // sealed format-3 segments still there are byte for byte what they were (not written again)
+      let kept = 0;
+      for (const x of sealed0)
+        if (dev.spiffs.exists(x.name)) {
+          kept++;
+          const b = dev.spiffs.content(x.name);
+          ok(b.length === x.bytes.length && b.every((v, i) => v === x.bytes[i]), `${x.name}: not written again`);
+        }
+      ok(kept >= 1, `format-3 segments kept: ${kept}`);
+      const now = everything(a);
+      for (const r of old) ok(now.indexOf(r) >= 0, `kept: ${r.slice(0, 80)}`);
+      equal(now.length, old.length + added, `and the ${added} records appended in format 4`);
+      deepEqual(a.recallByKeyword("fact", WORD, 10).map((x) => x.content).sort(), [`第407条：主人说起了${WORD}`, `第7条：主人说起了${WORD}`], "the word found in both formats");
+      // one flipped bit at rest in a format-4 line and in a format-3 line of sealed segments: repaired
+      const f3 = sealed0.find((x) => x.name.startsWith("/f") && dev.spiffs.exists(x.name))?.name as string;
+      const f4 = new4.filter((x) => x.name.startsWith("/f"))[0].name;
+      for (const name of [f3, f4]) {
+        const b = dev.spiffs.content(name);
+        const ls = linesOf(dev, name);
+        const at = encodeLen(ls.slice(0, 5)) + 9; // a byte in the 6th line's time
+        b[at] ^= 0x01;
+        dev.spiffs.load(name, b);
+      }
+      dev.reboot();
+      a = new Archive(root);
+      a.check();
+      deepEqual(everything(a), now, "every record after a flip in each frame and a reboot");
     },
   },
 );

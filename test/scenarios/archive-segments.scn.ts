@@ -21,11 +21,14 @@ const root = config.file.root;
 const u32 = (b: Uint8Array, at: number) => (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
 const u16 = (b: Uint8Array, at: number) => b[at] | (b[at + 1] << 8);
 
+// A parsed line's time, unix seconds: "t", or format 4's "T" from 2020-01-01T00:00:00Z.
+export const unixT = (o: { t?: number; T?: number }): number => (typeof o.T === "number" ? o.T + 1577836800 : (o.t as number));
+
 export const KEYS: Record<string, string[]> = {
-  f: ["t", "c", "C", "x", "z"],
-  m: ["t", "p", "P", "c", "C", "e", "i", "m", "x", "z"],
-  e: ["t", "d", "h", "y", "c", "C", "e", "i", "g", "r", "f", "x", "z"],
-  d: ["t", "u", "o", "n", "w", "q", "k", "K", "c", "C", "z"],
+  f: ["t", "T", "c", "C", "x", "z"],
+  m: ["t", "T", "p", "P", "c", "C", "e", "i", "m", "x", "z"],
+  e: ["t", "T", "d", "h", "y", "c", "C", "e", "i", "g", "r", "f", "x", "z"],
+  d: ["t", "T", "u", "o", "n", "w", "q", "k", "K", "c", "C", "z"],
 };
 
 // The segment files of a stream, by sequence number.
@@ -94,7 +97,7 @@ export const scenarios: Scenario[] = [
       for (let i = 0; i < 30; i += 3) a.append("moment", [moment(i, "日常", `第${i}个时刻`), moment(i + 1, "日常", `第${i + 1}个时刻`), moment(i + 2, "运动", "打球")]);
       a.append("event", [newEvent({ date: "2025-05-01", content: "第一次去海边", duration: 60 }), newEvent({ date: "2025-06-01", time: "09:30", content: "儿童节", duration: 60, schedule: true, completed: true })]);
       a.settle();
-      let files = 0, lines = 0, compacts = 0;
+      let files = 0, lines = 0, compacts = 0, Ts = 0;
       for (const s of ["f", "m", "e"]) {
         const seqs = segments(dev, s);
         ok(seqs.length >= 1, `stream ${s} has segments`);
@@ -103,11 +106,11 @@ export const scenarios: Scenario[] = [
           files++;
           const ls = linesOf(dev, segName(s, seq));
           const head = JSON.parse(ls[0]);
-          deepEqual([head.v, head.s, head.n, head.k], [3, s, seq, 1], `${s}${seq}: the header line (format 3, text table 1)`);
-          ok(crcHolds(ls[0]), "the header's CRC holds");
+          deepEqual([head.v, head.s, head.n, head.k], [4, s, seq, 1], `${s}${seq}: the header line (format 4, text table 1)`);
+          ok(crcHolds(ls[0], 4), "the header's CRC holds (format 4's frame)");
           for (const l of ls.slice(1)) {
             lines++;
-            ok(crcHolds(l), `${s}${seq}: a line without its CRC: ${l}`);
+            ok(crcHolds(l, 4), `${s}${seq}: a line without its CRC in format 4's frame: ${l}`);
             const o = JSON.parse(l);
             for (const k of Object.keys(o)) ok(KEYS[s].indexOf(k) >= 0, `${s}${seq}: key ${k}`);
             ok(!(("c" in o) && ("C" in o)), "content plain or compact, never both");
@@ -115,13 +118,16 @@ export const scenarios: Scenario[] = [
               compacts++;
               ok(compactDecode(o.C) !== undefined, `${s}${seq}: compact content decodes`);
             }
-            ok(l.startsWith(`{"t":${o.t},`), "t first, as digits");
+            // t first, as digits: unix seconds, or (format 4) from 2020-01-01 under "T" (FORMAT.md §3.18)
+            ok("T" in o ? o.T >= 0 && !("t" in o) && l.startsWith(`{"T":${o.T},`) : l.startsWith(`{"t":${o.t},`), "t first, as digits");
+            if ("T" in o) Ts++;
             ok(Object.keys(o)[Object.keys(o).length - 1] === "z", "z last");
           }
         }
       }
       ok(files >= 4 && lines === 400 + 30 + 2, `${files} segments, ${lines} lines`);
       ok(compacts >= 400, `Chinese content is written compact: ${compacts} lines`);
+      equal(Ts, lines, "every line from 2020 on has its time under T");
       const big = segments(dev, "f");
       ok(big.length >= 2, `facts in ${big.length} segments`);
     },
@@ -152,7 +158,7 @@ export const scenarios: Scenario[] = [
     run() {
       const dev = fresh();
       const a = new Archive(root);
-      fillFacts(a, 900); // short lines, batches of 5: many blocks
+      fillFacts(a, 1000); // short lines, batches of 5: many blocks, two segments (900 were, in format 3's longer frame)
       const seqs = segments(dev, "f");
       ok(seqs.length >= 2);
       const check = (sealedToo: boolean) => {
@@ -169,7 +175,7 @@ export const scenarios: Scenario[] = [
             equal(r.crc, crc32(seg, r.offset, r.offset + r.length), `f${seq}: the block's CRC`);
             equal(seg[r.offset + r.length - 1], 10, "a block ends with a line");
             const text = decode(seg.subarray(r.offset, r.offset + r.length)).split("\n").slice(0, -1);
-            const ts = text.filter((l) => l.startsWith('{"t":')).map((l) => JSON.parse(l).t as number);
+            const ts = text.filter((l) => /^\{"[tT]":/.test(l)).map((l) => unixT(JSON.parse(l)));
             equal(r.records, ts.length, `f${seq}: records of the block at ${r.offset}`);
             equal(r.min, Math.min(...ts));
             equal(r.max, Math.max(...ts));

@@ -50,7 +50,7 @@ export function deviceMs(t: Traffic): number {
 }
 
 // PAD: characters compact text leaves as they are, so that lines are as long as in format 2
-const FILL = "和主人一起去公园散步，看见了很多小狗和小猫，还在湖边喂了鸭子，回家的路上唱了歌" + PAD.slice(0, 26);
+const FILL = "和主人一起去公园散步，看见了很多小狗和小猫，还在湖边喂了鸭子，回家的路上唱了歌" + PAD.slice(0, 27); // 27 (26 in format 3, whose CRC took 2 bytes more): segments fill about as they did, and a group of 8 moment slots completes (a "slice moment" step) within the 80 months
 
 // A month of moments (`n`, one every third day from the 1st): many months fit in
 // one segment, so its digest lines take several pieces.

@@ -7,7 +7,7 @@ import { File } from "file";
 import config from "mc/config";
 import { SimDevice } from "../../host-sim/device";
 import { Archive, ArchiveError, MAX_LIMIT } from "../../src/archive/archive";
-import { encodeRecord, MAX_LINE, SUFFIX } from "../../src/archive/codec";
+import { encodeRecord, MAX_LINE, SUFFIX, SUFFIX4 } from "../../src/archive/codec";
 import { recordId } from "../../src/archive/line";
 import { CHUNK } from "../../src/archive/file";
 import { crc32 } from "../../src/nvs/crc32";
@@ -119,14 +119,30 @@ export function linesOf(dev: SimDevice, name: string): string[] {
   return a;
 }
 
-// Does a line end with the CRC of its body?
-export function crcHolds(line: string): boolean {
+const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+// The CRC a line's frame holds, worked out here apart from the codec: format
+// 4's 6 base64url characters (the CRC's 32 bits, most significant first, and 4
+// zero bits), or format 2 and 3's 8 hex digits; with the length of the frame
+// and its format (4, or 3 for formats 2 and 3). Undefined for neither.
+export function frameOfLine(line: string): { crc: number; len: number; format: number } | undefined {
+  const m4 = /,"z":"([A-Za-z0-9_-]{6})"\}$/.exec(line);
+  if (m4) {
+    let v = 0;
+    for (const ch of m4[1]) v = v * 64 + B64URL.indexOf(ch);
+    if (v % 16) return undefined;
+    return { crc: v / 16, len: SUFFIX4, format: 4 };
+  }
+  const m3 = /,"z":"([0-9a-f]{8})"\}$/.exec(line);
+  return m3 ? { crc: parseInt(m3[1], 16), len: SUFFIX, format: 3 } : undefined;
+}
+
+// Does a line end with the CRC of its body (in format 4's frame, or 2 and 3's)?
+export function crcHolds(line: string, format?: number): boolean {
   const b = encode(line);
-  if (b.length < SUFFIX + 2) return false;
-  const body = b.subarray(0, b.length - SUFFIX);
-  const tail = decode(b.subarray(b.length - SUFFIX));
-  const m = /^,"z":"([0-9a-f]{8})"\}$/.exec(tail);
-  return !!m && parseInt(m[1], 16) === crc32(body);
+  const f = frameOfLine(line);
+  if (!f || b.length < f.len + 2 || (format !== undefined && f.format !== format)) return false;
+  return f.crc === crc32(b.subarray(0, b.length - f.len));
 }
 
 // Characters that compact text (src/text/compact.ts, table 1) leaves as they
@@ -143,22 +159,27 @@ export const scenarios: Scenario[] = [
       const text = decode(e.line);
       // format 3: the content in compact text under "C" (docs/FORMAT.md §3.16), shorter than its UTF-8
       const cc = compactEncode(f.content);
-      ok(text.startsWith(`{"t":${f.timestamp},"C":${JSON.stringify(cc)},"z":"`), text);
+      // format 4: t from 2020-01-01T00:00:00Z on as its offset from then, under "T" (FORMAT.md §3.18)
+      ok(text.startsWith(`{"T":${f.timestamp - 1577836800},"C":${JSON.stringify(cc)},"z":"`), text);
+      const old = decode(encodeRecord("fact", { timestamp: 1577836799, content: "x" }).line);
+      ok(old.startsWith('{"t":1577836799,"c":"x","z":"'), `before 2020: unix seconds under t: ${old}`);
+      ok(decode(encodeRecord("fact", { timestamp: 1577836800, content: "x" }).line).startsWith('{"T":0,"c":"x","z":"'), "2020-01-01: T 0");
       ok(encode(cc).length < encode(f.content).length, "compact is shorter");
       equal(compactDecode(JSON.parse(text).C), f.content, "and decodes to the content");
-      equal(decode(encodeRecord("fact", { ...f, content: 'ok "x"' }).line).indexOf('"c":"ok \\"x\\""'), 16, "ASCII stays plain under c");
+      equal(decode(encodeRecord("fact", { ...f, content: 'ok "x"' }).line).indexOf('"c":"ok \\"x\\""'), 15, "ASCII stays plain under c");
       ok(text.endsWith('"}\n'));
-      ok(crcHolds(text.slice(0, -1)), "the CRC holds");
+      ok(crcHolds(text.slice(0, -1), 4), "the CRC holds, in format 4's frame");
+      ok(/,"z":"[A-Za-z0-9_-]{5}[AQgw]"\}\n$/.test(text), `6 base64url characters, the last with 4 zero bits: ${text}`);
       equal(e.id, recordId("fact", { ...f }), "the id is recordId of the record");
       equal(e.t, f.timestamp);
       const m = moment(0, "生日聚会", "主人和朋友们一起庆祝生日");
       const ml = JSON.parse(decode(encodeRecord("moment", m).line));
-      deepEqual(Object.keys(ml), ["t", "P", "C", "e", "i", "m", "z"]);
-      deepEqual([ml.t, compactDecode(ml.P), compactDecode(ml.C), ml.e, ml.i, ml.m], [m.timestamp, "生日聚会", "主人和朋友们一起庆祝生日", 1, 4, 5]);
+      deepEqual(Object.keys(ml), ["T", "P", "C", "e", "i", "m", "z"]);
+      deepEqual([ml.T + 1577836800, compactDecode(ml.P), compactDecode(ml.C), ml.e, ml.i, ml.m], [m.timestamp, "生日聚会", "主人和朋友们一起庆祝生日", 1, 4, 5]);
       const ev: Event = newEvent({ date: "2025-05-01", content: "第一次去海边", eventType: "anniversary", emotion: "touched", intensity: 3, significance: 4, priority: 3, duration: 60 } as Partial<Event> & { date: string; content: string });
       const el = JSON.parse(decode(encodeRecord("event", ev).line));
-      deepEqual(Object.keys(el), ["t", "d", "h", "y", "C", "e", "i", "g", "r", "f", "z"]);
-      equal(el.t, sec(fromLocal(2025, 5, 1, 0, 0)), "an event's t is its local date at 00:00");
+      deepEqual(Object.keys(el), ["T", "d", "h", "y", "C", "e", "i", "g", "r", "f", "z"]);
+      equal(el.T + 1577836800, sec(fromLocal(2025, 5, 1, 0, 0)), "an event's t is its local date at 00:00");
       ok(recordId("fact", { ...f, timestamp: f.timestamp + 1 }) !== e.id, "another record, another id");
       // a time zone change does not change a line: t is UTC
       setUtcOffset(0);
@@ -182,7 +203,7 @@ export const scenarios: Scenario[] = [
       equal(j.x, recordId("fact", f), "the line carries the record's id");
       const jc = compactDecode(j.C) as string;
       ok(typeof j.C === "string" && f.content.startsWith(jc) && jc.length > 100, "a prefix of the content, in compact text");
-      ok(crcHolds(decode(e.line.subarray(0, e.line.length - 1))));
+      ok(crcHolds(decode(e.line.subarray(0, e.line.length - 1)), 4));
       const short = JSON.parse(decode(encodeRecord("fact", { timestamp: sec(T0), content: "短" }).line));
       equal(short.x, undefined, "a line that fits has no x");
       const m = moment(1, "长".repeat(300), "内容".repeat(200));

@@ -227,7 +227,7 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "compact text: a device with format-2 segments continues with format-3 ones; recall, counts and forget find every record in both",
+    name: "compact text: a device with format-2 segments continues with format-3 (now 4) ones; recall, counts and forget find every record in both",
     run() {
       const dev = fresh();
       let old: Fact[] = [];
@@ -239,7 +239,7 @@ export const scenarios: Scenario[] = [
         a.append("moment", [moment(1, "日常", "主人和我一起看书"), moment(2, "运动", "主人去打篮球了")]);
         a.settle();
       } finally {
-        setWriteFormat(VERSION as 3);
+        setWriteFormat(VERSION as 4);
       }
       const v2 = segments(dev, "f");
       ok(v2.length >= 2, `format-2 fact segments: ${v2.join(",")}`);
@@ -263,7 +263,7 @@ export const scenarios: Scenario[] = [
       ok(mixed.some((x) => x.indexOf('"C":') > 0) && mixed.some((x) => x.indexOf('"c":') > 0), "the format-2 segment left open holds both");
       a.settle();
       const all = segments(dev, "f");
-      const v3 = all.filter((s) => JSON.parse(linesOf(dev, segName("f", s))[0]).v === 3);
+      const v3 = all.filter((s) => JSON.parse(linesOf(dev, segName("f", s))[0]).v === VERSION);
       ok(v3.length >= 1 && all.length > v2.length, `format-3 segments follow: ${all.join(",")}`);
       ok(linesOf(dev, segName("f", v3[v3.length - 1])).slice(1).some((x) => x.indexOf('"C":') > 0), "format-3 lines: compact text");
       // the format-2 segments, sealed, were written again as format 3 by steps (docs/design/recode.md)

@@ -6,7 +6,7 @@
 import { crc32 } from "../../src/nvs/crc32";
 import { prng } from "../../host-sim/flash";
 import { encode } from "../../src/text/utf8";
-import { repairBit, repairLine, lineCrcOk, crcOneBitOff, REPAIR_MAX_BYTES, LINE_CRC_SUFFIX } from "../../src/archive/repair";
+import { repairBit, repairLine, lineCrcOk, crcOneBitOff, REPAIR_MAX_BYTES, LINE_CRC_SUFFIX, LINE_CRC_SUFFIX4 } from "../../src/archive/repair";
 import { sealLine, lineOk } from "../../src/archive/codec";
 import { ok, equal, throws } from "./assert";
 import type { Scenario } from "./types";
@@ -25,6 +25,8 @@ export function firstDiff(a: Uint8Array, b: Uint8Array): number {
   return -1;
 }
 
+const decodeTail = (b: Uint8Array, k: number) => String.fromCharCode(...Array.from(b.subarray(b.length - k)));
+
 export const flip = (b: Uint8Array, bit: number) => {
   b[bit >> 3] ^= 1 << (bit & 7);
 };
@@ -34,6 +36,24 @@ const hex8 = (n: number) => {
   while (s.length < 8) s = "0" + s;
   return s;
 };
+
+const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+// The CRC's 32 bits and 4 zero bits, 6 at a time from the most significant (FORMAT.md §3.18).
+export const b64crc = (c: number) => {
+  let s = "";
+  for (let i = 0; i < 5; i++) s += B64URL[Math.floor((c >>> 0) / 2 ** (26 - 6 * i)) % 64];
+  return s + B64URL[(c & 3) * 16];
+};
+
+// A format 4 line without its "\n": the body, then `,"z":"` + its CRC-32 in 6 base64url characters + `"}`.
+export function makeLine4(body: string): Uint8Array {
+  const b = encode(body);
+  const suffix = encode(`,"z":"${b64crc(crc32(b))}"}`);
+  const out = new Uint8Array(b.length + suffix.length);
+  out.set(b, 0);
+  out.set(suffix, b.length);
+  return out;
+}
 
 // A format 2 line without its "\n": the body, then `,"z":"` + its CRC-32 in lowercase hex + `"}`.
 export function makeLine(body: string): Uint8Array {
@@ -172,11 +192,12 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "repairLine on lines the archive seals (codec.sealLine): lineCrcOk agrees with codec.lineOk, every flip of a record line is repaired",
+    name: "repairLine on lines the archive seals (codec.sealLine, format 4's frame and format 3's): lineCrcOk agrees with codec.lineOk, every flip of a record line is repaired",
     run() {
-      const bodies = ['{"t":1772330400,"c":"主人会游泳"', '{"t":1772330401,"c":"likes green tea","p":"drink","e":"happy","i":3,"m":2', '{"v":2,"s":"f"'];
-      for (const body of bodies) {
-        const sealed = sealLine(body);
+      const bodies = ['{"t":1772330400,"c":"主人会游泳"', '{"T":194493601,"c":"likes green tea","p":"drink","e":"happy","i":3,"m":2', '{"v":2,"s":"f"'];
+      for (const [body, fmt] of bodies.flatMap((x) => [[x, 4], [x, 3]] as [string, 2 | 3 | 4][])) {
+        const sealed = sealLine(body, fmt);
+        equal(sealed.length, encode(body).length + (fmt === 4 ? LINE_CRC_SUFFIX4 : LINE_CRC_SUFFIX) + 1, `format ${fmt}'s frame`);
         const e = sealed.length - 1; // without its "\n"
         equal(sealed[e], 10);
         ok(lineOk(sealed, 0, e) && lineCrcOk(sealed, 0, e), body);
@@ -230,6 +251,43 @@ export const scenarios: Scenario[] = [
         equal(firstDiff(b, damaged), -1, "untouched");
         ok(!lineCrcOk(b, 0, n));
       }
+    },
+  },
+  {
+    name: "repairLine, format 4: every flip of a line found (body, base64url characters, padding bits, constant bytes); two flips (seeded pairs and body+char, char+char, char+padding, char+suffix) give -1, untouched",
+    run() {
+      for (const body of LINES) {
+        const orig = makeLine4(body);
+        const n = orig.length;
+        ok(lineCrcOk(orig, 0, n) && lineOk(orig, 0, n), "it checks");
+        equal(decodeTail(orig, LINE_CRC_SUFFIX4).slice(0, 6), ',"z":"', "format 4's frame");
+        const b = orig.slice();
+        for (let p = 0; p < n * 8; p++) {
+          flip(b, p);
+          equal(repairLine(b, 0, n), p, `${body}: bit ${p}`);
+        }
+        equal(firstDiff(b, orig), -1);
+      }
+      const orig = makeLine4(LINES[1]);
+      const n = orig.length, b0 = n - LINE_CRC_SUFFIX4;
+      const list = pairs(n * 8, 300, 19);
+      const body = 3 * 8 + 2, ch = (b0 + 7) * 8 + 1, ch2 = (b0 + 9) * 8 + 0, pad = (b0 + 11) * 8 + 0, pre = (b0 + 2) * 8 + 4, post = (n - 1) * 8 + 1;
+      list.push(body, ch, ch, ch2, ch, pad, ch, pre, pre, post, body, pre, body, pad, ch2, post);
+      // two bits of one character: stays base64url or not
+      list.push((b0 + 6) * 8 + 0, (b0 + 6) * 8 + 1, (b0 + 8) * 8 + 5, (b0 + 8) * 8 + 6);
+      for (let i = 0; i < list.length; i += 2) {
+        const d = orig.slice();
+        flip(d, list[i]);
+        flip(d, list[i + 1]);
+        const damaged = d.slice();
+        equal(repairLine(d, 0, n), -1, `flips at ${list[i]} and ${list[i + 1]}`);
+        equal(firstDiff(d, damaged), -1, "untouched");
+        ok(!lineCrcOk(d, 0, n) && !lineOk(d, 0, n));
+      }
+      // the same body in format 3's frame: another line, both check, neither is read in the other's frame
+      const l3 = makeLine(LINES[1]);
+      ok(lineCrcOk(l3, 0, l3.length) && lineOk(l3, 0, l3.length));
+      equal(l3.length, n + 2);
     },
   },
   {
