@@ -95,7 +95,10 @@ export class Catalog {
   private base_ = -1;
   // groups 0 … checked-1 of .bsc are checked against their entries' summary CRCs
   checked = 0;
-  rebuild: number[] = []; // groups of .bsc that failed a check: built again in place, not used meanwhile
+  rebuild: number[] = []; // groups of .bsc that failed a check: built again in place
+  // of those, groups whose bits disagree with their entries (not just a CRC):
+  // not used at all meanwhile; the others are read record by record, each checked
+  private wrong: number[] = [];
   private scratchG = -1; // the group whose summaries `.bsr` holds …
   private scratchAt = 0; // … up to this slot of it
   private sunBase = -1; // the base `.sun` is written for (-1: none under way)
@@ -163,6 +166,11 @@ export class Catalog {
     return this.rebuild.indexOf(g) >= 0;
   }
 
+  private failGroup(g: number, wrong: boolean): void {
+    if (!this.groupBad(g)) this.rebuild.push(g);
+    if (wrong && this.wrong.indexOf(g) < 0) this.wrong.push(g);
+  }
+
   // How far the sliced groups go (from the file's length alone: no read).
   loadSliced(length: number | undefined): void {
     const body = length === undefined ? -1 : length - CAT_HEADER;
@@ -172,6 +180,7 @@ export class Catalog {
     this.slicing = Math.floor((recs * SLICE_CHUNK) / SLICE_STEP) * SLICE_STEP;
     this.checked = 0;
     this.rebuild = [];
+    this.wrong = [];
     this.scratchG = -1;
     this.sunBase = -1;
     if (this.sliced * GROUP > this.slots) {
@@ -187,6 +196,7 @@ export class Catalog {
     File.delete(this.bslPath);
     this.sliced = this.slicing = this.checked = 0;
     this.rebuild = [];
+    this.wrong = [];
     this.abortTrim();
   }
 
@@ -295,7 +305,11 @@ export class Catalog {
       put32(b, 0, c);
       writeAt(f, b, base + GROUP_BODY);
       if (fresh) this.sliced++;
-      else this.rebuild.shift();
+      else {
+        this.rebuild.shift();
+        const w = this.wrong.indexOf(g);
+        if (w >= 0) this.wrong.splice(w, 1);
+      }
       this.slicing = 0;
     } finally {
       f.close();
@@ -344,14 +358,17 @@ export class Catalog {
     } finally {
       f?.close();
     }
-    if (good)
-      this.entries.forEach((e) => {
-        if (Math.floor(e.slot / GROUP) !== g || cols[e.slot % GROUP] === e.sumCrc) return;
-        if (ones[e.slot % GROUP]) this.entries.delete(e.seq);
-        else good = false;
-      });
+    if (!good) {
+      this.failGroup(g, false);
+      return false;
+    }
+    this.entries.forEach((e) => {
+      if (Math.floor(e.slot / GROUP) !== g || cols[e.slot % GROUP] === e.sumCrc) return;
+      if (ones[e.slot % GROUP]) this.entries.delete(e.seq);
+      else good = false;
+    });
     if (good) this.checked++;
-    else if (!this.groupBad(g)) this.rebuild.push(g);
+    else this.failGroup(g, true);
     return good;
   }
 
@@ -439,15 +456,18 @@ export class Catalog {
     } finally {
       f.close();
     }
-    if (!good && !this.groupBad(g)) this.rebuild.push(g);
+    if (!good) this.failGroup(g, false);
     return good;
   }
 
   // The slots of group g that may hold every one of `positions` (summary bit
   // positions): one byte read per position, stopping when none is left.
   // Returns a bit mask of the group's slots, or -1 when the file cannot be read.
+  // A group that failed its check is read as a query reads it, record by
+  // record with their CRCs (only a record that fails sends the group to its
+  // segments), or not at all when its bits disagree with its entries.
   sliceCandidates(f: File, g: number, positions: Uint16Array, buf: Uint8Array): number {
-    if (this.groupBad(g)) return -1;
+    if (this.groupBad(g)) return this.sliceCandidatesChecked(f, g, positions, buf);
     let mask = 0xff;
     for (let i = 0; i < positions.length && mask; i++) {
       if (readInto(f, slicePos(g, positions[i]), 1, buf) !== 1) return -1;
@@ -459,7 +479,7 @@ export class Catalog {
   // The same, each byte read with its record and its record's CRC checked
   // (positions sorted: one read a record). -1 when a record fails or cannot be read.
   sliceCandidatesChecked(f: File, g: number, positions: Uint16Array, buf: Uint8Array): number {
-    if (this.groupBad(g)) return -1;
+    if (this.wrong.indexOf(g) >= 0) return -1;
     let mask = 0xff;
     let rec = -1;
     for (let i = 0; i < positions.length && mask; i++) {

@@ -58,7 +58,7 @@ function build(n = 1200): { dev: SimDevice; a: Archive; svc: Service; all: Fact[
 }
 
 // The same query through the sources as they are, and with the words taken away (the full scan).
-function both(svc: Service, a: Archive, eps: EpisodeReader | undefined, dev: SimDevice, args: Record<string, unknown>) {
+export function both(svc: Service, a: Archive, eps: EpisodeReader | undefined, dev: SimDevice, args: Record<string, unknown>) {
   const q = parseQuery(args);
   const src: QuerySources = { memory: svc.memory, archive: a, episodes: eps };
   const fullSrc: QuerySources = {
@@ -278,7 +278,7 @@ export const scenarios: Scenario[] = [
       ok(cat.sliced >= 2, `sliced groups: ${cat.sliced} (${a.report().fact.segments} segments)`);
       equal(a.count("fact"), 2100, "every fact kept");
       const svc = new Service({ sink: { remind() {} }, archive: a });
-      const sumRead = (fn: () => void, which = (name: string) => name === "/f.sum") => {
+      const sumRead = (fn: () => void, which = (name: string): boolean => name === "/f.sum") => {
         const sp = dev.spiffs;
         const orig = sp.read;
         let n = 0;
