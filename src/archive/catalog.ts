@@ -134,9 +134,10 @@ export class Catalog {
     } else File.rename(this.sunPath, this.sumPath);
   }
 
-  // `.sum`'s base, from its header (read once, 16 bytes; a header that is
-  // missing or fails its CRC: 0, and summaries that do not check out are
-  // summarized again).
+  // `.sum`'s base, from its header (read once, 16 bytes). A header that fails
+  // its CRC: from the file's length, which holds the summaries of slots base …
+  // slots-1 (and maybe one more a cut left before its entry), rounded up to a
+  // group; no file: 0 (summaries that do not check out are summarized again).
   base(f?: File): number {
     if (this.base_ >= 0) return this.base_;
     let b = 0;
@@ -145,6 +146,7 @@ export class Catalog {
       if (!g) g = new File(this.sumPath);
       const h = new Uint8Array(CAT_HEADER);
       if (readInto(g, 0, CAT_HEADER, h) === CAT_HEADER && headerOk(h, SUM_MAGIC, this.stream)) b = u16(h, 10);
+      else b = Math.max(0, Math.ceil((this.slots - Math.floor(Math.max(0, g.length - CAT_HEADER) / SUMMARY_BYTES)) / GROUP) * GROUP);
     } catch (e) {
       rethrowFatal(e);
     } finally {
