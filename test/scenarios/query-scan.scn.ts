@@ -261,7 +261,7 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "query-scan: past 16 sealed segments a word is looked up in the bit-sliced groups with their records' CRCs, not in every 2 KB summary; a damaged record sends its group to the summaries; a format-2 .bsl is deleted at boot",
+    name: "query-scan: past 16 sealed segments a word is looked up in the bit-sliced groups with their records' CRCs, not in every 2 KB summary; a damaged record sends its group's slots to their sidecars once they left .sum; a format-2 .bsl is deleted at boot",
     run() {
       const dev = new SimDevice({ now: T0 }).install();
       const a = new Archive(root);
