@@ -236,6 +236,23 @@ export const scenarios: Scenario[] = [
         ok(!d.spiffs.exists("/f.sun"), `${what}: no .sun left`);
         equal(d.spiffs.length("/f.sum"), 16 + 2048 * (x.streams.fact.cat.slots - 8), `${what}: .sum trimmed`);
       });
+      // the rename of .sun to .sum torn (both names on one object): boot settles .sum, then drops .sun
+      const t = new SimDevice({ now: dev.clock.now }).install();
+      for (const f of before) t.spiffs.load(f.name, f.bytes.slice());
+      let y = new Archive(root);
+      y.check();
+      t.inject("spiffs_rename_tear");
+      ok(SimDevice.survive(() => y.settle()), "cut inside the rename");
+      ok(t.spiffs.exists("/f.sun") && t.spiffs.exists("/f.sum"), "both names listed");
+      t.reboot();
+      y = new Archive(root);
+      y.check();
+      ok(!t.spiffs.exists("/f.sun"), ".sun dropped at boot");
+      equal(y.streams.fact.cat.base(), 8, "the trimmed .sum kept");
+      findsAll(y, t, "after a torn rename", false, -1, SOME);
+      y.settle();
+      const sum = t.spiffs.content("/f.sum");
+      equal(sum.length, 16 + 2048 * (y.streams.fact.cat.slots - 8), ".sum reads whole");
     },
   },
   {
