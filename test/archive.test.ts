@@ -51,7 +51,7 @@ describe("archive (Node only)", () => {
     for (const s of STREAMS) {
       for (const ext of ["jsonl", "six", "twn", "ret", "scr", "scx"] as const) names.push(segName("/data/", s, 999999, ext));
       names.push(segName("/data/", s, 999999, "jsonl").replace(/jsonl$/, "old"));
-      names.push(`/data/${s[0]}.cat`, `/data/${s[0]}.sum`);
+      names.push(`/data/${s[0]}.cat`, `/data/${s[0]}.sum`, `/data/${s[0]}.sun`, `/data/${s[0]}.bsr`, `/data/${s[0]}.bsc`);
     }
     for (const p of names) {
       assert.ok(Buffer.byteLength(p) <= 31, p);
@@ -96,7 +96,7 @@ describe("archive (Node only)", () => {
       ["block size", `at most ${CHUNK} bytes`],
       ["block signature", `${SIG_BYTES * 8}-bit Bloom filter`],
       ["summary bits", `${comma(SUMMARY_BYTES * 8)}-bit filter`],
-      ["summary slots", `${CAT_HEADER} + ${SUMMARY_BYTES}·i`],
+      ["summary slots", `${CAT_HEADER} + ${SUMMARY_BYTES}·(i − base)`],
       ["catalog entries", `${CAT_HEADER} + ${CAT_ENTRY}·i`],
       ["hashes", `sets ${SIG_HASHES} bits`],
       ["block mask", `${SIG_BYTES * 8 - 1} for a block`],

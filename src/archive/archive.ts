@@ -431,10 +431,11 @@ export class Archive {
         }
       }
       for (const s of STREAMS) {
-        const c = this.streams[s].cat;
+        const st = this.streams[s];
+        const c = st.cat;
         if (c.sliceDue) {
           try {
-            c.sliceStep(this.bufs.side);
+            c.sliceStep(this.bufs.side, (e, out) => st.summarize(e.seq, out));
           } catch (e) {
             rethrowFatal(e);
             // its files cannot be read or written now (left not finalized: only
@@ -464,6 +465,20 @@ export class Archive {
         if (st.cat.slots > 16 && st.cat.dead(live) * 2 > st.cat.slots) {
           st.cat.reset(); // its segments are summarized again, one a step
           return { did: `catalog ${s}` };
+        }
+      }
+      // a sliced group checked against its entries, then its summaries leave
+      // `.sum` (docs/design/summaries.md): after retire, which a failing
+      // write here must never hold up
+      for (const s of STREAMS) {
+        const c = this.streams[s].cat;
+        if (c.checkDue) {
+          const g = c.checked;
+          return { did: c.checkStep(this.bufs.side) ? `slice ${s} group ${g} checked` : `slice ${s} group ${g} failed its check: built again` };
+        }
+        if (c.trimDue) {
+          c.trimStep(this.bufs.chunk);
+          return { did: `trim ${s}` };
         }
       }
       const d = this.scrubber.step();

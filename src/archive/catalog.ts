@@ -1,6 +1,8 @@
 // A stream's catalog (docs/FORMAT.md §3.5): one 32-byte entry per summarized
 // segment in `/<s>.cat` (its time range, counts, length) and its 2 KB keyword
-// summary at the same slot in `/<s>.sum`. A keyword query reads the summaries of
+// summary at the same slot in `/<s>.sum` until its group of 8 slots is
+// bit-sliced in `/<s>.bsc` and checked there: `.sum` then keeps only the
+// slots from its base on (docs/design/summaries.md). A keyword query reads the summaries of
 // the live segments in one pass of one file instead of opening every sidecar
 // (each SPIFFS open walks the file system). Derived data: a damaged entry or
 // summary only sends the query to that segment's sidecar, and the segment is
@@ -11,6 +13,7 @@ import { crc32 } from "../nvs/crc32";
 import { CHUNK, ArchiveError, readInto, writeAt, openWrite, remove, rethrowFatal } from "./file";
 import { STREAM_CHAR, STREAM_CODE, type Stream } from "./codec";
 import { u32, u16, put32, put16 } from "./segment";
+import { beforeDropping, copyInto, removeAll } from "./settle";
 
 export const SUMMARY_BYTES = 2048;
 export const SUMMARY_MASK = SUMMARY_BYTES * 8 - 1;
@@ -48,13 +51,15 @@ export interface CatEntry {
   sumCrc: number;
 }
 
-function header(magic: number, stream: Stream): Uint8Array {
+// `base`: in `.sum` only, its first slot (bytes 10–11; 0 in `.cat` and `.bsc`).
+function header(magic: number, stream: Stream, base = 0): Uint8Array {
   const h = new Uint8Array(CAT_HEADER);
   put32(h, 0, magic);
   h[4] = 2;
   h[5] = STREAM_CODE[stream];
   put16(h, 6, SUMMARY_BYTES);
   h[8] = 2;
+  put16(h, 10, base);
   put32(h, 12, crc32(h, 0, 12));
   return h;
 }
@@ -74,12 +79,31 @@ function bodyCrc(f: File, base: number, buf: Uint8Array): number {
   return c;
 }
 
+// A summary made again from its segment's lines (a group of slots below
+// `.sum`'s base being sliced again): false when the segment cannot be read.
+export type Summarize = (e: CatEntry, out: Uint8Array) => boolean;
+
 export class Catalog {
   readonly catPath: string;
   readonly sumPath: string;
   readonly bslPath: string;
-  sliced = 0; // complete groups in .bsl (their CRC written)
-  slicing = 0; // bytes of the next group already written
+  readonly sunPath: string; // `.sum` being written again from a higher base
+  readonly bsrPath: string; // the summaries of a group below the base, made again from its segments
+  sliced = 0; // complete groups in .bsc (their CRC written)
+  slicing = 0; // bytes of the group being built already written
+  // `.sum` holds the summaries of slots base … slots-1 (-1: its header not read yet)
+  private base_ = -1;
+  // groups 0 … checked-1 of .bsc are checked against their entries' summary CRCs
+  checked = 0;
+  rebuild: number[] = []; // groups of .bsc that failed a check: built again in place
+  // of those, groups whose bits disagree with their entries (not just a CRC):
+  // not used at all meanwhile; the others are read record by record, each checked
+  private wrong: number[] = [];
+  private scratchG = -1; // the group whose summaries `.bsr` holds …
+  private scratchAt = 0; // … up to this slot of it
+  private sunBase = -1; // the base `.sun` is written for (-1: none under way)
+  private sunAt = 0; // summary bytes copied into `.sun`
+  private trimHeld = -1; // slots when a trim failed: none until a new slot
   entries = new Map<number, CatEntry>(); // by segment seq: the last valid entry
   slots = 0; // slots used (valid or not)
   why: string | undefined; // why the catalog was found damaged or missing
@@ -91,6 +115,62 @@ export class Catalog {
     this.catPath = `${root}${STREAM_CHAR[stream]}.cat`;
     this.sumPath = `${root}${STREAM_CHAR[stream]}.sum`;
     this.bslPath = `${root}${STREAM_CHAR[stream]}.bsc`;
+    this.sunPath = `${root}${STREAM_CHAR[stream]}.sun`;
+    this.bsrPath = `${root}${STREAM_CHAR[stream]}.bsr`;
+  }
+
+  // Boot, before load (names from the listing): a scratch `.bsr` goes (its
+  // group is made again from the start); a `.sun` next to `.sum` was being
+  // written, or a torn rename left both names on one object: `.sum` is settled
+  // first, then `.sun` goes; a `.sun` alone is the cut between `.sum`'s delete
+  // and the rename: renamed.
+  recover(files: Map<string, number>): void {
+    const c = STREAM_CHAR[this.stream];
+    if (files.has(`${c}.bsr`)) removeAll(this.bsrPath);
+    if (!files.has(`${c}.sun`)) return;
+    if (files.has(`${c}.sum`)) {
+      beforeDropping(this.sunPath, this.sumPath);
+      removeAll(this.sunPath);
+    } else File.rename(this.sunPath, this.sumPath);
+  }
+
+  // `.sum`'s base, from its header (read once, 16 bytes). A header that fails
+  // its CRC: from the file's length, which holds the summaries of slots base …
+  // slots-1 (and maybe one more a cut left before its entry), rounded up to a
+  // group; no file: 0 (summaries that do not check out are summarized again).
+  base(f?: File): number {
+    if (this.base_ >= 0) return this.base_;
+    let b = 0;
+    let g: File | undefined = f;
+    try {
+      if (!g) g = new File(this.sumPath);
+      const h = new Uint8Array(CAT_HEADER);
+      if (readInto(g, 0, CAT_HEADER, h) === CAT_HEADER && headerOk(h, SUM_MAGIC, this.stream)) b = u16(h, 10);
+      else b = Math.max(0, Math.ceil((this.slots - Math.floor(Math.max(0, g.length - CAT_HEADER) / SUMMARY_BYTES)) / GROUP) * GROUP);
+    } catch (e) {
+      rethrowFatal(e);
+    } finally {
+      if (g && !f) g.close();
+    }
+    if (b % GROUP) b = 0;
+    this.base_ = b;
+    // groups below the base were checked before it moved past them
+    this.checked = Math.max(this.checked, Math.min(b / GROUP, this.sliced));
+    return b;
+  }
+
+  // Where slot i's summary is in `.sum` (i at or above the base).
+  private sumPos(slot: number): number {
+    return CAT_HEADER + (slot - this.base()) * SUMMARY_BYTES;
+  }
+
+  private groupBad(g: number): boolean {
+    return this.rebuild.indexOf(g) >= 0;
+  }
+
+  private failGroup(g: number, wrong: boolean): void {
+    if (!this.groupBad(g)) this.rebuild.push(g);
+    if (wrong && this.wrong.indexOf(g) < 0) this.wrong.push(g);
   }
 
   // How far the sliced groups go (from the file's length alone: no read).
@@ -100,6 +180,11 @@ export class Catalog {
     // a group being built resumes at its last whole step
     const recs = body < 0 ? 0 : Math.floor((body % GROUP_STRIDE) / SLICE_REC);
     this.slicing = Math.floor((recs * SLICE_CHUNK) / SLICE_STEP) * SLICE_STEP;
+    this.checked = 0;
+    this.rebuild = [];
+    this.wrong = [];
+    this.scratchG = -1;
+    this.sunBase = -1;
     if (this.sliced * GROUP > this.slots) {
       // the catalog was started again: the groups no longer match its slots
       this.sliced = this.slicing = 0;
@@ -107,23 +192,73 @@ export class Catalog {
     }
   }
 
+  // The whole file goes (it cannot be opened, or the catalog started again):
+  // every group is built again, those below `.sum`'s base from their segments.
   dropSliced(): void {
     File.delete(this.bslPath);
-    this.sliced = this.slicing = 0;
+    this.sliced = this.slicing = this.checked = 0;
+    this.rebuild = [];
+    this.wrong = [];
+    this.abortTrim();
   }
 
-  // Is there a complete group of slots not sliced yet?
+  // Is there a group to build: one that failed a check, or a complete group of slots not sliced yet?
   get sliceDue(): boolean {
-    return (this.sliced + 1) * GROUP <= this.slots;
+    return this.rebuild.length > 0 || (this.sliced + 1) * GROUP <= this.slots;
   }
 
-  // One step of slicing the next group: 4 KB of its bytes (each from 512 bytes
-  // of its 8 summaries) in 32 records with their CRCs, or, at the end, the
-  // CRC of the whole body. A summary that fails its CRC
-  // gives all ones: that segment is always a candidate (its sidecar decides).
-  sliceStep(buf: Uint8Array): void {
-    const g = this.sliced;
-    if (g === 0 && this.slicing === 0) {
+  // Is there a sliced group not checked yet against its entries?
+  get checkDue(): boolean {
+    if (this.rebuild.length || this.slicing !== 0 || this.checked >= this.sliced) return false;
+    this.base(); // the groups below it were checked before
+    return this.checked < this.sliced;
+  }
+
+  // Are there summaries in `.sum` of checked groups (they leave it)?
+  get trimDue(): boolean {
+    return !this.rebuild.length && this.trimHeld !== this.slots && this.base() < this.checked * GROUP;
+  }
+
+  // One step of building a group (the next complete one, or one that failed
+  // a check, in place): 4 KB of its bytes (each from 512 bytes of its 8
+  // summaries) in 32 records with their CRCs, or, at the end, the CRC of the
+  // whole body. A summary that fails its CRC gives all ones: that segment is
+  // always a candidate (its sidecar decides). The summaries of a group below
+  // `.sum`'s base are first made again from their segments into `.bsr`, one
+  // segment a step (a read of at most 56 KB, as a seal).
+  sliceStep(buf: Uint8Array, summarize: Summarize): void {
+    const fresh = !this.rebuild.length;
+    const g = fresh ? this.sliced : this.rebuild[0];
+    const bySlot = new Map<number, CatEntry>();
+    this.entries.forEach((e) => bySlot.set(e.slot, e));
+    const low = g * GROUP < this.base();
+    if (low && this.scratchG !== g) {
+      if (this.scratchG !== -2 - g) {
+        removeAll(this.bsrPath);
+        this.scratchG = -2 - g; // being made
+        this.scratchAt = 0;
+      }
+      const out = new Uint8Array(SUMMARY_BYTES);
+      const e = bySlot.get(g * GROUP + this.scratchAt);
+      if (e) {
+        let good = false;
+        try {
+          good = summarize(e, out) && crc32(out, 0, SUMMARY_BYTES) === e.sumCrc;
+        } catch (x) {
+          rethrowFatal(x);
+        }
+        if (!good) out.fill(0xff); // fails the entry's CRC: all ones
+      }
+      const f = openWrite(this.bsrPath);
+      try {
+        writeAt(f, out, this.scratchAt * SUMMARY_BYTES);
+      } finally {
+        f.close();
+      }
+      if (++this.scratchAt === GROUP) this.scratchG = g;
+      return;
+    }
+    if (fresh && g === 0 && this.slicing === 0) {
       File.delete(this.bslPath);
       const f = openWrite(this.bslPath);
       try {
@@ -137,16 +272,14 @@ export class Catalog {
     try {
       if (this.slicing < GROUP_BYTES) {
         const out = new Uint8Array(SLICE_STEP);
-        const bySlot = new Map<number, CatEntry>();
-        this.entries.forEach((e) => bySlot.set(e.slot, e));
-        const sf = new File(this.sumPath);
+        const sf = new File(low ? this.bsrPath : this.sumPath);
         try {
           for (let j = 0; j < GROUP; j++) {
             const e = bySlot.get(g * GROUP + j);
             // the whole summary is read to check it (2 KB), then 512 bytes used
             let okSum = false;
             if (e) {
-              const n = readInto(sf, CAT_HEADER + e.slot * SUMMARY_BYTES, SUMMARY_BYTES, buf);
+              const n = readInto(sf, low ? j * SUMMARY_BYTES : this.sumPos(e.slot), SUMMARY_BYTES, buf);
               okSum = n === SUMMARY_BYTES && crc32(buf, 0, SUMMARY_BYTES) === e.sumCrc;
             }
             const bit = 1 << j;
@@ -173,15 +306,137 @@ export class Catalog {
       const b = new Uint8Array(4);
       put32(b, 0, c);
       writeAt(f, b, base + GROUP_BODY);
-      this.sliced++;
+      if (fresh) this.sliced++;
+      else {
+        this.rebuild.shift();
+        const w = this.wrong.indexOf(g);
+        if (w >= 0) this.wrong.splice(w, 1);
+      }
       this.slicing = 0;
     } finally {
       f.close();
     }
+    if (low) {
+      this.scratchG = -1;
+      removeAll(this.bsrPath);
+    }
+  }
+
+  // One step: group `checked` of .bsc read whole (16,900 bytes) and checked:
+  // every record's CRC, the group's CRC, and the column of each live slot
+  // (the bits of its summary) against the CRC of its summary in the entry. A
+  // column of all ones (its summary failed when the group was built) takes
+  // its entry out of the catalog in RAM (the segment is sealed again into a
+  // new slot). A group that fails is built again in place. True when it checks.
+  checkStep(buf: Uint8Array): boolean {
+    const g = this.checked;
+    const cols = new Array<number>(GROUP).fill(0);
+    const ones = new Array<boolean>(GROUP).fill(true);
+    const col = new Uint8Array(SLICE_CHUNK / 8);
+    let good = true;
+    let f: File | undefined;
+    try {
+      f = new File(this.bslPath);
+      const base = CAT_HEADER + g * GROUP_STRIDE;
+      let c = 0;
+      for (let r = 0; r < GROUP_BODY / SLICE_REC && good; r++) {
+        if (readInto(f, base + r * SLICE_REC, SLICE_REC, buf) !== SLICE_REC || u32(buf, SLICE_CHUNK) !== crc32(buf, 0, SLICE_CHUNK)) good = false;
+        c = crc32(buf, 0, SLICE_REC, c);
+        for (let j = 0; j < GROUP && good; j++) {
+          const bit = 1 << j;
+          for (let k = 0; k < col.length; k++) {
+            let v = 0;
+            for (let b = 0; b < 8; b++) if (buf[8 * k + b] & bit) v |= 1 << b;
+            col[k] = v;
+            if (v !== 0xff) ones[j] = false;
+          }
+          cols[j] = crc32(col, 0, col.length, cols[j]);
+        }
+      }
+      if (good) good = readInto(f, base + GROUP_BODY, 4, buf) === 4 && u32(buf, 0) === c;
+    } catch (e) {
+      rethrowFatal(e);
+      good = false;
+    } finally {
+      f?.close();
+    }
+    if (!good) {
+      this.failGroup(g, false);
+      return false;
+    }
+    this.entries.forEach((e) => {
+      if (Math.floor(e.slot / GROUP) !== g || cols[e.slot % GROUP] === e.sumCrc) return;
+      if (ones[e.slot % GROUP]) this.entries.delete(e.seq);
+      else good = false;
+    });
+    if (good) this.checked++;
+    else this.failGroup(g, true);
+    return good;
+  }
+
+  // One step of taking the checked groups' summaries out of `.sum`: `.sun` is
+  // written with the new base in its header and the summaries from it on
+  // (4 KB a step, as they are in `.sum`), then `.sum` is deleted and `.sun`
+  // renamed in. A cut leaves `.sum` (and a `.sun` boot deletes) or `.sun`
+  // alone (boot renames it): both whole.
+  trimStep(buf: Uint8Array): void {
+    try {
+      const base = this.base();
+      if (this.sunBase < 0) {
+        removeAll(this.sunPath);
+        this.sunBase = this.checked * GROUP;
+        this.sunAt = 0;
+        const f = openWrite(this.sunPath);
+        try {
+          writeAt(f, header(SUM_MAGIC, this.stream, this.sunBase), 0);
+        } finally {
+          f.close();
+        }
+        return;
+      }
+      const from = CAT_HEADER + (this.sunBase - base) * SUMMARY_BYTES + this.sunAt;
+      const sf = new File(this.sumPath);
+      let n = 0;
+      try {
+        n = Math.min(CHUNK, sf.length - from);
+        if (n > 0) n = readInto(sf, from, n, buf);
+      } finally {
+        sf.close();
+      }
+      if (n > 0) {
+        const f = openWrite(this.sunPath);
+        try {
+          writeAt(f, buf.subarray(0, n), CAT_HEADER + this.sunAt);
+        } finally {
+          f.close();
+        }
+        this.sunAt += n;
+        return;
+      }
+      if (!removeAll(this.sumPath)) throw new ArchiveError("io", `archive: cannot delete ${this.sumPath}`);
+      // .sum is gone, .sun whole: a rename that fails is a copy (boot renames a .sun alone)
+      if (!File.rename(this.sunPath, this.sumPath) && !(copyInto(this.sunPath, this.sumPath) && removeAll(this.sunPath))) throw new ArchiveError("io", `archive: cannot rename ${this.sunPath}`);
+      this.base_ = this.sunBase;
+      this.sunBase = -1;
+    } catch (e) {
+      rethrowFatal(e);
+      this.abortTrim();
+      this.trimHeld = this.slots;
+      throw e;
+    }
+  }
+
+  private abortTrim(): void {
+    if (this.sunBase >= 0 || File.exists(this.sunPath)) {
+      if (File.exists(this.sumPath)) removeAll(this.sunPath);
+    }
+    this.sunBase = -1;
   }
 
   // Checks one sliced group against its CRC (16 KB read); a group that fails
-  // drops the sliced file (it is built again by steps; the summaries serve meanwhile).
+  // is built again in place by steps and not used meanwhile (its segments'
+  // summaries in `.sum`, or below its base their sidecars, serve); a file that
+  // cannot be opened is built again whole.
   verifyGroup(g: number, buf: Uint8Array): boolean {
     if (g >= this.sliced) return true;
     let f: File;
@@ -203,14 +458,18 @@ export class Catalog {
     } finally {
       f.close();
     }
-    if (!good) this.dropSliced();
+    if (!good) this.failGroup(g, false);
     return good;
   }
 
   // The slots of group g that may hold every one of `positions` (summary bit
   // positions): one byte read per position, stopping when none is left.
   // Returns a bit mask of the group's slots, or -1 when the file cannot be read.
+  // A group that failed its check is read as a query reads it, record by
+  // record with their CRCs (only a record that fails sends the group to its
+  // segments), or not at all when its bits disagree with its entries.
   sliceCandidates(f: File, g: number, positions: Uint16Array, buf: Uint8Array): number {
+    if (this.groupBad(g)) return this.sliceCandidatesChecked(f, g, positions, buf);
     let mask = 0xff;
     for (let i = 0; i < positions.length && mask; i++) {
       if (readInto(f, slicePos(g, positions[i]), 1, buf) !== 1) return -1;
@@ -222,6 +481,7 @@ export class Catalog {
   // The same, each byte read with its record and its record's CRC checked
   // (positions sorted: one read a record). -1 when a record fails or cannot be read.
   sliceCandidatesChecked(f: File, g: number, positions: Uint16Array, buf: Uint8Array): number {
+    if (this.wrong.indexOf(g) >= 0) return -1;
     let mask = 0xff;
     let rec = -1;
     for (let i = 0; i < positions.length && mask; i++) {
@@ -242,6 +502,8 @@ export class Catalog {
     this.entries.clear();
     this.slots = 0;
     this.why = undefined;
+    this.base_ = -1;
+    this.trimHeld = -1;
     if (!present) return;
     let f: File;
     try {
@@ -341,7 +603,7 @@ export class Catalog {
     const entry: CatEntry = { ...e, slot, sumCrc: crc32(summary, 0, SUMMARY_BYTES) };
     const f = openWrite(this.sumPath);
     try {
-      writeAt(f, summary.subarray(0, SUMMARY_BYTES), CAT_HEADER + slot * SUMMARY_BYTES);
+      writeAt(f, summary.subarray(0, SUMMARY_BYTES), this.sumPos(slot));
     } finally {
       f.close();
     }
@@ -353,6 +615,10 @@ export class Catalog {
 
   // Starts both files again, empty (their segments are summarized again, one a step).
   reset(): void {
+    this.sunBase = -1;
+    removeAll(this.sunPath);
+    removeAll(this.bsrPath);
+    this.scratchG = -1;
     remove(this.catPath);
     remove(this.sumPath);
     for (const [path, magic] of [
@@ -369,6 +635,8 @@ export class Catalog {
     this.entries.clear();
     this.slots = 0;
     this.why = undefined;
+    this.base_ = 0;
+    this.trimHeld = -1;
     this.dropSliced();
   }
 
@@ -383,6 +651,8 @@ export class Catalog {
   // file, in chunks of at most 4 KB, and calls on(entry, buf, off) for each
   // whose CRC holds; returns the entries whose summary could not be used.
   // `damaged` hears of each summary that was read whole but fails its CRC.
+  // Slots below `.sum`'s base are no longer there: returned (not damaged),
+  // their segments' sidecars decide.
   summaries(want: CatEntry[], buf: Uint8Array, on: (e: CatEntry, buf: Uint8Array, off: number) => void, damaged?: (e: CatEntry) => void): CatEntry[] {
     const failed: CatEntry[] = [];
     if (!want.length) return failed;
@@ -394,6 +664,12 @@ export class Catalog {
       return want.slice();
     }
     try {
+      const b = this.base(f);
+      if (want[0].slot < b) {
+        const above: CatEntry[] = [];
+        for (const e of want) (e.slot < b ? failed : above).push(e);
+        want = above;
+      }
       const per = Math.floor(CHUNK / SUMMARY_BYTES);
       for (let i = 0; i < want.length; ) {
         // a run of consecutive slots, at most one chunk
@@ -401,7 +677,7 @@ export class Catalog {
         while (j < want.length && j - i < per && want[j].slot === want[j - 1].slot + 1) j++;
         let n = 0;
         try {
-          n = readInto(f, CAT_HEADER + want[i].slot * SUMMARY_BYTES, (j - i) * SUMMARY_BYTES, buf);
+          n = readInto(f, this.sumPos(want[i].slot), (j - i) * SUMMARY_BYTES, buf);
         } catch (e) {
           rethrowFatal(e);
         }

@@ -316,8 +316,11 @@ export function searchMany(s: ArchiveStream, qs: readonly Query[], tops: readonl
       f?.close();
       bySlot = rest;
     }
-    // summaries after the last complete group: 2 KB each
-    if (!afford(q0, SUMMARY_BYTES * bySlot.length)) bySlot = [];
+    // summaries after the last complete group: 2 KB each (those below
+    // `.sum`'s base, of a group that cannot be used, are not there: their
+    // sidecars are read instead, each within the budget)
+    const inSum = bySlot.length && bySlot[0].slot < s.cat.base() ? bySlot.filter((e) => e.slot >= s.cat.base()).length : bySlot.length;
+    if (!afford(q0, SUMMARY_BYTES * inSum)) bySlot = [];
     const failed = s.cat.summaries(
       bySlot,
       s.bufs.side,
@@ -496,7 +499,8 @@ export function wordsProbe(words: readonly Uint8Array[], mask?: number): Uint16A
 // as a scan reaches them (a scan that stops early reads no more). A slot in a
 // sliced group is decided by the group's records (read once a scan, a byte
 // per bit position, each record's CRC checked); any other slot, or one of a
-// group whose records fail, by its 2 KB summary in `.sum`. A summary that
+// group whose records fail, by its 2 KB summary in `.sum`, or, below `.sum`'s
+// base (docs/design/summaries.md), by its segment's sidecar (maybe: true). A summary that
 // cannot be read or fails its CRC may hold anything (a summary read whole
 // that fails takes its segment out of the catalog in RAM, as recall does, so
 // that a step seals it again).

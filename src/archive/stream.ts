@@ -184,6 +184,7 @@ export class ArchiveStream {
         this.repaired.push(`${c}${seq}: the twin put in the segment's place`);
       }
     });
+    this.cat.recover(files);
     this.cat.load(this.bufs.chunk, files.has(`${c}.cat`));
     this.cat.loadSliced(files.get(`${c}.bsc`));
     if (files.has(`${c}.bsl`)) File.delete(`${this.root}${c}.bsl`); // format 2's groups, without records: built again as .bsc
@@ -1207,6 +1208,26 @@ export class ArchiveStream {
       File.delete(this.path(seq, "twn"));
       this.twins.delete(seq);
     } else if (tl >= 0) this.twins.set(seq, tl);
+    return true;
+  }
+
+  // A sealed segment's summary made again from its lines, as seal makes it
+  // (one read of at most 56 KB): a group of the catalog below `.sum`'s base
+  // being sliced again (docs/design/summaries.md). False when it cannot be read.
+  summarize(seq: number, out: Uint8Array): boolean {
+    if (!this.segs.has(seq)) return false;
+    const f = this.openRead(seq);
+    try {
+      const end = validEndOf(f, f.length, this.bufs.chunk);
+      scanRange(f, 0, end, this.bufs.chunk, (buf, s, e, size) => {
+        if (size > e - s && lineKind(buf, s, e) === KIND_RECORD) {
+          const it = parseRecord(buf, s, e, this.stream);
+          if (it) for (const x of textsOf(it)) sigAdd(out, 0, x, SUMMARY_MASK);
+        }
+      });
+    } finally {
+      f.close();
+    }
     return true;
   }
 

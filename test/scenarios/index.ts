@@ -30,6 +30,7 @@ import { scenarios as archiveForget } from "./archive-forget.scn";
 import { scenarios as archiveScrubRetire } from "./archive-scrub-retire.scn";
 import { scenarios as archiveSteps } from "./archive-steps.scn";
 import { scenarios as archiveRecode } from "./archive-recode.scn";
+import { scenarios as archiveSummaries } from "./archive-summaries.scn";
 import { scenarios as compactText } from "./compact-text.scn";
 import { scenarios as memoryTool } from "./memory-tool.scn";
 import { scenarios as listen } from "./listen.scn";
@@ -91,6 +92,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "archive-scrub-retire", scenarios: archiveScrubRetire },
   { file: "archive-steps", scenarios: archiveSteps },
   { file: "archive-recode", scenarios: archiveRecode },
+  { file: "archive-summaries", scenarios: archiveSummaries },
   { file: "compact-text", scenarios: compactText },
   { file: "memory-tool", scenarios: memoryTool },
   { file: "listen", scenarios: listen },
