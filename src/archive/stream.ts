@@ -791,6 +791,8 @@ export class ArchiveStream {
     let p = this.plain;
     // a copy that is not where it was left (a seal, a rewrite) starts again
     if (p && (p.seq !== seq || (p.at > 0 && fileLengthOf(tpath) !== p.at))) p = undefined;
+    // a sealed segment's whole plain twin (found at boot: a cut before the switch)
+    if (!p && !o && this.twins.get(seq) === len) p = { seq, at: len };
     if (!p) {
       if (!fits(len)) return undefined;
       p = { seq, at: 0 };

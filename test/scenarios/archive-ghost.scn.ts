@@ -41,14 +41,16 @@ function ghostOn(dev: SimDevice): number {
 
 // A device with a ghost: facts take most of the room, moments a month at a
 // time, steps one at a time until a retire leaves a ghost (the state it
-// leaves, before any other step). Also every moment's content then.
-// `roomy`: facts take less room, and the retire is called at once when the
-// newer member of the first pair has started (room for the mate to fill
-// before an append runs short of it).
-function withGhost(roomy = false): { dev: SimDevice; a: Archive; ghost: number; m: number } {
+// leaves, before any other step). `roomy`: facts take less room, and the
+// retire is called at once when the newer member of the first pair has
+// started (room for the mate to fill before an append runs short of it).
+// Built once each (an image), then loaded and booted for each use.
+const built = new Map<boolean, { img: Image; ghost: number; m: number }>();
+function build(roomy: boolean): { img: Image; ghost: number; m: number } {
   const dev = fresh(STORAGE);
   const a = new Archive(root);
   const use = () => dev.spiffs.usedPages() / dev.spiffs.totalPages;
+  const done = (g: number, m: number) => ({ img: imageOf(dev), ghost: g, m });
   if (roomy) {
     for (let m = 0; m < 30; m++) {
       a.append("moment", momentsOf(m, 40));
@@ -56,21 +58,35 @@ function withGhost(roomy = false): { dev: SimDevice; a: Archive; ghost: number; 
         for (let r = a.step(), n = 0; r && n < 200; r = a.step(), n++);
         ok((a as unknown as { retireOne(): boolean }).retireOne(), "a retire");
         const g = ghostOn(dev);
-        if (g >= 0) return { dev, a, ghost: g, m: m + 1 };
+        if (g >= 0) return done(g, m + 1);
       }
     }
     throw new Error("no ghost");
   }
-  for (let i = 0; use() < RETIRE_AT - 0.2; i++) a.append("fact", [{ timestamp: sec(fromLocal(2023, 1, 1, 8, 0)) + i * 60, content: `第${i}个事实：主人喜欢的东西又多了一样，要一直记住，这一条写得长一些，好让分区快点满起来。` }]);
+  const t0 = sec(fromLocal(2023, 1, 1, 8, 0));
+  for (let i = 0; use() < RETIRE_AT - 0.2; i += 10) {
+    const b = [];
+    for (let k = i; k < i + 10; k++) b.push({ timestamp: t0 + k * 60, content: `第${k}个事实：主人喜欢的东西又多了一样，要一直记住，这一条写得长一些，好让分区快点满起来。` });
+    a.append("fact", b);
+  }
   for (let r = a.step(), n = 0; r && n < 500; r = a.step(), n++);
   for (let m = 0; m < 30; m++) {
     a.append("moment", momentsOf(m, 40));
     for (let r = a.step(), n = 0; r && n < 200; r = a.step(), n++) {
       const g = ghostOn(dev);
-      if (g >= 0) return { dev, a, ghost: g, m: m + 1 };
+      if (g >= 0) return done(g, m + 1);
     }
   }
   throw new Error("no ghost");
+}
+function withGhost(roomy = false): { dev: SimDevice; a: Archive; ghost: number; m: number; img: Image } {
+  let b = built.get(roomy);
+  if (!b) built.set(roomy, (b = build(roomy)));
+  const dev = load(b.img);
+  const a = new Archive(root);
+  a.check();
+  ok(ghostOn(dev) === b.ghost, "the ghost after a boot");
+  return { dev, a, ghost: b.ghost, m: b.m, img: b.img };
 }
 
 // On a copy of the device: the segment left not finalized, a reboot; every
@@ -122,10 +138,9 @@ export const scenarios: Scenario[] = [
   {
     name: "archive ghost: a cut at any write of the ghost's steps keeps every moment, and the open segment then left not finalized reads back whole",
     run() {
-      const { dev, a, ghost } = withGhost();
+      const { a, ghost, img } = withGhost();
       const mate = ghost + 1;
       const all = contents(a, "moment");
-      const img = imageOf(dev);
       let cuts = 0;
       for (let at = 1; at < 200; at++) {
         const d = load(img);
@@ -177,10 +192,9 @@ export const scenarios: Scenario[] = [
     run() {
       // the open mate: its keyed twin goes, then the ghost
       {
-        const { dev, a, ghost } = withGhost();
+        const { a, ghost, img } = withGhost();
         const mate = ghost + 1;
         const all = contents(a, "moment");
-        const img = imageOf(dev);
         for (let at = 1; at <= 3; at++) {
           const d = load(img);
           let b = new Archive(root);
