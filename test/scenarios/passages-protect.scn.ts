@@ -74,9 +74,17 @@ export const scenarios: Scenario[] = [
       let last = "";
       let plain = false;
       const stages: string[] = [];
+      // (a new stage: the protection files there, and how much of a plain twin is written)
+      const stage = () =>
+        dev.spiffs
+          .list()
+          .filter((e) => /^\/p\d{6}\.(par|twn)$/.test(e.name) || e.name === "/p000001.jsonl")
+          .map((e) => (/twn$/.test(e.name) ? `${e.name}:${e.length}` : e.name))
+          .sort()
+          .join(" ");
       for (let n = 0; n < 5000 && dev.spiffs.exists("/p000001.jsonl"); n++) {
         if (!st.step()) break;
-        const now = pFiles(dev);
+        const now = stage();
         if (now === last) continue;
         last = now;
         stages.push(now);
@@ -86,6 +94,7 @@ export const scenarios: Scenario[] = [
       }
       ok(!dev.spiffs.exists("/p000001.jsonl"), `p1 collected: ${st.notes.filter((x) => x.indexOf("texts") === 0).join("; ")}`);
       ok(plain, `the open segment's twin made plain before the collection ended: ${stages.join(" | ")}`);
+      ok(stages.length >= 3, `stages checked: ${stages.length}`);
       for (let n = 0; st.step(); n++) if (n > 20000) throw new Error("step() never ends");
       deepEqual(texts(st), want, "after the collection");
       // the group's parity made again by steps: a sealed segment left not finalized is served and rebuilt
