@@ -425,6 +425,13 @@ export class Archive {
         // new twins and parity take room: only below the retire line (retire comes first)
         const { used, total } = this.space();
         const roomy = used + SEGMENT_BYTES <= total * RETIRE_AT;
+        // a ghost (a retired moment or event segment's .par kept as a key)
+        // goes by steps: a plain twin of its mate first (FORMAT.md §3.15);
+        // its bytes need room below the hard line only, as the ghost they free
+        for (const s of STREAMS) {
+          const g = this.streams[s].ghostStep((bytes) => used + bytes <= total * HARD_LIMIT);
+          if (g) return { did: `protect ${g}` };
+        }
         for (const s of STREAMS) {
           const p = this.streams[s].protectStep(roomy);
           if (p) return { did: `protect ${p}` };

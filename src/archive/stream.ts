@@ -328,8 +328,11 @@ export class ArchiveStream {
 
   // A twin started for segment `seq`: <seq>.par XORed with its key (none for
   // a group's first segment), or a plain <seq>.twn when the key is not whole.
+  // A twin started anew is never XORed with a ghost (the ghost would have to
+  // stay as long as it): it is a plain .twn then (FORMAT.md §3.15).
   private twinOf(seq: number): { par: boolean; key: number } {
     const k = this.keyFor(seq);
+    if (k >= 0 && !this.segs.has(k)) return { par: false, key: -1 };
     return k === -1 ? { par: false, key: -1 } : { par: true, key: Math.max(k, -1) };
   }
 
@@ -702,15 +705,137 @@ export class ArchiveStream {
       if (!this.segs.has(q) && !(o && o.seq === q)) ghost = q;
     });
     if (ghost === undefined) return false;
-    File.delete(this.path(ghost, "par"));
-    this.pars.delete(ghost);
-    if (o && o.key === ghost) {
-      File.delete(this.path(o.seq, "par"));
-      o.twin = -1;
+    // what is XORed with it goes first: a cut before the ghost's delete
+    // leaves a ghost no key needs (dropped by ghostStep), never a twin or a
+    // parity read back without its key
+    if (o && o.par && o.key === ghost) {
+      remove(this.path(o.seq, "par"));
+      const p = this.plain;
+      // a plain copy under way beside it becomes the twin (twinStep completes it)
+      if (p && p.seq === o.seq && fileLengthOf(this.path(o.seq, "twn")) === p.at) o.twin = p.at;
+      else o.twin = -1;
       o.par = false;
       o.key = -1;
     }
+    for (let x = ghost + 1; x < this.fOf(this.gOf(ghost) + 1); x++)
+      if (this.segs.has(x) && this.pars.has(x) && !(o && o.seq === x)) {
+        remove(this.path(x, "par")); // its parity made from a twin XORed with the ghost: made again by steps
+        this.pars.delete(x);
+      }
+    this.plain = undefined;
+    remove(this.path(ghost, "par"));
+    this.pars.delete(ghost);
     return true;
+  }
+
+  // ---- ghosts (FORMAT.md §3.15, docs/design/ghosts.md) -----------------------------------
+
+  // A plain copy of a segment written by steps beside the keyed file that
+  // protects it (the open segment's twin XORed with a key, or a sealed pair
+  // member's parity XORed with a ghost): the segment and the bytes copied.
+  // Not kept across a boot: boot deletes a .twn beside the open segment's
+  // .par, and a sealed segment's .twn shorter than it.
+  private plain: { seq: number; at: number } | undefined;
+
+  // A ghost of this stream (pairs only): a .par whose segment is gone.
+  ghost(): number {
+    let g = -1;
+    if (this.size !== PARITY.pair) return g;
+    const o = this.open;
+    this.pars.forEach((_l, q) => {
+      if (!this.segs.has(q) && !(o && o.seq === q)) g = q;
+    });
+    return g;
+  }
+
+  // What holds a ghost's bytes as its key: the open segment (its twin XORed
+  // with it), or its sealed mate (whose parity is); -1 when none does.
+  private keyedBy(ghost: number): number {
+    const o = this.open;
+    if (o && o.par && o.key === ghost) return o.seq;
+    for (let x = ghost + 1; x < this.fOf(this.gOf(ghost) + 1); x++) if (this.segs.has(x) && this.pars.has(x) && !(o && o.seq === x)) return x;
+    return -1;
+  }
+
+  // One step of dropping a ghost without leaving its mate unprotected at any
+  // cut: a plain copy of the mate written beside the file XORed with the
+  // ghost, 4 KB a step; when it is whole it takes that file's place (the
+  // keyed file deleted); then the ghost, which no key needs any more, is
+  // deleted. `fits(bytes)`: whether the copy's bytes fit (the partition's
+  // hard line); undefined when there is nothing to do.
+  ghostStep(fits: (bytes: number) => boolean = () => true): string | undefined {
+    const c = STREAM_CHAR[this.stream];
+    const ghost = this.ghost();
+    if (ghost < 0) return undefined;
+    const mate = this.keyedBy(ghost);
+    if (mate < 0) {
+      remove(this.path(ghost, "par"));
+      this.pars.delete(ghost);
+      return `${c}${ghost}: ghost dropped`;
+    }
+    if (this.damaged.has(mate) || this.restoring.has(mate)) return undefined; // read from it meanwhile
+    return this.plainStep(mate, fits);
+  }
+
+  // One step of making the open segment's twin plain when it is XORed with a
+  // key in group g (before that group's parity goes: the passages' collection,
+  // src/episode/store.ts); false when it is not (any more).
+  unkeyStep(g: number, fits: (bytes: number) => boolean = () => true): boolean {
+    const o = this.open;
+    if (!o || !o.par || o.key < 0 || o.twin < 0 || this.gOf(o.seq) !== g) return false;
+    return this.plainStep(o.seq, fits) !== undefined;
+  }
+
+  // 4 KB of a plain copy of segment `seq` (`<seq>.twn`), or its switch when
+  // whole: the open segment's twin becomes the plain copy (its .par goes), a
+  // sealed segment's parity goes (its plain twin protects it).
+  private plainStep(seq: number, fits: (bytes: number) => boolean): string | undefined {
+    const c = STREAM_CHAR[this.stream];
+    const o = this.open && this.open.seq === seq ? this.open : undefined;
+    const len = o ? o.length : (this.segs.get(seq) as number);
+    const tpath = this.path(seq, "twn");
+    let p = this.plain;
+    // a copy that is not where it was left (a seal, a rewrite) starts again
+    if (p && (p.seq !== seq || (p.at > 0 && fileLengthOf(tpath) !== p.at))) p = undefined;
+    // a sealed segment's whole plain twin (found at boot: a cut before the switch)
+    if (!p && !o && this.twins.get(seq) === len) p = { seq, at: len };
+    if (!p) {
+      if (!fits(len)) return undefined;
+      p = { seq, at: 0 };
+    }
+    this.plain = p;
+    if (p.at < len) {
+      const k = Math.min(CHUNK, len - p.at);
+      const src = o ? new File(this.path(seq)) : this.openRead(seq);
+      try {
+        if (readInto(src, p.at, k, this.bufs.chunk) !== k) throw new ArchiveError("io", "archive: short read");
+      } finally {
+        src.close();
+      }
+      const w = p.at === 0 ? openWrite(tpath) : openAppend(tpath, p.at);
+      try {
+        writeAt(w, this.bufs.chunk.subarray(0, k), p.at);
+      } catch (e) {
+        this.plain = undefined;
+        throw e;
+      } finally {
+        w.close();
+      }
+      p.at += k;
+      if (p.at < len || !o) return `${c}${seq}: plain twin ${p.at} of ${len}`;
+    }
+    // whole: the keyed file goes (the plain copy is whole before it does)
+    remove(this.path(seq, "par"));
+    this.plain = undefined;
+    if (o) {
+      o.par = false;
+      o.key = -1;
+      o.twin = p.at;
+    } else {
+      this.pars.delete(seq);
+      this.twins.set(seq, p.at);
+    }
+    return `${c}${seq}: plain twin in place of its .par`;
   }
 
   // Reads a sealed segment through (at most 56 KB): true when every read works.
@@ -734,6 +859,7 @@ export class ArchiveStream {
   dropParityOf(seq: number): boolean {
     const g = this.gOf(seq);
     let did = false;
+    if (this.plain && this.gOf(this.plain.seq) === g && this.plain.seq !== this.open?.seq) this.plain = undefined;
     for (let q = this.fOf(g); q < this.fOf(g + 1); q++) {
       if (!this.pars.has(q) || (this.open && this.open.seq === q)) continue;
       remove(this.path(q, "par"));
@@ -1204,7 +1330,10 @@ export class ArchiveStream {
     // a plain twin stays (moments, events; facts and digests until their
     // group's parity is whole: protectStep)
     const tl = File.exists(this.path(seq, "twn")) ? fileLengthOf(this.path(seq, "twn")) : -1;
-    if (tl >= 0 && tl !== this.segs.get(seq)) {
+    const copying = this.plain && this.plain.seq === seq && this.plain.at === tl; // a ghost's mate's plain copy, under way
+    if (copying) {
+      /* kept: ghostStep completes it */
+    } else if (tl >= 0 && tl !== this.segs.get(seq)) {
       File.delete(this.path(seq, "twn"));
       this.twins.delete(seq);
     } else if (tl >= 0) this.twins.set(seq, tl);

@@ -219,6 +219,14 @@ export class Passages {
     return false;
   }
 
+  // Before the collection drops the parity of segment `seq`'s group: one
+  // step of making the open segment's twin plain when it is XORed with that
+  // parity (src/archive/stream.ts unkeyStep), so that the open segment keeps a
+  // whole second copy at every cut. False when it is plain (or not keyed) already.
+  unkey(seq: number): boolean {
+    return this.stream.unkeyStep(this.stream.gOf(seq));
+  }
+
   // bytes of the stream's files on flash (segments, sidecars, twins, parity,
   // catalog): one listing of the root (status, benches; never on a reply's path)
   footprint(): number {

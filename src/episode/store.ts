@@ -602,6 +602,14 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       g.at = 0;
       return true;
     }
+    // the open segment's twin XORed with this group's parity is made plain
+    // first, by steps (passages.ts unkey): never left without a twin
+    try {
+      if (this.texts.unkey(g.victim)) return true;
+    } catch (e) {
+      if (!fatal(e)) this.gc = undefined;
+      throw e;
+    }
     st.dropParityOf(g.victim);
     st.retire(g.victim);
     this.notes.push(`texts: p${g.victim} collected`);

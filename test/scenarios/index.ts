@@ -21,6 +21,7 @@ import { scenarios as archiveSegments } from "./archive-segments.scn";
 import { scenarios as archiveTwin } from "./archive-twin.scn";
 import { scenarios as archiveDamage } from "./archive-damage.scn";
 import { scenarios as archiveRest } from "./archive-rest.scn";
+import { scenarios as archiveGhost } from "./archive-ghost.scn";
 import { scenarios as archiveTomb } from "./archive-tomb.scn";
 import { scenarios as archiveRetire } from "./archive-retire.scn";
 import { scenarios as archiver } from "./archiver.scn";
@@ -55,6 +56,7 @@ import { scenarios as queryScan } from "./query-scan.scn";
 import { scenarios as snapshot } from "./snapshot.scn";
 import { scenarios as episodeStore } from "./episode-store.scn";
 import { scenarios as episodeLean } from "./episode-lean.scn";
+import { scenarios as passagesProtect } from "./passages-protect.scn";
 
 import { scenarios as evolver } from "./evolver.scn";
 import { scenarios as config } from "./config.scn";
@@ -83,6 +85,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "archive-twin", scenarios: archiveTwin },
   { file: "archive-damage", scenarios: archiveDamage },
   { file: "archive-rest", scenarios: archiveRest },
+  { file: "archive-ghost", scenarios: archiveGhost },
   { file: "archive-tomb", scenarios: archiveTomb },
   { file: "archive-retire", scenarios: archiveRetire },
   { file: "archiver", scenarios: archiver },
@@ -117,6 +120,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "snapshot", scenarios: snapshot },
   { file: "episode-store", scenarios: episodeStore },
   { file: "episode-lean", scenarios: episodeLean },
+  { file: "passages-protect", scenarios: passagesProtect },
 
   { file: "evolver", scenarios: evolver },
   { file: "config", scenarios: config },

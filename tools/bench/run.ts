@@ -223,6 +223,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const stepMsMax: Record<string, number> = {}; // the slowest step of each kind (device ms)
   let appendsFailed = 0, factsFailed = 0; // refused appends (the records stay in NVS)
   let redundancyMax = 0, redundancyEnd = 0, parityEnd = 0, redundancyFull = 0;
+  // ghosts (FORMAT.md §3.15): a .par whose segment is gone, kept as another's key
+  let ghostMax = 0, ghostDays = 0, ghostEnd: string[] = [];
   let parityStepWritten = 0;
   const stepKinds: Record<string, number> = {};
   const append = (type: ArchiveType, batch: ArchiveRecord[]) => {
@@ -302,11 +304,20 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     }
     // the second copies and parity on the partition (twins of every segment, .par)
     {
-      let red = 0, par = 0;
-      for (const e of dev.spiffs.list()) {
+      let red = 0, par = 0, ghost = 0;
+      const all = dev.spiffs.list();
+      const have = new Set(all.map((e) => e.name));
+      ghostEnd = [];
+      for (const e of all) {
         if (/\.par$/.test(e.name)) par += e.length;
         if (/\.(twn|par)$/.test(e.name)) red += e.length;
+        if (/\.par$/.test(e.name) && !have.has(e.name.replace(/par$/, "jsonl"))) {
+          ghost += e.length;
+          ghostEnd.push(`${e.name} ${e.length}`);
+        }
       }
+      if (ghost > ghostMax) ghostMax = ghost;
+      if (ghost) ghostDays++;
       if (red > redundancyMax) redundancyMax = red;
       // while room is contested (within 5 points of the retire line) the
       // protection's bytes are room that records do not get
@@ -336,7 +347,9 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const twinWritten = (kinds.twn?.bytesWritten ?? 0) + (kinds.par?.bytesWritten ?? 0) - parityStepWritten;
   // what facts and episodes take on flash at the end (file lengths)
   let factFileBytes = 0, episodeFileBytes = 0;
+  const protectionEnd: string[] = []; // the segments of moments, events, passages and every .par/.twn at the end
   for (const e of dev.spiffs.list()) {
+    if (/\.(par|twn)$/.test(e.name) || /^\/[mep][0-9]+\.jsonl$/.test(e.name)) protectionEnd.push(`${e.name} ${e.length}`);
     if (/^\/f[0-9]*\.[a-z]+$/.test(e.name)) factFileBytes += e.length; // f.jsonl f.six f.sum f.bsc f.cat f.twn fNNNNNN.par
     if (/^\/ep\./.test(e.name) || /^\/p[0-9]*\.[a-z]+$/.test(e.name)) episodeFileBytes += e.length; // the slot files and the passages (p.cat p.sum p.bsc pNNNNNN.jsonl .six .par .twn)
   }
@@ -480,6 +493,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     redundancy_percent_full: r2((100 * redundancyFull) / partitionBytes),
     redundancy_bytes_end: redundancyEnd,
     parity_bytes_end: parityEnd,
+    ghost_bytes_max: ghostMax, // .par files whose segment is gone (a retired pair member's, kept as a key), the peak at a day's end
+    ghost_days: ghostDays, // days that ended with one
+    ghosts_end: ghostEnd,
+    protection_files_end: protectionEnd,
     longest_step_ms_device: r2(longestStep),
     longest_step: longestStepAt,
     longest_step_traffic: { bytes_read: longestStepTraffic.bytesRead, read_calls: longestStepTraffic.readCalls, bytes_written: longestStepTraffic.bytesWritten },

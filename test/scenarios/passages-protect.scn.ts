@@ -1,0 +1,113 @@
+// The passages' collection and the open segment's twin (docs/FORMAT.md
+// §4.3.1, docs/design/ghosts.md): before a collected segment's group parity
+// goes, the open segment's twin XORed with that parity is made plain by
+// steps (a .twn beside it, then the keyed .par deleted), so the open segment
+// keeps a whole second copy at every stage; the group's parity is made again
+// by steps after, and a damaged segment is then rebuilt from it.
+import { SimDevice } from "../../host-sim/device";
+import { EpisodeStore } from "../../src/episode/store";
+import { type Episode } from "../../src/episode/types";
+import { ok, deepEqual } from "./assert";
+import { episode, freshDevice } from "./episode-store.scn";
+import type { Scenario } from "./types";
+
+// texts the compact table does not shorten (130 emoji, 520 bytes): about 100 a segment
+const long = (k: number, v: string) => `${k}${v}` + "🐟🌊🎣⛵🐚".repeat(26);
+
+type Image = { name: string; bytes: Uint8Array }[];
+const imageOf = (dev: SimDevice): Image => dev.spiffs.list().map((e) => ({ name: e.name, bytes: dev.spiffs.content(e.name).slice() }));
+
+function texts(st: EpisodeStore): string[] {
+  const got: string[] = [];
+  st.scan((e) => void got.push(e.content), true);
+  return got;
+}
+
+// On a copy of the device: `name` left not finalized, a reboot, every text
+// read back. (The device in use is installed again after.)
+function damagedReadsWhole(img: Image, name: string, want: string[], what: string): void {
+  const was = SimDevice.current;
+  try {
+    const dev = freshDevice();
+    for (const f of img) dev.spiffs.load(f.name, f.bytes.slice());
+    dev.spiffs.notFinalized.add(name);
+    deepEqual(texts(new EpisodeStore()), want, `${what}: ${name} not finalized, every text`);
+  } finally {
+    was.install();
+  }
+}
+
+const pFiles = (dev: SimDevice) =>
+  dev.spiffs
+    .list()
+    .filter((e) => /^\/p\d{6}\.(jsonl|par|twn)$/.test(e.name))
+    .map((e) => `${e.name.slice(1)}:${e.length}`)
+    .sort()
+    .join(" ");
+
+export const scenarios: Scenario[] = [
+  {
+    name: "passages protect: a collection makes the open segment's twin plain by steps before its group's parity goes; the open segment left not finalized reads back whole at every stage; a damaged segment is rebuilt after",
+    run() {
+      const dev = freshDevice();
+      let st = new EpisodeStore();
+      // 110 texts (two segments), then 100 of the first ones changed: the first segment is mostly garbage
+      const eps: Episode[] = [];
+      for (let i = 0; i < 110; i += 8) {
+        const b: Episode[] = [];
+        for (let k = i; k < Math.min(110, i + 8); k++) b.push(episode(k, k + 1, long(k, "旧")));
+        st.write(b);
+        eps.push(...b);
+      }
+      for (let i = 0; i < 100; i += 8) {
+        const b: Episode[] = [];
+        for (let k = i; k < Math.min(100, i + 8); k++) b.push({ ...eps[k], content: long(k, "新") });
+        st.write(b);
+        for (const e of b) eps[e.slot] = e;
+      }
+      for (let n = 0; st.texts.step(true); n++) if (n > 1000) throw new Error("the texts' upkeep never ends");
+      const want = eps.map((e) => e.content);
+      const open = () => st.texts.stream.open?.seq ?? -1;
+      const o0 = open();
+      ok(o0 >= 3 && dev.spiffs.exists(`/p${String(o0).padStart(6, "0")}.par`) && dev.spiffs.exists(`/p${String(o0 - 1).padStart(6, "0")}.par`), `the open segment's twin XORed with its group's parity: ${pFiles(dev)}`);
+      // the collection, a step at a time; each new state of the texts' files checked
+      let last = "";
+      let plain = false;
+      const stages: string[] = [];
+      // (a new stage: the protection files there, and how much of a plain twin is written)
+      const stage = () =>
+        dev.spiffs
+          .list()
+          .filter((e) => /^\/p\d{6}\.(par|twn)$/.test(e.name) || e.name === "/p000001.jsonl")
+          .map((e) => (/twn$/.test(e.name) ? `${e.name}:${e.length}` : e.name))
+          .sort()
+          .join(" ");
+      for (let n = 0; n < 5000 && dev.spiffs.exists("/p000001.jsonl"); n++) {
+        if (!st.step()) break;
+        const now = stage();
+        if (now === last) continue;
+        last = now;
+        stages.push(now);
+        const name = `/p${String(open()).padStart(6, "0")}`;
+        if (dev.spiffs.exists(`${name}.twn`) && !dev.spiffs.exists(`${name}.par`) && dev.spiffs.exists("/p000001.jsonl")) plain = true;
+        damagedReadsWhole(imageOf(dev), `${name}.jsonl`, want, `stage ${stages.length}`);
+      }
+      ok(!dev.spiffs.exists("/p000001.jsonl"), `p1 collected: ${st.notes.filter((x) => x.indexOf("texts") === 0).join("; ")}`);
+      ok(plain, `the open segment's twin made plain before the collection ended: ${stages.join(" | ")}`);
+      ok(stages.length >= 3, `stages checked: ${stages.length}`);
+      for (let n = 0; st.step(); n++) if (n > 20000) throw new Error("step() never ends");
+      deepEqual(texts(st), want, "after the collection");
+      // the group's parity made again by steps: a sealed segment left not finalized is served and rebuilt
+      const sealed = "/p000002.jsonl";
+      ok(dev.spiffs.exists(sealed) && dev.spiffs.list().some((e) => /^\/p\d{6}\.par$/.test(e.name) && e.name !== `/p${String(open()).padStart(6, "0")}.par`), `parity again: ${pFiles(dev)}`);
+      const good = dev.spiffs.content(sealed).slice();
+      dev.spiffs.notFinalized.add(sealed);
+      dev.reboot();
+      st = new EpisodeStore();
+      deepEqual(texts(st), want, `${sealed} not finalized: every text served`);
+      for (let n = 0; st.step(); n++) if (n > 20000) throw new Error("step() never ends");
+      const b = dev.spiffs.content(sealed);
+      ok(!dev.spiffs.notFinalized.has(sealed) && b.length === good.length && b.every((x, i) => x === good[i]), `${sealed} rebuilt byte for byte`);
+    },
+  },
+];
