@@ -447,11 +447,15 @@ export class ArchiveStream {
     }
     // facts and digests (never retired): a sealed member gone, or shorter than
     // its catalog entry, that a parity of its group covers: damage, restored
-    // from the parity (a rewrite deletes the parity before it changes a member)
+    // from the parity (a rewrite deletes the parity before it changes a member).
+    // Passages: the census collects whole segments and their entries stay, so
+    // only a member still listed (SPIFFS damage leaves the object: not
+    // finalized, short) is damage; one not listed was collected.
     if (this.size !== PARITY.pair)
       this.cat.entries.forEach((e, q) => {
         const have = segs.get(q) ?? 0;
         if (q === openTop || q === this.skip || have >= e.bytes || this.restoring.has(q) || (twins.get(q) ?? -1) >= e.bytes) return;
+        if (this.stream === "passage" && !segs.has(q)) return;
         let covered = false;
         parLens.forEach((len, pq) => {
           if (pq !== openTop && pq >= q && this.gOf(pq) === this.gOf(q) && len >= e.bytes) covered = true;
