@@ -480,7 +480,8 @@ export class Episodes implements EpisodeReader {
     const old = this.store.read(slot);
     if (!old || old.state !== "active") return undefined;
     const t = this.nowS();
-    const gone: Episode = { ...old, state: "trash", purgeAt: t + TRASH_DAYS * DAY };
+    // wipe: once purged, its text's segment is collected (seed 001: physically deleted)
+    const gone: Episode = { ...old, state: "trash", purgeAt: t + TRASH_DAYS * DAY, wipe: true };
     this.commit([gone], [this.tomb(old, "user_delete", "none", t)]);
     if (this.known) {
       this.known.active--;

@@ -25,6 +25,7 @@ import {
   decodeText,
   headerLean,
   headerRef,
+  headerWipe,
   H_SIG,
   type Checked,
 } from "./record";
@@ -110,7 +111,8 @@ export abstract class EpisodeBatch extends EpisodeFiles {
           }
           const state = v0 ? headerState(b0, at) : v1 ? headerState(b1 as Uint8Array, at) : 0;
           const s = first + i;
-          if (state === 0) fm[s >> 3] |= 1 << (s & 7);
+          // (a free slot whose text waits to be collected is not given out: its header keeps the pointer)
+          if (state === 0 && !(v0 ? this.wipePending(b0, at) : v1 && this.wipePending(b1 as Uint8Array, at))) fm[s >> 3] |= 1 << (s & 7);
         }
       }
     } finally {
@@ -316,7 +318,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
             hAt = 0;
           }
           if (!ok || headerState(h, hAt) === 0) {
-            fm[s >> 3] |= 1 << (s & 7);
+            if (!(ok && this.wipePending(h, hAt))) fm[s >> 3] |= 1 << (s & 7);
             continue;
           }
           const ep = got.length ? got[0] : decodeHeader(h, hAt, s);
@@ -354,6 +356,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     if (!Array.isArray(batch)) throw new EpisodeError("bad", "batch must be a list of episodes");
     if (!batch.length) return;
     if (batch.length > MAX_BATCH) throw new EpisodeError("bad", `at most ${MAX_BATCH} episodes per batch`);
+    batch = batch.slice(); // prepare() may mark a free one `wipe` (its text still to be collected)
     const slots: number[] = [];
     let top = -1;
     for (const ep of batch) {
@@ -472,7 +475,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
   // After a batch: the free map and the slot count.
   protected learnt(batch: Episode[]): void {
     for (let i = 0; i < batch.length; i++) {
-      this.setFree(batch[i].slot, batch[i].state === "free");
+      this.setFree(batch[i].slot, batch[i].state === "free" && !batch[i].wipe);
       if (batch[i].slot >= this.nSlots) this.nSlots = batch[i].slot + 1;
     }
     if (this.nSlots > EPISODE_SLOTS) this.nSlots = EPISODE_SLOTS;
@@ -508,8 +511,14 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     for (let i = 0; i < n; i++) {
       const ep = batch[i];
       if (ep.state === "free") {
-        refs.push({ seq: 0, at: 0, len: 0, crc: 0 });
+        // an owner-deleted episode's free header keeps its text's pointer: steps collect that segment
+        const w = this.wipeOf(ep.slot, old);
+        refs.push(w ?? { seq: 0, at: 0, len: 0, crc: 0 });
         sigs.push(undefined);
+        if (w) {
+          batch[i] = { ...ep, wipe: true };
+          this.wipeDue = true;
+        }
         continue;
       }
       const lines = encodePassage(ep.createdAt, ep.id, ep.content, ep.keywords.join(","));
@@ -551,6 +560,26 @@ export abstract class EpisodeBatch extends EpisodeFiles {
       encodeHeader(recs, i * HEADER_BYTES, ep, seq, r.crc, 0, sig, r);
     }
     return recs;
+  }
+
+  // The text an owner-deleted episode's header (either copy) points to, or
+  // still points to once freed, while its segment is on flash: undefined else.
+  protected wipeOf(slot: number, h: Uint8Array): TextRef | undefined {
+    for (let k = 0; k < 2; k++) {
+      const c = k === 0 ? this.primary() : 1 - this.primary();
+      if (!this.readHeader(c, slot, h) || !this.wipePending(h, 0)) continue;
+      return headerRef(h, 0);
+    }
+    return undefined;
+  }
+
+  // A header (valid) whose text must still be collected: the owner deleted
+  // its episode and the segment it points to is on flash (or not known yet).
+  protected wipePending(h: Uint8Array, at: number): boolean {
+    if (!headerLean(h, at) || !headerWipe(h, at)) return false;
+    const r = headerRef(h, at);
+    if (r.seq <= 0 || r.len <= 0) return false;
+    return !this.texts.loaded || this.texts.stream.segs.has(r.seq);
   }
 
   // Writes the batch's headers into copy k (its `.n` file while a rebuild

@@ -42,6 +42,9 @@ export interface Episode {
   purgeAt: number; // unix seconds, 0 unless state is trash
   source: EpisodeSource;
   sig: Uint8Array; // EPISODE_SIG_BYTES, derived from content + keywords
+  // the owner deleted it (seed 001): once its slot is freed, steps collect its
+  // text's segment so that no byte of the text stays on flash (FORMAT.md §4.2)
+  wipe?: boolean;
 }
 
 // A tombstone (seed 001's memory_tombstones): kept for ever, for a later sync.
