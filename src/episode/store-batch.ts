@@ -5,7 +5,7 @@
 
 import { File, System } from "file";
 
-import { EPISODE_SLOTS, EPISODE_SIG_BYTES, type Episode } from "./types";
+import { EPISODE_SLOTS, EPISODE_SIG_BYTES, type Episode, type TextFilterApi } from "./types";
 import {
   EpisodeError,
   HEADER_BYTES,
@@ -32,7 +32,7 @@ import {
 import { encodePassage } from "../archive/codec";
 import { crc32 } from "../nvs/crc32";
 import { ArchiveError } from "../archive/file";
-import { measure, type TextRef } from "./passages";
+import { measure, TextFilter, type TextRef } from "./passages";
 import { signature } from "./sig";
 import {
   CHUNK,
@@ -259,20 +259,40 @@ export abstract class EpisodeBatch extends EpisodeFiles {
   // Every episode that is not free, in slot order: the header file streamed in
   // 4 KB reads (with text, the text file alongside, 6 slots a read); a slot
   // whose copy does not check out is read from the other copy.
-  scan(fn: (ep: Episode) => boolean | void, text?: boolean): void {
+  // `want` (with text, a lean store): a valid header whose text is not wanted
+  // (want(header bytes, its offset) false) comes without it (withText false).
+  scan(fn: (ep: Episode, withText?: boolean, textLen?: number) => boolean | void, text?: boolean, want?: (h: Uint8Array, at: number) => boolean): void {
     this.open();
     if (!this.nSlots) return;
     try {
-      this.scanFrom(this.primary(), fn, text);
+      this.scanFrom(this.primary(), fn, text, want);
     } catch (e) {
       // a copy that could not be opened (now marked so) before anything was served: the other one
       if (!(e instanceof Opening)) throw e;
-      this.scanFrom(this.primary(), fn, text);
+      this.scanFrom(this.primary(), fn, text, want);
     }
   }
 
-  protected scanFrom(p: number, fn: (ep: Episode) => boolean | void, text?: boolean): void {
-    const per = text ? TEXTS_PER_READ : CHUNK / HEADER_BYTES;
+  // Which texts may hold every one of `words` (folded): asked with a
+  // version-2 header (h, at), its passage's block signatures (TextFilter).
+  // Undefined when they can rule out nothing (no element, not a lean store).
+  textFilter(words: readonly Uint8Array[]): TextFilterApi | undefined {
+    this.open();
+    if (!this.lean) return undefined;
+    try {
+      this.ensureTexts();
+    } catch (e) {
+      if (fatal(e)) throw e;
+      return undefined;
+    }
+    const f = new TextFilter(this.texts, words);
+    if (!f.probe.length) return undefined;
+    return { may: (h, at) => !headerLean(h, at) || f.may(headerRef(h, at)), times: () => f.times(), cost: () => f.cost() };
+  }
+
+  protected scanFrom(p: number, fn: (ep: Episode, withText?: boolean, textLen?: number) => boolean | void, text?: boolean, want?: (h: Uint8Array, at: number) => boolean): void {
+    // a lean store's scan that picks texts streams its headers 32 a read
+    const per = text && (!want || !this.lean) ? TEXTS_PER_READ : CHUNK / HEADER_BYTES;
     const hb = new Uint8Array(per * HEADER_BYTES);
     // version-1 texts are read side by side; a lean store's are passages (read one by one)
     const tb = text && !this.lean ? new Uint8Array(per * TEXT_BYTES) : undefined;
@@ -309,6 +329,12 @@ export abstract class EpisodeBatch extends EpisodeFiles {
           let h = hb, hAt = ha;
           let ok = i < hc && headerValid(hb, ha);
           got.length = 0;
+          // a text not wanted: the header alone (the slot is not free)
+          const skip = ok && text && !!want && headerLean(hb, ha) && headerState(hb, ha) !== 0 && !want(hb, ha);
+          if (skip) {
+            if (fn(decodeHeader(hb, ha, s), false, headerRef(hb, ha).len) === true) return;
+            continue;
+          }
           if (ok && text) ok = headerLean(hb, ha) ? this.passageOf(hb, ha, s, got) : !!tb && i < tc && textValid(tb, ta) && textCrcOf(tb, ta) === headerTextCrc(hb, ha);
           if (!ok) {
             // the other copy (opened for this slot alone: at most 3 files open)
@@ -323,7 +349,8 @@ export abstract class EpisodeBatch extends EpisodeFiles {
           }
           const ep = got.length ? got[0] : decodeHeader(h, hAt, s);
           if (text && !got.length && tb) decodeText(tb, ta, ep);
-          if (fn(ep) === true) return;
+          // (the bytes of its passage's lines: a version-1 header's text is not a passage, -1)
+          if (fn(ep, !!text, headerLean(h, hAt) ? headerRef(h, hAt).len : -1) === true) return;
         }
       }
       this.free = fm; // a whole scan is a census of the free slots

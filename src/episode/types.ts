@@ -66,6 +66,12 @@ export interface EpisodeReader {
   forEach(fn: (ep: Episode) => boolean | void, opts?: { trash?: boolean; text?: boolean; words?: readonly Uint8Array[] }): void;
 }
 
+export interface TextFilterApi {
+  may(h: Uint8Array, at: number): boolean;
+  times(): number[] | undefined;
+  cost(): number; // bytes times() reads at most (the sidecars), less the unindexed lines it scans
+}
+
 // The episode files (src/episode/store.ts implements it; docs/FORMAT.md §4).
 // Every change is a batch of whole episodes written by one mechanism that a
 // power cut at any point leaves either as before or as after, per episode,
@@ -81,7 +87,23 @@ export interface EpisodeStoreApi {
   freeSlot(): number; // a free slot, else `slots` (the files grow by one)
   // headers only (content "" and keywords []) unless `text`; every slot's
   // episode that is not free, in slot order; fn returns true to stop
-  scan(fn: (ep: Episode) => boolean | void, text?: boolean): void;
+  // `want` (with text): a header whose text is not wanted comes without it
+  // (withText false: content "" and keywords [])
+  // (textLen: the bytes of its passage's lines, -1 for a version-1 header's text)
+  scan(fn: (ep: Episode, withText?: boolean, textLen?: number) => boolean | void, text?: boolean, want?: (h: Uint8Array, at: number) => boolean): void;
+  // the times (a passage line's `t`: its episode's createdAt) of every text
+  // that may hold every one of `words`, as [lo, hi] pairs; undefined when
+  // they cannot be told (then any text may)
+  textTimes?(words: readonly Uint8Array[]): number[] | undefined;
+  // which texts may hold every one of `words` (folded): may(h, at) asked with
+  // a text's header bytes; times(): the `t` of every passage line (its
+  // episode's createdAt) that may, as [lo, hi] pairs, undefined when they
+  // cannot be told; cost(): its bytes. Undefined when nothing can be ruled out
+  // (docs/design/episode-queries.md)
+  textFilter?(words: readonly Uint8Array[]): TextFilterApi | undefined;
+  // whether a text may hold every one of `words` (folded), asked with its
+  // header's bytes; undefined when nothing can be ruled out (docs/design/episode-queries.md)
+  textMay?(words: readonly Uint8Array[]): ((h: Uint8Array, at: number) => boolean) | undefined;
   read(slot: number): Episode | undefined; // header and text; undefined if free
   // read(slot) when `may(header, offset of its sig)` holds for the primary
   // copy's valid header (else undefined, its text not read); a header that
