@@ -438,8 +438,11 @@ export class ArchiveStream {
     }
     // facts and digests (never retired): a sealed member gone, or shorter than
     // its catalog entry, that a parity of its group covers: damage, restored
-    // from the parity (a rewrite deletes the parity before it changes a member)
-    if (this.size !== PARITY.pair)
+    // from the parity (a rewrite deletes the parity before it changes a member).
+    // Not the passages: their segments are retired by the episode store's
+    // collection (its catalog entry stays, dead), and a parity made again
+    // after it would bring back other members' bytes under its name.
+    if (this.size !== PARITY.pair && this.stream !== "passage")
       this.cat.entries.forEach((e, q) => {
         const have = segs.get(q) ?? 0;
         if (q === openTop || q === this.skip || have >= e.bytes || this.restoring.has(q) || (twins.get(q) ?? -1) >= e.bytes) return;

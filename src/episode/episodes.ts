@@ -27,7 +27,7 @@ import { importance, isCore, strength, hundredths, FORGET_BELOW } from "./score"
 import { polarity, topicOverlap, sameThing } from "./words";
 import { agePhrase } from "./age";
 import { signature, similarity, wordBits, hasBits, hasFoldedBits } from "./sig";
-import { H_SIG, headerState } from "./record";
+import { H_SIG, headerState, decodeHeader } from "./record";
 import { MAX_LINE } from "../archive/codec";
 
 // The signatures of src/episode/sig.ts: hashed character n-grams of a text and
@@ -880,19 +880,27 @@ export class Episodes implements EpisodeReader {
     return { ...this.known, tombs: this.store.tombCount(), slots: this.store.slots };
   }
 
-  forEach(fn: (ep: Episode) => boolean | void, opts: { trash?: boolean; text?: boolean; words?: readonly Uint8Array[] } = {}): void {
+  forEach(fn: (ep: Episode) => boolean | void, opts: { trash?: boolean; text?: boolean; words?: readonly Uint8Array[]; pre?: (ep: Episode) => boolean } = {}): void {
     this.store.open();
+    const pre = opts.text === true ? opts.pre : undefined;
     if (opts.text === true && opts.words && opts.words.length) {
       const bits: number[] = [];
       for (const w of opts.words) for (const b of wordBits(w)) if (bits.indexOf(b) < 0) bits.push(b);
       // the passages' block signatures (a lean store): which texts may hold the words
       const tm = this.store.textFilter ? this.store.textFilter(opts.words) : undefined;
-      if (bits.length || tm) return this.forEachMaybe(fn, opts.trash === true, bits, tm);
+      if (bits.length || tm) return this.forEachMaybe(fn, opts.trash === true, bits, tm, pre);
     }
-    // nothing to rule out (no word, or none with an element): every text is read
-    this.store.scan((ep) => {
-      if (ep.state === "active" || (opts.trash && ep.state === "trash")) return fn(ep);
-    }, opts.text === true);
+    // no word to rule texts out by (none, or none with an element): every
+    // text is read, but for headers that fail `pre`
+    const wanted = (st: number) => st === 1 || (opts.trash === true && st === 2);
+    this.store.scan(
+      (ep, withText) => {
+        if (opts.text === true && withText === false) return; // its header fails `pre`
+        if (ep.state === "active" || (opts.trash && ep.state === "trash")) return fn(ep);
+      },
+      opts.text === true,
+      pre ? (h, at) => wanted(headerState(h, at)) && pre(decodeHeader(h, at, 0)) : undefined,
+    );
   }
 
   // forEach with text over the episodes that may hold the words: by the
@@ -905,9 +913,9 @@ export class Episodes implements EpisodeReader {
   // - else (more candidates, or no signatures in RAM yet: a "cold" index) one
   //   header scan (4 KB reads) that reads only the texts both allow, and
   //   builds the signatures in RAM on the way when it goes to the end.
-  private forEachMaybe(fn: (ep: Episode) => boolean | void, trash: boolean, bits: readonly number[], tm?: TextFilterApi): void {
+  private forEachMaybe(fn: (ep: Episode) => boolean | void, trash: boolean, bits: readonly number[], tm?: TextFilterApi, pre?: (ep: Episode) => boolean): void {
     const wanted = (st: number) => st === 1 || (trash && st === 2);
-    const may = (h: Uint8Array, at: number) => wanted(headerState(h, at)) && (!bits.length || sigMay(h, at + H_SIG, bits)) && (!tm || tm.may(h, at));
+    const may = (h: Uint8Array, at: number) => wanted(headerState(h, at)) && (!bits.length || sigMay(h, at + H_SIG, bits)) && (!pre || pre(decodeHeader(h, at, 0))) && (!tm || tm.may(h, at));
     const warm = this.warmIndex();
     if (warm) {
       const x = warm;

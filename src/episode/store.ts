@@ -477,7 +477,8 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     }
     this.scrubAt = -1;
     if (nowMs !== undefined) this.scrubDue = nowMs + SCRUB_EVERY_MS;
-    return false;
+    // the census's collection goes on after the pass (a segment waited for, a segment to move)
+    return !!this.gc;
   }
 
   // ---- collecting the passages no header points to (FORMAT.md §4.3.1) --------------------
@@ -552,7 +553,7 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       }
       if ((st.open && st.open.seq === v) || st.unsealed().indexOf(v) >= 0 || st.restoring.has(v) || st.damaged.has(v)) {
         if (++g.waits > WIPE_WAITS) {
-          this.notes.push(`texts: p${v} not collected yet: it is not sealed`);
+          this.notes.push(`texts: p${v} not collected yet: it is not sealed, or damaged`);
           this.gc = undefined;
         }
         return;
@@ -649,6 +650,8 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     st.dropParityOf(g.victim);
     st.retire(g.victim);
     this.notes.push(`texts: p${g.victim} collected`);
+    // another segment may hold an owner-deleted text: a census of its own looks at once
+    if (g.wipe.length) this.wipeDue = true;
     this.gc = undefined;
     return true;
   }

@@ -63,7 +63,9 @@ export interface Tombstone {
 // `words` (folded, with `text`): only episodes whose content may hold every
 // one need come (the others may be left out, unread); the order stays.
 export interface EpisodeReader {
-  forEach(fn: (ep: Episode) => boolean | void, opts?: { trash?: boolean; text?: boolean; words?: readonly Uint8Array[] }): void;
+  // `pre` (with text): only episodes whose header (content "" and keywords [])
+  // meets it need come (the others may be left out, their texts unread)
+  forEach(fn: (ep: Episode) => boolean | void, opts?: { trash?: boolean; text?: boolean; words?: readonly Uint8Array[]; pre?: (ep: Episode) => boolean }): void;
 }
 
 export interface TextFilterApi {
