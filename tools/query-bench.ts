@@ -96,6 +96,8 @@ const store = new EpisodeStore();
     }
   }
 }
+// the passages' upkeep the device runs when idle (a full segment sealed, its sidecar completed)
+while (store.step()) {}
 const reader = new Episodes(store);
 const svc = new Service({ sink: { remind() {} }, archive });
 svc.tool.episodes = reader;
