@@ -651,7 +651,7 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     st.retire(g.victim);
     this.notes.push(`texts: p${g.victim} collected`);
     // another segment may hold an owner-deleted text: a census of its own looks at once
-    if (g.wipe.length) this.wipeDue = true;
+    if (g.wipe.some((q) => q !== g.victim && st.segs.has(q))) this.wipeDue = true;
     this.gc = undefined;
     return true;
   }
