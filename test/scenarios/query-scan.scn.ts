@@ -473,7 +473,7 @@ export const scenarios: Scenario[] = [
       };
       const long = cut(77, "麒麟"), long2 = cut(201, "qz");
       ok(long !== "" && long2 !== "", "contents whose two lines cut 麒麟 and qz");
-      for (let i = 0; i < 360; i++) {
+      for (let i = 0; i < 240; i++) {
         const content = i === 77 ? long : i === 201 ? long2 : `和主人聊了${WORDS[i % WORDS.length]}，他说下次还想一起${WORDS[(i + 5) % WORDS.length]}（第${i}次）`;
         eps0.push({ slot: i, id: i + 1, state: i % 17 === 3 ? "trash" : "active", content, keywords: [WORDS[(i + 2) % WORDS.length]], emotion: "happy", e: i % 101, i: (i * 7) % 101, p: (i * 13) % 101, j: (i * 29) % 101, useCount: 0, createdAt: t0 + i * 3600, lastActiveAt: t0 + i * 3600, purgeAt: i % 17 === 3 ? t0 + 400 * 86400 : 0, source: "ai", sig: new Uint8Array(64) });
       }
@@ -496,24 +496,24 @@ export const scenarios: Scenario[] = [
         return n;
       };
       const patterns = ["content CONTAINS '麒麟'", "content LIKE '%麒麟来%'", "content CONTAINS 'qz'", "content LIKE '%qz%'", "content LIKE '%第12_次%'", "content CONTAINS '第300次'", "content CONTAINS '独角兽'", "content CONTAINS '（第3'", "content LIKE '_%'", "content CONTAINS 'x'", "content CONTAINS '猫' AND state = 'trash'"];
-      const run = (eps: Episodes, what: string, only?: string) => {
-        for (const where of only ? [only] : patterns)
+      const run = (eps: Episodes, what: string, only?: string[], first = false) => {
+        for (const where of only ?? patterns)
           for (const args of [
             { from: "episode", where, order_by: "j desc", limit: 50, select: "id, content, state" },
             { from: "episode", where, limit: 3, select: "id, content" },
-          ]) {
+          ].slice(0, first ? 1 : 2)) {
             const r = both(svc, a, eps, dev, args);
             if (where.indexOf("麒麟") >= 0 || where.indexOf("qz") >= 0) equal(r.got.count, 1, `${what}: ${where}: the text of two lines is found`);
           }
       };
       // cold (a new reader: its first query builds the signatures in RAM) then warm, for every pattern
-      for (const where of patterns) run(new Episodes(store), "cold", where);
+      for (const where of patterns) run(new Episodes(store), "cold", [where], true);
       const warm = new Episodes(store);
       run(warm, "warm");
       // a pattern the block signatures rule out where the headers' cannot (第 and 次 are in every text)
       const sel = both(svc, a, warm, dev, { from: "episode", where: "content LIKE '%第12_次%'", order_by: "j desc", limit: 50 });
       equal(sel.got.count, 9); // 120–129 but 122 (in the trash)
-      ok(sel.bytes * 2 < sel.full, `warm: ${sel.bytes} bytes, the full scan ${sel.full}`);
+      ok(sel.bytes * 10 < sel.full * 7, `warm: ${sel.bytes} bytes, under 70% of the full scan ${sel.full} (it was the full scan)`);
       ok(sel.bytes <= need("content LIKE '%第12_次%'") + 65536, `within 64 KB beyond the matching texts: ${sel.bytes}`);
       const cold = both(svc, a, new Episodes(store), dev, { from: "episode", where: "content LIKE '%第12_次%'", order_by: "j desc", limit: 50 });
       ok(cold.bytes < cold.full && cold.bytes <= need("content LIKE '%第12_次%'") + 65536, `cold: ${cold.bytes} bytes, the full scan ${cold.full}`);
@@ -527,8 +527,9 @@ export const scenarios: Scenario[] = [
       const side = dev.spiffs.content(six).slice();
       side[32 + 288 * 2 + 40] ^= 0x10;
       dev.spiffs.load(six, side);
-      for (const where of patterns) run(new Episodes(store), "damaged sidecar, cold", where);
-      run(warm, "damaged sidecar, warm");
+      const some = ["content CONTAINS 'qz'", "content LIKE '%第12_次%'", "content CONTAINS '（第3'", "content CONTAINS '独角兽'"];
+      for (const where of some) run(new Episodes(store), "damaged sidecar, cold", [where], true);
+      run(warm, "damaged sidecar, warm", some);
     },
   },
 ];
