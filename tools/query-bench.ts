@@ -1,4 +1,4 @@
-// npx tsx tools/query-bench.ts [--facts N] [--months M] [--episodes E]: what action=query and
+// npx tsx tools/query-bench.ts [--facts N] [--months M] [--episodes E] [--episode-chars C]: what action=query and
 // recall type=snapshot read from flash (issue 16 items 7 and 8). Builds N
 // archived facts (default 4,000: a year at seed 000's rate, 8-14 a day, one
 // sentence each) and M months of digests (default 36: one of moments and one
@@ -17,9 +17,14 @@
 // matching_bytes), "beyond_candidates" (bytes_read − candidate_bytes: the
 // summaries, sidecars and line ends read) and "within_64k" (beyond ≤
 // 65,536); for episodes
-// "matching_bytes" (800 bytes, header and text, per episode meeting them),
-// "beyond", "within_64k" and "index" ("cold": the signatures in RAM are built
-// by this query, a header scan; "warm": they were in RAM).
+// "matching_bytes" (per episode meeting them, its header, 128 bytes, and its
+// text's passage lines), "matching_blocks" (the headers and the passages'
+// blocks, as their sidecars cut them, holding such a text), "full_scan"
+// (every header and every live text: what a pattern with nothing to rule out
+// reads), "beyond", "within_64k" and "index" ("cold": the signatures in RAM
+// are built by this query, a header scan; "warm": they were in RAM).
+// --episode-chars C: episode texts padded to C characters (200: full size;
+// default: short, about 25).
 import "../host-sim/trace";
 import config from "mc/config";
 import { SimDevice } from "../host-sim/device";
@@ -36,7 +41,9 @@ import { reads } from "../test/scenarios/archive.scn";
 import { parseQuery } from "../src/query/parse";
 import { Runner } from "../src/query/run";
 import { readSide, SIDE_MAX } from "../src/archive/segment";
-import { parseRecord, NL } from "../src/archive/codec";
+import { parseRecord, NL, encodePassage } from "../src/archive/codec";
+import { measure as measureLines } from "../src/episode/passages";
+import { headerRef } from "../src/episode/record";
 import { sigProbe, sigHas, SIG_BYTES } from "../src/archive/fold";
 
 function arg(name: string, dflt: number): number {
@@ -46,6 +53,8 @@ function arg(name: string, dflt: number): number {
 const N = arg("--facts", 4000);
 const M = arg("--months", 36);
 const E = arg("--episodes", 800);
+const EC = arg("--episode-chars", 0);
+const PAD = "今天天气很好，我们在院子里晒太阳，听小鸟唱歌，吃了好吃的苹果，还看了一会儿云。";
 
 const dev = new SimDevice({ now: fromLocal(2026, 2, 5, 13, 0) }).install();
 const archive = new Archive(config.file.root);
@@ -74,7 +83,9 @@ const store = new EpisodeStore();
 {
   let batch: Episode[] = [];
   for (let i = 0; i < E; i++) {
-    const content = `和主人聊了${WORDS[i % 12]}，他说下次还想一起${WORDS[(i + 5) % 12]}（第${i}次）`;
+    let content = `和主人聊了${WORDS[i % 12]}，他说下次还想一起${WORDS[(i + 5) % 12]}（第${i}次）`;
+    while (content.length < EC) content += PAD;
+    if (EC) content = content.slice(0, EC);
     const keywords = [WORDS[i % 12], WORDS[(i + 5) % 12]];
     const slot = store.freeSlot() + batch.length;
     const t = t0 + i * 36000;
@@ -85,6 +96,8 @@ const store = new EpisodeStore();
     }
   }
 }
+// the passages' upkeep the device runs when idle (a full segment sealed, its sidecar completed)
+while (store.step()) {}
 const reader = new Episodes(store);
 const svc = new Service({ sink: { remind() {} }, archive });
 svc.tool.episodes = reader;
@@ -162,14 +175,41 @@ function factBlocks(where: string): { matching: number; candidate: number } {
   return { matching, candidate };
 }
 
-// Episodes meeting `where` (read outside any measurement).
-function episodesMeeting(where: string): number {
+// Episodes meeting `where` (read outside any measurement): their headers and
+// texts' bytes, their headers and the passages' blocks holding their texts,
+// and every header and live text (a full scan).
+function episodesMeeting(where: string): { matching: number; blocks: number; full: number } {
   const holds = holdsOf("episode", where);
-  let n = 0;
+  let matching = 0, full = store.slots * 128;
+  const blocks = new Set<string>();
+  let blockBytes = 0;
+  const sides = new Map<number, { offset: number; length: number }[]>();
+  const p = store.texts.stream;
   store.scan((ep) => {
-    if (ep.state === "active" && holds({ id: ep.id, content: ep.content, keywords: ep.keywords, e: ep.e / 100, i: ep.i / 100, p: ep.p / 100, j: ep.j / 100, state: ep.state })) n++;
+    const len = measureLines(encodePassage(ep.createdAt, ep.id, ep.content, ep.keywords.join(","))).len;
+    full += len;
+    if (!(ep.state === "active" && holds({ id: ep.id, content: ep.content, keywords: ep.keywords, e: ep.e / 100, i: ep.i / 100, p: ep.p / 100, j: ep.j / 100, state: ep.state }))) return;
+    matching += 128 + len;
+    blockBytes += 128;
+    // the block(s) its header's pointer falls in
+    const h = dev.spiffs.content("/ep.h0").subarray(ep.slot * 128, ep.slot * 128 + 128);
+    const r = headerRef(h, 0);
+    let bl = sides.get(r.seq);
+    if (!bl) {
+      const length = p.open && p.open.seq === r.seq ? p.open.validEnd : (p.segs.get(r.seq) ?? 0);
+      const side = readSide(p.path(r.seq, "six"), "passage", r.seq, length, new Uint8Array(SIDE_MAX));
+      bl = side.blocks.map((b) => ({ offset: b.offset, length: b.length }));
+      const end = bl.length ? bl[bl.length - 1].offset + bl[bl.length - 1].length : 0;
+      if (length > end) bl.push({ offset: end, length: length - end });
+      sides.set(r.seq, bl);
+    }
+    for (const b of bl)
+      if (b.offset < r.at + r.len && r.at < b.offset + b.length && !blocks.has(`${r.seq}:${b.offset}`)) {
+        blocks.add(`${r.seq}:${b.offset}`);
+        blockBytes += b.length;
+      }
   }, true);
-  return n;
+  return { matching, blocks: blockBytes, full };
 }
 
 function measure(name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}): void {
@@ -186,7 +226,13 @@ function measure(name: string, args: Record<string, unknown>, extra: Record<stri
       line.matching_bytes = m.matching;
       line.candidate_bytes = m.candidate;
       line.beyond_candidates = r.bytes - m.candidate;
-    } else if (args.from === "episode") line.matching_bytes = episodesMeeting(where) * 800;
+    } else if (args.from === "episode") {
+      const m = episodesMeeting(where);
+      line.matching_bytes = m.matching;
+      line.matching_blocks = m.blocks;
+      line.full_scan = m.full;
+      line.beyond_blocks = r.bytes - m.blocks;
+    }
     line.beyond = r.bytes - (line.matching_bytes as number);
     line.within_64k = (line.beyond as number) <= 65536;
   }
@@ -211,6 +257,10 @@ episodeQuery("CONTAINS over all episode texts, a word present", { action: "query
 episodeQuery("CONTAINS over all episode texts, a word absent", { action: "query", from: "episode", where: "content CONTAINS '飞机'", order_by: "j desc", limit: 10, select: "id, content" });
 episodeQuery("LIKE over all episode texts, a word present", { action: "query", from: "episode", where: "content LIKE '%一起恐龙%'", order_by: "j desc", limit: 10, select: "id, content" });
 episodeQuery("LIKE over all episode texts, in every signature", { action: "query", from: "episode", where: "content LIKE '%第12_次%'", order_by: "j desc", limit: 10, select: "id, content" });
+episodeQuery("CONTAINS over all episode texts, a common word (in every one)", { action: "query", from: "episode", where: "content CONTAINS '主人'", order_by: "j desc", limit: 10, select: "id, content" });
+episodeQuery("CONTAINS over all episode texts, a word in one of 12", { action: "query", from: "episode", where: "content CONTAINS '钢琴'", order_by: "j desc", limit: 10, select: "id, content" });
+episodeQuery("LIKE over all episode texts, '_' alone (nothing to look for)", { action: "query", from: "episode", where: "content LIKE '_%'", order_by: "j desc", limit: 10, select: "id, content" });
+episodeQuery("CONTAINS over all episode texts, one ASCII character (nothing to look for)", { action: "query", from: "episode", where: "content CONTAINS 'x'", order_by: "j desc", limit: 10, select: "id, content" });
 measure("latest facts", { action: "query", from: "fact", limit: 10 });
 measure("facts of a month, newest first", { action: "query", from: "fact", where: "date >= '2025-06' AND date <= '2025-06'", limit: 10, select: "date, content" });
 measure("facts of a month, ordered", { action: "query", from: "fact", where: "date = '2025-06'", order_by: "date asc", limit: 10, select: "date, content" });

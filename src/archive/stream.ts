@@ -1022,6 +1022,13 @@ export class ArchiveStream {
     return { written: fresh.length, bytes: n, seq: o.seq, at: pos + (repair ? 2 : 0) };
   }
 
+  // The next append goes to a new segment: the one taking appends now is done
+  // and sealed by steps (the episode store's collection of an owner-deleted
+  // text in it: docs/FORMAT.md §4.3.1).
+  startNext(): void {
+    this.rollover();
+  }
+
   // Starts the next segment: its header line, its twin, its sidecar.
   private rollover(): OpenSeg {
     let seq = Math.max(this.nextSeq, (this.open?.seq ?? 0) + 1);

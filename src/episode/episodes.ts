@@ -22,11 +22,13 @@ import { now as clockNow, isValid } from "../time/clock";
 import { formatDate } from "../time/local";
 import { byteLength, encode } from "../text/utf8";
 import { crc32 } from "../nvs/crc32";
-import { CANDIDATES, EPISODE_SIG_BYTES, EPISODE_CONTENT_BYTES, EPISODE_CONTENT_CHARS, EPISODE_KEYWORDS, EPISODE_KEYWORDS_BYTES, EPISODE_SLOTS, TRASH_DAYS, type Episode, type EpisodeReader, type EpisodeSource, type EpisodeStoreApi, type EvictCause, type TombReason, type Tombstone } from "./types";
+import { CANDIDATES, EPISODE_SIG_BYTES, EPISODE_CONTENT_BYTES, EPISODE_CONTENT_CHARS, EPISODE_KEYWORDS, EPISODE_KEYWORDS_BYTES, EPISODE_SLOTS, TRASH_DAYS, type Episode, type EpisodeReader, type EpisodeSource, type EpisodeStoreApi, type EvictCause, type TombReason, type Tombstone, type TextFilterApi } from "./types";
 import { importance, isCore, strength, hundredths, FORGET_BELOW } from "./score";
 import { polarity, topicOverlap, sameThing } from "./words";
 import { agePhrase } from "./age";
 import { signature, similarity, wordBits, hasBits, hasFoldedBits } from "./sig";
+import { H_SIG, headerState, decodeHeader } from "./record";
+import { MAX_LINE } from "../archive/codec";
 
 // The signatures of src/episode/sig.ts: hashed character n-grams of a text and
 // its keywords, and how alike two are (0..1).
@@ -219,6 +221,36 @@ export const IDX_SIG = 16; // bytes of a folded signature (RAM only)
 export function foldSig(sig: Uint8Array, out: Uint8Array, off: number): void {
   for (let i = 0; i < IDX_SIG; i++) out[off + i] = 0;
   for (let i = 0; i < sig.length; i++) out[off + (i & (IDX_SIG - 1))] |= sig[i];
+}
+
+// The signatures in RAM (Episodes): per slot its state (1 active, 2 trash, 0
+// free), createdAt, folded signature, and whether its text is known to be one
+// passage line (MAX_LINE bytes or fewer: a text's `t` is then in the time
+// ranges TextFilterApi.times() gives when it may hold the words).
+interface Idx {
+  writes: number;
+  n: number;
+  active: Uint8Array;
+  created: Uint32Array;
+  sig: Uint8Array;
+  short: Uint8Array;
+}
+
+function newIdx(writes: number, n: number): Idx {
+  return { writes, n, active: new Uint8Array(n), created: new Uint32Array(n), sig: new Uint8Array(n * IDX_SIG), short: new Uint8Array(n) };
+}
+
+function idxPut(x: Idx, ep: Episode, len: number | undefined): void {
+  if (ep.slot >= x.n) return;
+  x.active[ep.slot] = ep.state === "active" ? 1 : ep.state === "trash" ? 2 : 0;
+  x.created[ep.slot] = ep.createdAt;
+  x.short[ep.slot] = len !== undefined && len > 0 && len <= MAX_LINE ? 1 : 0;
+  foldSig(ep.sig, x.sig, ep.slot * IDX_SIG);
+}
+
+function inRanges(r: readonly number[], t: number): boolean {
+  for (let i = 0; i < r.length; i += 2) if (t >= r[i] && t <= r[i + 1]) return true;
+  return false;
 }
 
 // A header's signature at h[at..at+64) may hold `bits` (all zeros: anything).
@@ -480,7 +512,8 @@ export class Episodes implements EpisodeReader {
     const old = this.store.read(slot);
     if (!old || old.state !== "active") return undefined;
     const t = this.nowS();
-    const gone: Episode = { ...old, state: "trash", purgeAt: t + TRASH_DAYS * DAY };
+    // wipe: once purged, its text's segment is collected (seed 001: physically deleted)
+    const gone: Episode = { ...old, state: "trash", purgeAt: t + TRASH_DAYS * DAY, wipe: true };
     this.commit([gone], [this.tomb(old, "user_delete", "none", t)]);
     if (this.known) {
       this.known.active--;
@@ -590,20 +623,21 @@ export class Episodes implements EpisodeReader {
   fold: Fold | undefined;
 
   // active[slot]: 1 active, 2 in the trash, 0 free
-  private idx: { writes: number; n: number; active: Uint8Array; created: Uint32Array; sig: Uint8Array } | undefined;
+  // short[slot]: 1 when its text is known to be one passage line (MAX_LINE bytes or fewer)
+  private idx: Idx | undefined;
+
+  // The folded signatures in RAM when they are there and current, else undefined.
+  private warmIndex(): Idx | undefined {
+    const x = this.idx;
+    return x && x.writes === this.store.stats.writes && x.n >= this.store.slots ? x : undefined;
+  }
 
   // The folded signatures of every slot, built by a header scan when missing or stale.
-  private index(): { n: number; active: Uint8Array; created: Uint32Array; sig: Uint8Array } {
+  private index(): Idx {
     const writes = this.store.stats.writes;
     if (this.idx && this.idx.writes === writes && this.idx.n >= this.store.slots) return this.idx;
-    const n = this.store.slots + 16; // room for a few new slots before the next build
-    const x = { writes, n, active: new Uint8Array(n), created: new Uint32Array(n), sig: new Uint8Array(n * IDX_SIG) };
-    this.store.scan((ep) => {
-      if (ep.slot >= n) return;
-      x.active[ep.slot] = ep.state === "active" ? 1 : ep.state === "trash" ? 2 : 0;
-      x.created[ep.slot] = ep.createdAt;
-      foldSig(ep.sig, x.sig, ep.slot * IDX_SIG);
-    });
+    const x = newIdx(writes, this.store.slots + 16); // room for a few new slots before the next build
+    this.store.scan((ep, _w, len) => idxPut(x, ep, len));
     this.idx = x;
     return x;
   }
@@ -628,9 +662,7 @@ export class Episodes implements EpisodeReader {
         this.idx = undefined;
         return;
       }
-      x.active[ep.slot] = ep.state === "active" ? 1 : ep.state === "trash" ? 2 : 0;
-      x.created[ep.slot] = ep.createdAt;
-      foldSig(ep.sig, x.sig, ep.slot * IDX_SIG);
+      idxPut(x, ep, -1); // (its text's length not known here: taken as long)
     }
     x.writes = this.store.stats.writes;
   }
@@ -848,51 +880,92 @@ export class Episodes implements EpisodeReader {
     return { ...this.known, tombs: this.store.tombCount(), slots: this.store.slots };
   }
 
-  forEach(fn: (ep: Episode) => boolean | void, opts: { trash?: boolean; text?: boolean; words?: readonly Uint8Array[] } = {}): void {
+  forEach(fn: (ep: Episode) => boolean | void, opts: { trash?: boolean; text?: boolean; words?: readonly Uint8Array[]; pre?: (ep: Episode) => boolean } = {}): void {
     this.store.open();
+    const pre = opts.text === true ? opts.pre : undefined;
     if (opts.text === true && opts.words && opts.words.length) {
       const bits: number[] = [];
       for (const w of opts.words) for (const b of wordBits(w)) if (bits.indexOf(b) < 0) bits.push(b);
-      if (bits.length) return this.forEachMaybe(fn, opts.trash === true, bits);
+      // the passages' block signatures (a lean store): which texts may hold the words
+      const tm = this.store.textFilter ? this.store.textFilter(opts.words) : undefined;
+      if (bits.length || tm) return this.forEachMaybe(fn, opts.trash === true, bits, tm, pre);
     }
-    this.store.scan((ep) => {
-      if (ep.state === "active" || (opts.trash && ep.state === "trash")) return fn(ep);
-    }, opts.text === true);
+    // no word to rule texts out by (none, or none with an element): every
+    // text is read, but for headers that fail `pre`
+    const wanted = (st: number) => st === 1 || (opts.trash === true && st === 2);
+    this.store.scan(
+      (ep, withText) => {
+        if (opts.text === true && withText === false) return; // its header fails `pre`
+        if (ep.state === "active" || (opts.trash && ep.state === "trash")) return fn(ep);
+      },
+      opts.text === true,
+      pre ? (h, at) => wanted(headerState(h, at)) && pre(decodeHeader(h, at, 0)) : undefined,
+    );
   }
 
-  // forEach with text over the episodes whose signature may hold `bits` (the
-  // folded signatures of the index in RAM; one that is all zeros may hold
-  // anything): the others are not read. Slot order, as the store's scan.
-  // When more than 3/4 of the slots may hold them, the store's scan (6 slots
-  // a read) costs less than a read per slot (at 0.1 ms a call and 0.45 MB/s
-  // they break even near 9/10): the slots are scanned, as without words.
-  private forEachMaybe(fn: (ep: Episode) => boolean | void, trash: boolean, bits: readonly number[]): void {
-    const x = this.index();
-    const may = new Uint8Array(x.n);
-    let cands = 0;
-    for (let slot = 0; slot < x.n; slot++) {
-      const st = x.active[slot];
-      if (st !== 1 && !(trash && st === 2)) continue;
-      const off = slot * IDX_SIG;
-      let any = 0;
-      for (let i = 0; i < IDX_SIG; i++) any |= x.sig[off + i];
-      if (any && !hasFoldedBits(x.sig, off, bits)) continue;
-      may[slot] = 1;
-      cands++;
+  // forEach with text over the episodes that may hold the words: by the
+  // header's signature (`bits`; in RAM folded to 128 bits per slot, then the
+  // header's whole 512) and by the passages' block signatures (`tm`, asked
+  // with the header's pointer before its text is read). What neither rules
+  // out is read; slot order, as the store's scan (docs/design/episode-queries.md).
+  // - signatures in RAM and at most 3/4 of the slots candidates: each
+  //   candidate's header (128 bytes), then its text only if `tm` allows;
+  // - else (more candidates, or no signatures in RAM yet: a "cold" index) one
+  //   header scan (4 KB reads) that reads only the texts both allow, and
+  //   builds the signatures in RAM on the way when it goes to the end.
+  private forEachMaybe(fn: (ep: Episode) => boolean | void, trash: boolean, bits: readonly number[], tm?: TextFilterApi, pre?: (ep: Episode) => boolean): void {
+    const wanted = (st: number) => st === 1 || (trash && st === 2);
+    const may = (h: Uint8Array, at: number) => wanted(headerState(h, at)) && (!bits.length || sigMay(h, at + H_SIG, bits)) && (!pre || pre(decodeHeader(h, at, 0))) && (!tm || tm.may(h, at));
+    const warm = this.warmIndex();
+    if (warm) {
+      const x = warm;
+      const cand = new Uint8Array(x.n);
+      let cands = 0;
+      for (let slot = 0; slot < x.n; slot++) {
+        if (!wanted(x.active[slot])) continue;
+        const off = slot * IDX_SIG;
+        let any = 0;
+        for (let i = 0; i < IDX_SIG; i++) any |= x.sig[off + i];
+        if (bits.length && any && !hasFoldedBits(x.sig, off, bits)) continue;
+        cand[slot] = 1;
+        cands++;
+      }
+      // when the signatures in RAM leave more than 3/4 of the slots (every
+      // header would be read), the passages' sidecars, read once, rule out a
+      // one-line text whose time no line that may hold the words has (which
+      // texts are one line is known from the headers the signatures in RAM
+      // were built from)
+      const times = tm && cands * 4 > this.store.slots * 3 && cands * 128 > tm.cost() ? tm.times() : undefined;
+      if (times)
+        for (let slot = 0; slot < x.n; slot++)
+          if (cand[slot] && x.short[slot] && !inRanges(times, x.created[slot])) {
+            cand[slot] = 0;
+            cands--;
+          }
+      if (cands * 4 <= this.store.slots * 3) {
+        for (let slot = 0; slot < x.n; slot++) {
+          if (!cand[slot]) continue;
+          // the header's whole signature and its text's pointer next (a version-1 header: its signature alone)
+          const ep = this.store.readIf ? this.store.readIf(slot, (h, at) => may(h, at - H_SIG)) : this.store.read(slot);
+          if (!ep || !(ep.state === "active" || (trash && ep.state === "trash"))) continue;
+          if (fn(ep) === true) return;
+        }
+        return;
+      }
     }
-    if (cands * 4 > this.store.slots * 3) {
-      this.store.scan((ep) => {
-        if (ep.state === "active" || (trash && ep.state === "trash")) return fn(ep);
-      }, true);
-      return;
-    }
-    for (let slot = 0; slot < x.n; slot++) {
-      if (!may[slot]) continue;
-      // the header's whole signature next (512 bits: fewer false hits than the folded 128)
-      const ep = this.store.readIf ? this.store.readIf(slot, (h, at) => sigMay(h, at, bits)) : this.store.read(slot);
-      if (!ep || !(ep.state === "active" || (trash && ep.state === "trash"))) continue;
-      if (fn(ep) === true) return;
-    }
+    // one header scan; the signatures in RAM built along when they are missing
+    const x = warm ? undefined : newIdx(this.store.stats.writes, this.store.slots + 16);
+    let stopped = false;
+    this.store.scan(
+      (ep, withText, len) => {
+        if (x) idxPut(x, ep, len);
+        if (withText === false || !(ep.state === "active" || (trash && ep.state === "trash"))) return;
+        if (fn(ep) === true) return (stopped = true);
+      },
+      true,
+      may,
+    );
+    if (x && !stopped && x.writes === this.store.stats.writes) this.idx = x;
   }
 }
 

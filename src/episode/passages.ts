@@ -10,8 +10,11 @@
 import { File, Iterator } from "file";
 import { crc32 } from "../nvs/crc32";
 import { ArchiveStream, Buffers } from "../archive/stream";
-import { encodePassage, parsePassage, lineOk, NL } from "../archive/codec";
+import { encodePassage, parsePassage, lineOk, lineT, NL, MAX_LINE } from "../archive/codec";
+import { scanRange } from "../archive/file";
 import { repairLine } from "../archive/repair";
+import { readSide, type BlockInfo } from "../archive/segment";
+import { sigProbe, sigHas, SIG_BYTES } from "../archive/fold";
 
 // A file of the passages' stream, by its name in the root: p<6 digits>.<ext>,
 // p.cat, p.sum, p.bsl. (No RegExp made at load: XS in SDK 8.2.3 breaks one run
@@ -241,3 +244,191 @@ export class Passages {
     return n;
   }
 }
+
+// Which texts may hold every one of some words (folded as §3.4 folds): the
+// passages' block signatures (FORMAT.md §3.4, in the segments' sidecars)
+// rule out a text only when they prove it cannot hold them
+// (docs/design/episode-queries.md):
+// - a sidecar is read once per segment a query asks about (at most 4,640
+//   bytes), and only its records that check out are used (readSide: entry
+//   CRC, signature CRC, contiguity); a block with a line that was not a record
+//   when it was indexed (`bad`) rules out nothing;
+// - a text is ruled out only when its bytes lie inside one such block whose
+//   signature lacks a bit of the words, and it is one line: a text of more
+//   than MAX_LINE bytes may be cut between lines, and a word across the cut
+//   is in no line's elements (a multi-line text's first line is the longest
+//   run that fits, within a character of MAX_LINE, so a text of MAX_LINE bytes
+//   or fewer is one line);
+// - words with no element (a single ASCII character) rule out nothing.
+// The catalog's summaries are not used: they are built when a segment is
+// sealed, from its bytes on flash then, and a line damaged at that moment is
+// left out of them, while the episode store serves that text from the
+// segment's second source.
+export class TextFilter {
+  readonly probe: Uint16Array;
+  readonly stats = { sidecars: 0 };
+  // per segment: [from, to) pairs of blocks that provably lack the words, and
+  // the [lo, hi] times of the lines that may hold them (undefined: unknown)
+  private segs = new Map<number, Seg>();
+
+  constructor(
+    readonly texts: Passages,
+    words: readonly Uint8Array[],
+  ) {
+    const bits: number[] = [];
+    for (const w of words) {
+      const p = sigProbe(w);
+      for (let i = 0; i < p.length; i++) if (bits.indexOf(p[i]) < 0) bits.push(p[i]);
+    }
+    this.probe = Uint16Array.from(bits);
+  }
+
+  // A segment's sidecar is read only once the texts read from it without it
+  // would outweigh it (its size as the segment's length gives it): until then
+  // its texts are read (so what a query reads for a few candidates in a
+  // segment is at most twice what it would have had to).
+  private spent = new Map<number, number>();
+
+  // Whether the text at `ref` may hold the words.
+  may(ref: { seq: number; at: number; len: number }): boolean {
+    if (!this.probe.length || ref.len <= 0 || ref.len > MAX_LINE) return true;
+    if (!this.segs.has(ref.seq)) {
+      const spent = (this.spent.get(ref.seq) ?? 0) + ref.len;
+      if (spent <= this.sideBytes(ref.seq)) {
+        this.spent.set(ref.seq, spent);
+        return true;
+      }
+    }
+    const ex = this.seg(ref.seq).ex;
+    const end = ref.at + ref.len;
+    for (let i = 0; i < ex.length; i += 2) if (ref.at >= ex[i] && end <= ex[i + 1]) return false;
+    return true;
+  }
+
+  // The times of every line of the stream that may hold the words, as [lo,
+  // hi] pairs: the time ranges of the blocks not ruled out, and the times of
+  // the lines no valid sidecar record covers (read: at most UNINDEXED_READ
+  // bytes in all). Undefined when a block not ruled out has a line that was
+  // not a record when indexed (its time is in no range), or more bytes are
+  // not covered. A text of one line (MAX_LINE bytes or fewer) whose time is in
+  // none may not hold the words.
+  times(): number[] | undefined {
+    if (!this.probe.length) return undefined;
+    const st = this.texts.stream;
+    const out: number[] = [];
+    let ok = true;
+    st.segs.forEach((_l, seq) => {
+      if (!ok) return;
+      const x = this.seg(seq);
+      if (x.gaps.length) this.gapTimes(seq, x);
+      const t = x.t;
+      if (!t) ok = false;
+      else for (let i = 0; i < t.length; i++) out.push(t[i]);
+    });
+    return ok ? out : undefined;
+  }
+
+  // A sidecar's bytes at most for a segment (blocks hold at least 3,585 bytes).
+  sideBytes(seq: number): number {
+    const st = this.texts.stream;
+    const len = (st.open && st.open.seq === seq ? st.open.validEnd : st.segs.get(seq)) ?? 0;
+    return 32 + 288 * (Math.floor(len / 3585) + 1);
+  }
+
+  // The sidecars' bytes at most of every segment (what times() reads, less the lines it scans).
+  cost(): number {
+    let n = 0;
+    this.texts.stream.segs.forEach((_l, seq) => (n += this.sideBytes(seq)));
+    return n;
+  }
+
+  private unindexed = 0; // bytes read of lines no sidecar record covers
+
+  private seg(seq: number): Seg {
+    let x = this.segs.get(seq);
+    if (!x) {
+      x = this.load(seq);
+      this.segs.set(seq, x);
+    }
+    return x;
+  }
+
+  private load(seq: number): Seg {
+    const st = this.texts.stream;
+    const length = st.open && st.open.seq === seq ? st.open.validEnd : st.segs.get(seq);
+    const none: Seg = { ex: [], t: undefined, gaps: [] };
+    if (length === undefined || length <= 0) return none;
+    let side;
+    try {
+      side = readSide(st.path(seq, "six"), "passage", seq, length, st.bufs.side);
+    } catch (e) {
+      if (fatal(e)) throw e;
+      return none;
+    }
+    this.stats.sidecars++;
+    const ex: number[] = [];
+    let t: number[] | undefined = [];
+    // the bytes no valid record covers: [from, to) pairs
+    const gaps: number[] = [];
+    let covered = 0;
+    const put = (b: BlockInfo, sigs: Uint8Array, i: number) => {
+      if (b.offset > covered) gaps.push(covered, b.offset);
+      covered = Math.max(covered, b.offset + b.length);
+      if (b.bad === 0 && b.offset + b.length <= length && !sigHas(sigs, i * SIG_BYTES, this.probe)) ex.push(b.offset, b.offset + b.length);
+      else if (b.bad > 0) t = undefined;
+      else if (t && b.records > 0) t.push(b.min, b.max);
+    };
+    for (let i = 0; i < side.blocks.length; i++) put(side.blocks[i], side.sigs, i);
+    if (side.after && side.afterSigs) for (let i = 0; i < side.after.length; i++) put(side.after[i], side.afterSigs, i);
+    if (length > covered) gaps.push(covered, length);
+    return { ex, t, gaps };
+  }
+
+  // The times of the lines in a segment's gaps (the open segment's tail, a damaged record's block) into x.t.
+  private gapTimes(seq: number, x: Seg): void {
+    const st = this.texts.stream;
+    const gaps = x.gaps;
+    x.gaps = [];
+    let t = x.t;
+    for (let g = 0; g < gaps.length && t; g += 2) {
+      const n = gaps[g + 1] - gaps[g];
+      if (this.unindexed + n > UNINDEXED_READ) {
+        t = undefined;
+        break;
+      }
+      this.unindexed += n;
+      const got = t;
+      let f: File | undefined;
+      try {
+        f = st.openRead(seq);
+        scanRange(f, gaps[g], gaps[g + 1], st.bufs.chunk, (buf, s, e, size, pos) => {
+          if (size === e - s) return; // no "\n": not a line (a torn tail)
+          if (pos === 0 || (e - s === 1 && buf[s] === 35)) return; // the segment's header line, a "#" fence
+          const lt = lineT(buf, s, e);
+          if (lt < 0) t = undefined;
+          else got.push(lt, lt);
+        });
+      } catch (e) {
+        if (fatal(e)) throw e;
+        t = undefined;
+      } finally {
+        try {
+          f?.close();
+        } catch (e) {
+          if (fatal(e)) throw e;
+        }
+      }
+    }
+    x.t = t;
+  }
+}
+
+interface Seg {
+  ex: number[]; // [from, to) of blocks that provably lack the words
+  t: number[] | undefined; // [lo, hi] times of the lines that may hold them (undefined: unknown)
+  gaps: number[]; // [from, to) of bytes no valid record covers, whose lines' times are not in t yet
+}
+
+// bytes of lines no sidecar record covers that TextFilter.times() reads (the
+// open segment's tail is less than a block)
+const UNINDEXED_READ = 8192;

@@ -31,6 +31,9 @@ export const USE_MAX = 65535;
 // header offsets
 const H_STATE = 2, H_SOURCE = 3, H_ID = 4, H_SEQ = 8, H_CREATED = 12, H_ACTIVE = 16, H_PURGE = 20;
 const H_USE = 24, H_E = 26, H_I = 27, H_P = 28, H_J = 29, H_EMOTION = 30;
+// bit 0: the owner deleted this episode; a free header with it keeps the
+// pointer of the text that steps must collect from flash (FORMAT.md §4.2)
+export const H_WIPE = 31;
 export const H_TEXTCRC = 32;
 export const H_SIG = 36;
 export const H_TEXTSEQ = 100; // version 2: the passage's segment
@@ -207,6 +210,7 @@ export function encodeHeader(out: Uint8Array, at: number, ep: Episode, seq: numb
     out[at + H_EMOTION] = EMOTIONS.indexOf(ep.emotion);
     if (sig) out.set(sig.subarray(0, EPISODE_SIG_BYTES), at + H_SIG);
   }
+  if (ep.wipe && ep.state !== "active") out[at + H_WIPE] = 1;
   put32(out, at + H_CRC, crc32(out, at, at + H_CRC));
 }
 
@@ -224,6 +228,11 @@ export function headerLean(b: Uint8Array, at: number): boolean {
 // The passage a version-2 header points to.
 export function headerRef(b: Uint8Array, at: number): { seq: number; at: number; len: number; crc: number } {
   return { seq: u32(b, at + H_TEXTSEQ), at: u32(b, at + H_TEXTAT), len: u16(b, at + H_TEXTLEN), crc: u32(b, at + H_TEXTCRC) };
+}
+
+// The owner deleted it: its text is collected from flash once the slot is freed.
+export function headerWipe(b: Uint8Array, at: number): boolean {
+  return (b[at + H_WIPE] & 1) === 1;
 }
 
 export function headerSeq(b: Uint8Array, at: number): number {
@@ -248,7 +257,7 @@ export function headerTextSeq(b: Uint8Array, at: number): number {
 
 // The episode of a valid header (content "" and keywords [] until decodeText).
 export function decodeHeader(b: Uint8Array, at: number, slot: number): Episode {
-  return {
+  const ep: Episode = {
     slot,
     id: u32(b, at + H_ID),
     state: EPISODE_STATES[b[at + H_STATE]],
@@ -266,6 +275,8 @@ export function decodeHeader(b: Uint8Array, at: number, slot: number): Episode {
     source: EPISODE_SOURCES[b[at + H_SOURCE]],
     sig: b.slice(at + H_SIG, at + H_SIG + EPISODE_SIG_BYTES),
   };
+  if (headerWipe(b, at)) ep.wipe = true;
+  return ep;
 }
 
 // Is the slot's copy whole: a valid header, and a valid text that is the one

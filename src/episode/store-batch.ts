@@ -5,7 +5,7 @@
 
 import { File, System } from "file";
 
-import { EPISODE_SLOTS, EPISODE_SIG_BYTES, type Episode } from "./types";
+import { EPISODE_SLOTS, EPISODE_SIG_BYTES, type Episode, type TextFilterApi } from "./types";
 import {
   EpisodeError,
   HEADER_BYTES,
@@ -25,13 +25,14 @@ import {
   decodeText,
   headerLean,
   headerRef,
+  headerWipe,
   H_SIG,
   type Checked,
 } from "./record";
 import { encodePassage } from "../archive/codec";
 import { crc32 } from "../nvs/crc32";
 import { ArchiveError } from "../archive/file";
-import { measure, type TextRef } from "./passages";
+import { measure, TextFilter, type TextRef } from "./passages";
 import { signature } from "./sig";
 import {
   CHUNK,
@@ -110,7 +111,8 @@ export abstract class EpisodeBatch extends EpisodeFiles {
           }
           const state = v0 ? headerState(b0, at) : v1 ? headerState(b1 as Uint8Array, at) : 0;
           const s = first + i;
-          if (state === 0) fm[s >> 3] |= 1 << (s & 7);
+          // (a free slot whose text waits to be collected is not given out: its header keeps the pointer)
+          if (state === 0 && !(v0 ? this.wipePending(b0, at) : v1 && this.wipePending(b1 as Uint8Array, at))) fm[s >> 3] |= 1 << (s & 7);
         }
       }
     } finally {
@@ -257,20 +259,40 @@ export abstract class EpisodeBatch extends EpisodeFiles {
   // Every episode that is not free, in slot order: the header file streamed in
   // 4 KB reads (with text, the text file alongside, 6 slots a read); a slot
   // whose copy does not check out is read from the other copy.
-  scan(fn: (ep: Episode) => boolean | void, text?: boolean): void {
+  // `want` (with text, a lean store): a valid header whose text is not wanted
+  // (want(header bytes, its offset) false) comes without it (withText false).
+  scan(fn: (ep: Episode, withText?: boolean, textLen?: number) => boolean | void, text?: boolean, want?: (h: Uint8Array, at: number) => boolean): void {
     this.open();
     if (!this.nSlots) return;
     try {
-      this.scanFrom(this.primary(), fn, text);
+      this.scanFrom(this.primary(), fn, text, want);
     } catch (e) {
       // a copy that could not be opened (now marked so) before anything was served: the other one
       if (!(e instanceof Opening)) throw e;
-      this.scanFrom(this.primary(), fn, text);
+      this.scanFrom(this.primary(), fn, text, want);
     }
   }
 
-  protected scanFrom(p: number, fn: (ep: Episode) => boolean | void, text?: boolean): void {
-    const per = text ? TEXTS_PER_READ : CHUNK / HEADER_BYTES;
+  // Which texts may hold every one of `words` (folded): asked with a
+  // version-2 header (h, at), its passage's block signatures (TextFilter).
+  // Undefined when they can rule out nothing (no element, not a lean store).
+  textFilter(words: readonly Uint8Array[]): TextFilterApi | undefined {
+    this.open();
+    if (!this.lean) return undefined;
+    try {
+      this.ensureTexts();
+    } catch (e) {
+      if (fatal(e)) throw e;
+      return undefined;
+    }
+    const f = new TextFilter(this.texts, words);
+    if (!f.probe.length) return undefined;
+    return { may: (h, at) => !headerLean(h, at) || f.may(headerRef(h, at)), times: () => f.times(), cost: () => f.cost() };
+  }
+
+  protected scanFrom(p: number, fn: (ep: Episode, withText?: boolean, textLen?: number) => boolean | void, text?: boolean, want?: (h: Uint8Array, at: number) => boolean): void {
+    // a lean store's scan that picks texts streams its headers 32 a read
+    const per = text && (!want || !this.lean) ? TEXTS_PER_READ : CHUNK / HEADER_BYTES;
     const hb = new Uint8Array(per * HEADER_BYTES);
     // version-1 texts are read side by side; a lean store's are passages (read one by one)
     const tb = text && !this.lean ? new Uint8Array(per * TEXT_BYTES) : undefined;
@@ -307,6 +329,12 @@ export abstract class EpisodeBatch extends EpisodeFiles {
           let h = hb, hAt = ha;
           let ok = i < hc && headerValid(hb, ha);
           got.length = 0;
+          // a text not wanted: the header alone (the slot is not free)
+          const skip = ok && text && !!want && headerLean(hb, ha) && headerState(hb, ha) !== 0 && !want(hb, ha);
+          if (skip) {
+            if (fn(decodeHeader(hb, ha, s), false, headerRef(hb, ha).len) === true) return;
+            continue;
+          }
           if (ok && text) ok = headerLean(hb, ha) ? this.passageOf(hb, ha, s, got) : !!tb && i < tc && textValid(tb, ta) && textCrcOf(tb, ta) === headerTextCrc(hb, ha);
           if (!ok) {
             // the other copy (opened for this slot alone: at most 3 files open)
@@ -316,12 +344,13 @@ export abstract class EpisodeBatch extends EpisodeFiles {
             hAt = 0;
           }
           if (!ok || headerState(h, hAt) === 0) {
-            fm[s >> 3] |= 1 << (s & 7);
+            if (!(ok && this.wipePending(h, hAt))) fm[s >> 3] |= 1 << (s & 7);
             continue;
           }
           const ep = got.length ? got[0] : decodeHeader(h, hAt, s);
           if (text && !got.length && tb) decodeText(tb, ta, ep);
-          if (fn(ep) === true) return;
+          // (the bytes of its passage's lines: a version-1 header's text is not a passage, -1)
+          if (fn(ep, !!text, headerLean(h, hAt) ? headerRef(h, hAt).len : -1) === true) return;
         }
       }
       this.free = fm; // a whole scan is a census of the free slots
@@ -354,6 +383,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     if (!Array.isArray(batch)) throw new EpisodeError("bad", "batch must be a list of episodes");
     if (!batch.length) return;
     if (batch.length > MAX_BATCH) throw new EpisodeError("bad", `at most ${MAX_BATCH} episodes per batch`);
+    batch = batch.slice(); // prepare() may mark a free one `wipe` (its text still to be collected)
     const slots: number[] = [];
     let top = -1;
     for (const ep of batch) {
@@ -472,7 +502,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
   // After a batch: the free map and the slot count.
   protected learnt(batch: Episode[]): void {
     for (let i = 0; i < batch.length; i++) {
-      this.setFree(batch[i].slot, batch[i].state === "free");
+      this.setFree(batch[i].slot, batch[i].state === "free" && !batch[i].wipe);
       if (batch[i].slot >= this.nSlots) this.nSlots = batch[i].slot + 1;
     }
     if (this.nSlots > EPISODE_SLOTS) this.nSlots = EPISODE_SLOTS;
@@ -508,8 +538,14 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     for (let i = 0; i < n; i++) {
       const ep = batch[i];
       if (ep.state === "free") {
-        refs.push({ seq: 0, at: 0, len: 0, crc: 0 });
+        // an owner-deleted episode's free header keeps its text's pointer: steps collect that segment
+        const w = this.wipeOf(ep.slot, old);
+        refs.push(w ?? { seq: 0, at: 0, len: 0, crc: 0 });
         sigs.push(undefined);
+        if (w) {
+          batch[i] = { ...ep, wipe: true };
+          this.wipeDue = true;
+        }
         continue;
       }
       const lines = encodePassage(ep.createdAt, ep.id, ep.content, ep.keywords.join(","));
@@ -551,6 +587,26 @@ export abstract class EpisodeBatch extends EpisodeFiles {
       encodeHeader(recs, i * HEADER_BYTES, ep, seq, r.crc, 0, sig, r);
     }
     return recs;
+  }
+
+  // The text an owner-deleted episode's header (either copy) points to, or
+  // still points to once freed, while its segment is on flash: undefined else.
+  protected wipeOf(slot: number, h: Uint8Array): TextRef | undefined {
+    for (let k = 0; k < 2; k++) {
+      const c = k === 0 ? this.primary() : 1 - this.primary();
+      if (!this.readHeader(c, slot, h) || !this.wipePending(h, 0)) continue;
+      return headerRef(h, 0);
+    }
+    return undefined;
+  }
+
+  // A header (valid) whose text must still be collected: the owner deleted
+  // its episode and the segment it points to is on flash (or not known yet).
+  protected wipePending(h: Uint8Array, at: number): boolean {
+    if (!headerLean(h, at) || !headerWipe(h, at)) return false;
+    const r = headerRef(h, at);
+    if (r.seq <= 0 || r.len <= 0) return false;
+    return !this.texts.loaded || this.texts.stream.segs.has(r.seq);
   }
 
   // Writes the batch's headers into copy k (its `.n` file while a rebuild

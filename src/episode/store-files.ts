@@ -133,8 +133,10 @@ export abstract class EpisodeFiles {
   protected lean = true;
   protected migAt = 0; // the migration from version 1: slots looked at this pass
   // the passages' collection (store.ts): a census of live bytes per segment, then moving one's live texts
-  protected gc: { phase: number; at: number; live: Map<number, number>; victim: number; found: number } | undefined;
+  protected gc: { phase: number; at: number; live: Map<number, number>; victim: number; found: number; wipe: number[]; waits: number; own: boolean } | undefined;
   protected moving: number[] = []; // slots a batch writes with their texts appended anew (the collection)
+  // a batch freed an owner-deleted episode's slot: a census looks for the segments to collect now (FORMAT.md §4.3.1)
+  protected wipeDue = false;
 
   // prefix: the files' name before ".h0" etc., from the file root ("/ep": /data/ep.h0 on the device)
   constructor(prefix = "/ep", root: string = config.file.root) {

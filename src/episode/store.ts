@@ -22,6 +22,7 @@ import {
   headerLean,
   headerState,
   headerRef,
+  headerWipe,
 } from "./record";
 
 import {
@@ -49,6 +50,8 @@ const SEGMENT_BYTES = 57344;
 const MARK = new Uint8Array([0x45, 0x50, 0x4d, 0x32]); // "EPM2": the migration's end (/ep.m)
 // a sealed passages segment whose lines headers point to are under this share of its bytes is collected
 const GC_SHARE = 0.5;
+// steps a census waits for a segment holding an owner-deleted text to be sealed
+const WIPE_WAITS = 64;
 
 export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
   // ---- putting slots in step -------------------------------------------------------------------
@@ -431,13 +434,23 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
   protected scrubStep(nowMs?: number): boolean {
     // the texts' collection: moving the live texts of a segment, a step each
     if (this.gcMove()) return true;
+    // an owner-deleted episode's slot was freed: a census of its own (not
+    // waiting for the next pass) finds the segments its text is in
+    if (this.wipeDue && this.lean && !this.gc) {
+      this.wipeDue = false;
+      this.gc = { phase: 0, at: 0, live: new Map(), victim: -1, found: 0, wipe: [], waits: 0, own: true };
+    }
+    if (this.gc && this.gc.phase === 0 && (this.gc.own || (this.scrubAt < 0 && this.gc.at >= this.nSlots))) {
+      this.gcCount();
+      return true;
+    }
     if (this.scrubAt < 0) {
       if (nowMs !== undefined && nowMs < this.scrubDue && nowMs >= this.scrubDue - SCRUB_EVERY_MS) return false;
       this.scrubAt = 0;
       this.scrubTomb = 0;
       this.hadWork = false;
       // a census of the texts' live bytes rides along with the pass
-      if (this.lean && !this.gc) this.gc = { phase: 0, at: 0, live: new Map(), victim: -1, found: 0 };
+      if (this.lean && !this.gc) this.gc = { phase: 0, at: 0, live: new Map(), victim: -1, found: 0, wipe: [], waits: 0, own: false };
     }
     this.gcCount();
     const maxSlots = Math.min(EPISODE_SLOTS, Math.max(Math.floor(this.hLen[0] / HEADER_BYTES), Math.floor(this.hLen[1] / HEADER_BYTES)));
@@ -464,7 +477,8 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     }
     this.scrubAt = -1;
     if (nowMs !== undefined) this.scrubDue = nowMs + SCRUB_EVERY_MS;
-    return false;
+    // the census's collection goes on after the pass (a segment waited for, a segment to move)
+    return !!this.gc;
   }
 
   // ---- collecting the passages no header points to (FORMAT.md §4.3.1) --------------------
@@ -501,7 +515,13 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
         let seen = -1;
         for (let k = 0; k < 2; k++) {
           const at = (k * n + i) * HEADER_BYTES;
-          if (i >= have[k] || !headerValid(b, at) || !headerLean(b, at) || headerState(b, at) === 0) continue;
+          if (i >= have[k] || !headerValid(b, at) || !headerLean(b, at)) continue;
+          if (headerState(b, at) === 0) {
+            // a freed owner-deleted episode's text: its segment is collected whatever its live share
+            const w = headerWipe(b, at) ? headerRef(b, at) : undefined;
+            if (w && w.seq > 0 && w.len > 0 && g.wipe.indexOf(w.seq) < 0) g.wipe.push(w.seq);
+            continue;
+          }
           const r = headerRef(b, at);
           if (r.seq === seen) continue;
           seen = r.seq;
@@ -520,6 +540,31 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     }
     const st = this.texts.stream;
     const unsealed = st.unsealed();
+    // an owner-deleted text's segment first (the oldest): the one taking
+    // appends is closed (the next append starts another), then sealed by the
+    // passages' steps; a damaged one is restored first. Waited for at most
+    // WIPE_WAITS steps, else the next census tries again.
+    const forced = g.wipe.filter((q) => st.segs.has(q)).sort((a, b) => a - b);
+    if (forced.length) {
+      const v = forced[0];
+      if (st.open && st.open.seq === v) {
+        st.startNext();
+        this.notes.push(`texts: p${v} holds an owner-deleted text: closed, to be collected`);
+      }
+      if ((st.open && st.open.seq === v) || st.unsealed().indexOf(v) >= 0 || st.restoring.has(v) || st.damaged.has(v)) {
+        if (++g.waits > WIPE_WAITS) {
+          this.notes.push(`texts: p${v} not collected yet: it is not sealed, or damaged`);
+          this.gc = undefined;
+        }
+        return;
+      }
+      g.phase = 1;
+      g.at = 0;
+      g.victim = v;
+      g.found = 0;
+      this.notes.push(`texts: p${v} holds an owner-deleted text: collected by steps`);
+      return;
+    }
     let best = -1, bestShare = GC_SHARE;
     st.segs.forEach((len, seq) => {
       if ((st.open && st.open.seq === seq) || unsealed.indexOf(seq) >= 0 || st.restoring.has(seq) || st.damaged.has(seq) || len <= 0) return;
@@ -613,6 +658,8 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     st.dropParityOf(g.victim);
     st.retire(g.victim);
     this.notes.push(`texts: p${g.victim} collected`);
+    // another segment may hold an owner-deleted text: a census of its own looks at once
+    if (g.wipe.some((q) => q !== g.victim && st.segs.has(q))) this.wipeDue = true;
     this.gc = undefined;
     return true;
   }

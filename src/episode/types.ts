@@ -42,6 +42,9 @@ export interface Episode {
   purgeAt: number; // unix seconds, 0 unless state is trash
   source: EpisodeSource;
   sig: Uint8Array; // EPISODE_SIG_BYTES, derived from content + keywords
+  // the owner deleted it (seed 001): once its slot is freed, steps collect its
+  // text's segment so that no byte of the text stays on flash (FORMAT.md §4.2)
+  wipe?: boolean;
 }
 
 // A tombstone (seed 001's memory_tombstones): kept for ever, for a later sync.
@@ -60,7 +63,15 @@ export interface Tombstone {
 // `words` (folded, with `text`): only episodes whose content may hold every
 // one need come (the others may be left out, unread); the order stays.
 export interface EpisodeReader {
-  forEach(fn: (ep: Episode) => boolean | void, opts?: { trash?: boolean; text?: boolean; words?: readonly Uint8Array[] }): void;
+  // `pre` (with text): only episodes whose header (content "" and keywords [])
+  // meets it need come (the others may be left out, their texts unread)
+  forEach(fn: (ep: Episode) => boolean | void, opts?: { trash?: boolean; text?: boolean; words?: readonly Uint8Array[]; pre?: (ep: Episode) => boolean }): void;
+}
+
+export interface TextFilterApi {
+  may(h: Uint8Array, at: number): boolean;
+  times(): number[] | undefined;
+  cost(): number; // bytes times() reads at most (the sidecars), less the unindexed lines it scans
 }
 
 // The episode files (src/episode/store.ts implements it; docs/FORMAT.md §4).
@@ -78,7 +89,23 @@ export interface EpisodeStoreApi {
   freeSlot(): number; // a free slot, else `slots` (the files grow by one)
   // headers only (content "" and keywords []) unless `text`; every slot's
   // episode that is not free, in slot order; fn returns true to stop
-  scan(fn: (ep: Episode) => boolean | void, text?: boolean): void;
+  // `want` (with text): a header whose text is not wanted comes without it
+  // (withText false: content "" and keywords [])
+  // (textLen: the bytes of its passage's lines, -1 for a version-1 header's text)
+  scan(fn: (ep: Episode, withText?: boolean, textLen?: number) => boolean | void, text?: boolean, want?: (h: Uint8Array, at: number) => boolean): void;
+  // the times (a passage line's `t`: its episode's createdAt) of every text
+  // that may hold every one of `words`, as [lo, hi] pairs; undefined when
+  // they cannot be told (then any text may)
+  textTimes?(words: readonly Uint8Array[]): number[] | undefined;
+  // which texts may hold every one of `words` (folded): may(h, at) asked with
+  // a text's header bytes; times(): the `t` of every passage line (its
+  // episode's createdAt) that may, as [lo, hi] pairs, undefined when they
+  // cannot be told; cost(): its bytes. Undefined when nothing can be ruled out
+  // (docs/design/episode-queries.md)
+  textFilter?(words: readonly Uint8Array[]): TextFilterApi | undefined;
+  // whether a text may hold every one of `words` (folded), asked with its
+  // header's bytes; undefined when nothing can be ruled out (docs/design/episode-queries.md)
+  textMay?(words: readonly Uint8Array[]): ((h: Uint8Array, at: number) => boolean) | undefined;
   read(slot: number): Episode | undefined; // header and text; undefined if free
   // read(slot) when `may(header, offset of its sig)` holds for the primary
   // copy's valid header (else undefined, its text not read); a header that

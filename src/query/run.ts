@@ -399,7 +399,13 @@ export function runQuery(q: Query, src: QuerySources): QueryResult {
     if (!eps) unavailable = "episodes are not available on this device";
     else {
       const words = q.text ? wordsOf(q.where, "content") : [];
-      eps.forEach((ep) => r.take(ep), words.length ? { text: q.text, trash: q.trash, words } : { text: q.text, trash: q.trash });
+      // conditions a header alone can decide: a text is read only for a header that meets them
+      const onHeader = q.where.filter((c) => c.field.field !== "content" && c.field.field !== "keywords");
+      const pre = q.text && onHeader.length ? (ep: Episode) => onHeader.every((c) => condHolds(c, episodeValue(ep, c.field.field, imp))) : undefined;
+      const opts: { text?: boolean; trash?: boolean; words?: Uint8Array[]; pre?: (ep: Episode) => boolean } = { text: q.text, trash: q.trash };
+      if (words.length) opts.words = words;
+      if (pre) opts.pre = pre;
+      eps.forEach((ep) => r.take(ep), opts);
     }
   } else if (q.from === "fact") {
     r = new Runner(q, byName);

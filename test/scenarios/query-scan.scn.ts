@@ -21,7 +21,8 @@ import { runQuery, wordsOf, Runner, type QuerySources } from "../../src/query/ru
 import { readSide, SIDE_MAX } from "../../src/archive/segment";
 import { wordsProbe } from "../../src/archive/query";
 import { sigHas, SIG_BYTES } from "../../src/archive/fold";
-import { parseRecord, NL } from "../../src/archive/codec";
+import { parseRecord, parsePassage, encodePassage, NL } from "../../src/archive/codec";
+import { measure } from "../../src/episode/passages";
 import { reads, PAD } from "./archive.scn";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
@@ -457,6 +458,86 @@ export const scenarios: Scenario[] = [
       const k = both(svc, a, eps, dev, { from: "episode", where: "content CONTAINS '去ktv唱'", order_by: "j desc", limit: 50 });
       ok(k.got.count >= 10, `${k.got.count} rows`);
       ok(k.bytes <= k.got.count * 800 + 64 * 128 && k.bytes * 4 < k.full, `${k.bytes} bytes for ${k.got.count} rows (the full scan ${k.full})`);
+    },
+  },
+  {
+    name: "query-scan: episode texts: the passages' block signatures rule texts out, cold and warm, with the full scan's answer (a text of two lines with a word across them, a damaged sidecar record, the open segment's tail); within 64 KB beyond the matching texts; a pattern with nothing to test reads no more than the full scan",
+    run() {
+      const dev = new SimDevice({ now: T0 }).install();
+      const store = new EpisodeStore();
+      const t0 = sec(fromLocal(2025, 3, 1, 20, 0));
+      const eps0: Episode[] = [];
+      // a text of two lines whose word 麒麟 is cut between them (FORMAT.md §4.3.1)
+      // (and one whose two lines cut qz, a word the headers' signatures have no element of)
+      const cut = (slot: number, word: string): string => {
+        for (let k = 0; k < 12; k++)
+          for (let n = 105; n < 125; n++) {
+            const c = "a".repeat(k) + "🐱".repeat(n) + word + "来了";
+            const lines = encodePassage(t0 + slot * 3600, slot + 1, c, WORDS[(slot + 2) % WORDS.length]);
+            const first = parsePassage(lines[0], 0, lines[0].length - 1);
+            if (lines.length === 2 && first && first.c.endsWith(word.slice(0, 1))) return c;
+          }
+        return "";
+      };
+      const long = cut(77, "麒麟"), long2 = cut(201, "qz");
+      ok(long !== "" && long2 !== "", "contents whose two lines cut 麒麟 and qz");
+      for (let i = 0; i < 240; i++) {
+        const content = i === 77 ? long : i === 201 ? long2 : `和主人聊了${WORDS[i % WORDS.length]}，他说下次还想一起${WORDS[(i + 5) % WORDS.length]}（第${i}次）`;
+        eps0.push({ slot: i, id: i + 1, state: i % 17 === 3 ? "trash" : "active", content, keywords: [WORDS[(i + 2) % WORDS.length]], emotion: "happy", e: i % 101, i: (i * 7) % 101, p: (i * 13) % 101, j: (i * 29) % 101, useCount: 0, createdAt: t0 + i * 3600, lastActiveAt: t0 + i * 3600, purgeAt: i % 17 === 3 ? t0 + 400 * 86400 : 0, source: "ai", sig: new Uint8Array(64) });
+      }
+      for (let i = 0; i < eps0.length; i += 8) store.write(eps0.slice(i, i + 8));
+      while (store.step()) {}
+      ok(measure(encodePassage(t0 + 77 * 3600, 78, long, WORDS[79 % WORDS.length])).len > 512, "the long text is more than one line");
+      const a = new Archive(root);
+      a.check();
+      const svc = new Service({ sink: { remind() {} }, archive: a });
+      // the bytes a query must read: each matching episode's header and text
+      const need = (where: string, trash = false): number => {
+        const q = parseQuery({ from: "episode", where, limit: 1 });
+        let n = 0;
+        for (const e of eps0) {
+          if (e.state !== "active" && !(trash && e.state === "trash")) continue;
+          const r = new Runner(q, (x: Record<string, unknown>, f: string) => x[f] as never);
+          r.take({ id: e.id, content: e.content, keywords: e.keywords, state: e.state, p: e.p / 100, j: e.j / 100 });
+          if (r.rows().length) n += 128 + measure(encodePassage(e.createdAt, e.id, e.content, e.keywords.join(","))).len;
+        }
+        return n;
+      };
+      const patterns = ["content CONTAINS '麒麟'", "content LIKE '%麒麟来%'", "content CONTAINS 'qz'", "content LIKE '%qz%'", "content LIKE '%第12_次%'", "content CONTAINS '第300次'", "content CONTAINS '独角兽'", "content CONTAINS '（第3'", "content LIKE '_%'", "content CONTAINS 'x'", "content CONTAINS '猫' AND state = 'trash'"];
+      const run = (eps: Episodes, what: string, only?: string[], first = false) => {
+        for (const where of only ?? patterns)
+          for (const args of [
+            { from: "episode", where, order_by: "j desc", limit: 50, select: "id, content, state" },
+            { from: "episode", where, limit: 3, select: "id, content" },
+          ].slice(0, first ? 1 : 2)) {
+            const r = both(svc, a, eps, dev, args);
+            if (where.indexOf("麒麟") >= 0 || where.indexOf("qz") >= 0) equal(r.got.count, 1, `${what}: ${where}: the text of two lines is found`);
+          }
+      };
+      // cold (a new reader: its first query builds the signatures in RAM) then warm, for every pattern
+      for (const where of patterns) run(new Episodes(store), "cold", [where], true);
+      const warm = new Episodes(store);
+      run(warm, "warm");
+      // a pattern the block signatures rule out where the headers' cannot (第 and 次 are in every text)
+      const sel = both(svc, a, warm, dev, { from: "episode", where: "content LIKE '%第12_次%'", order_by: "j desc", limit: 50 });
+      equal(sel.got.count, 9); // 120–129 but 122 (in the trash)
+      ok(sel.bytes * 10 < sel.full * 7, `warm: ${sel.bytes} bytes, under 70% of the full scan ${sel.full} (it was the full scan)`);
+      ok(sel.bytes <= need("content LIKE '%第12_次%'") + 65536, `within 64 KB beyond the matching texts: ${sel.bytes}`);
+      const cold = both(svc, a, new Episodes(store), dev, { from: "episode", where: "content LIKE '%第12_次%'", order_by: "j desc", limit: 50 });
+      ok(cold.bytes < cold.full && cold.bytes <= need("content LIKE '%第12_次%'") + 65536, `cold: ${cold.bytes} bytes, the full scan ${cold.full}`);
+      // nothing to test ('_' alone, one ASCII character): at most what the full scan reads (every header, every live text)
+      for (const where of ["content LIKE '_%'", "content CONTAINS 'x'"]) {
+        const r = both(svc, a, warm, dev, { from: "episode", where, order_by: "j desc", limit: 5 });
+        ok(r.bytes <= r.full, `${where}: ${r.bytes} bytes, the full scan ${r.full}`);
+      }
+      // a damaged sidecar record (its signature's CRC fails): its block is read as lines, the answers stay the full scan's
+      const six = store.texts.stream.path(1, "six").slice(root.length - 1);
+      const side = dev.spiffs.content(six).slice();
+      side[32 + 288 * 2 + 40] ^= 0x10;
+      dev.spiffs.load(six, side);
+      const some = ["content CONTAINS 'qz'", "content LIKE '%第12_次%'", "content CONTAINS '（第3'", "content CONTAINS '独角兽'"];
+      for (const where of some) run(new Episodes(store), "damaged sidecar, cold", [where], true);
+      run(warm, "damaged sidecar, warm", some);
     },
   },
 ];
