@@ -521,7 +521,7 @@ export const scenarios: Scenario[] = [
       // a pattern the block signatures rule out where the headers' cannot (第 and 次 are in every text)
       const sel = both(svc, a, warm, dev, { from: "episode", where: "content LIKE '%第12_次%'", order_by: "j desc", limit: 50 });
       equal(sel.got.count, 9); // 120–129 but 122 (in the trash)
-      ok(sel.bytes * 10 < sel.full * 7, `warm: ${sel.bytes} bytes, under 70% of the full scan ${sel.full} (it was the full scan)`);
+      ok(sel.bytes * 4 < sel.full * 3, `warm: ${sel.bytes} bytes, under 75% of the full scan ${sel.full} (it was the full scan; the sidecars read are the same whatever the lines' frame)`);
       ok(sel.bytes <= need("content LIKE '%第12_次%'") + 65536, `within 64 KB beyond the matching texts: ${sel.bytes}`);
       const cold = both(svc, a, new Episodes(store), dev, { from: "episode", where: "content LIKE '%第12_次%'", order_by: "j desc", limit: 50 });
       ok(cold.bytes < cold.full && cold.bytes <= need("content LIKE '%第12_次%'") + 65536, `cold: ${cold.bytes} bytes, the full scan ${cold.full}`);
