@@ -54,6 +54,7 @@ import { scenarios as queryScan } from "./query-scan.scn";
 import { scenarios as snapshot } from "./snapshot.scn";
 import { scenarios as episodeStore } from "./episode-store.scn";
 import { scenarios as episodeLean } from "./episode-lean.scn";
+import { scenarios as update } from "./update.scn";
 
 import { scenarios as evolver } from "./evolver.scn";
 import { scenarios as config } from "./config.scn";
@@ -115,6 +116,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "snapshot", scenarios: snapshot },
   { file: "episode-store", scenarios: episodeStore },
   { file: "episode-lean", scenarios: episodeLean },
+  { file: "update", scenarios: update },
 
   { file: "evolver", scenarios: evolver },
   { file: "config", scenarios: config },
