@@ -14,6 +14,7 @@ import { signature } from "../../src/episode/sig";
 import type { Episode } from "../../src/episode/types";
 import type { ArchiveRecord, ArchiveType } from "../../src/archive/line";
 import { SimDevice, type DeviceOptions } from "../../host-sim/device";
+import type { Ai } from "./device";
 import { Life, START } from "../../tools/bench/data";
 import { formatDate, fromLocal, toLocal } from "../../src/time/local";
 import { byteLength, decode } from "../../src/text/utf8";
@@ -234,4 +235,65 @@ export function oldFormatLeft(dev: SimDevice): string[] {
   const f = segmentFormats(dev);
   for (const s in f) for (let i = 0; i < f[s].length - 1; i++) if (f[s][i].v !== 3) out.push(`${f[s][i].name} (format ${f[s][i].v})`);
   return out;
+}
+
+// Appends `n` records to a stream, `per` an append: the k-th is make(k) on
+// the ledger's side and as(make(k)) on the archive's; the made ones go to `out`.
+export function appendEach<P>(a: Archive, type: ArchiveType, n: number, per: number, make: (k: number) => P, as: (p: P) => ArchiveRecord, out: P[]): void {
+  for (let i = 0; i < n; i += per) {
+    const batch: ArchiveRecord[] = [];
+    for (let k = i; k < Math.min(n, i + per); k++) {
+      const p = make(k);
+      batch.push(as(p));
+      out.push(p);
+    }
+    a.append(type, batch);
+  }
+}
+
+// The first days of a device updated from an old format, as the migration
+// and recode workloads drive it: an old fact forgotten before the first
+// step, a fact written, a few steps; a busy minute (21 facts: the store rolls
+// its oldest into the archive mid-migration) and a recall; time for the
+// steps (`mid`: a moment recall on the way); an old moment forgotten once
+// they are over; then a moment and a recall of an old month each morning.
+export interface UpdateDays {
+  oldFact: string; // forgotten before the first step
+  first: string; // the first fact after the update
+  stepsMs: number; // then this long: the first steps
+  busy: string; // the busy minute's facts: `${busy}${k}件事：${word}`
+  keyword: string; // the fact recall after it
+  mid?: { at: number; keyword: string }; // a moment recall at start + at
+  oldMoment: string; // forgotten an hour after the start
+  days: number; // mornings after the update, 1 … days - 1
+  morning: string; // each morning's moment: `${morning}${day}天的时刻`
+  month: [string, string]; // the old month each morning recalls
+}
+
+export function updateDays(ai: Ai, words: readonly string[], o: UpdateDays): void {
+  const start = ai.dev.clock.now;
+  ai.call({ action: "delete", type: "fact", content: o.oldFact });
+  ai.call({ action: "write", type: "fact", content: o.first });
+  ai.advanceTo(start + o.stepsMs);
+  for (let k = 0; k < 21; k++) ai.call({ action: "write", type: "fact", content: `${o.busy}${k}件事：${words[k % words.length]}` });
+  ai.call({ action: "recall", type: "fact", keyword: o.keyword, limit: 5 });
+  if (o.mid) {
+    ai.advanceTo(start + o.mid.at);
+    ai.call({ action: "recall", type: "moment", keyword: o.mid.keyword, limit: 5 });
+  }
+  ai.advanceTo(start + 3600000); // the migration is over
+  ai.call({ action: "delete", type: "moment", content: o.oldMoment });
+  const d = toLocal(start);
+  for (let day = 1; day < o.days; day++) {
+    ai.advanceTo(fromLocal(d.year, d.month, d.day + day, 9, 0));
+    ai.call({ action: "write", type: "moment", topic: words[day], content: `${o.morning}${day}天的时刻`, emotion: "happy", intensity: 3, importance: 3 });
+    ai.call({ action: "recall", type: "moment", start_date: o.month[0], end_date: o.month[1], limit: 5 });
+  }
+}
+
+// After the reboot: four facts, an old fact forgotten, a day of steps.
+export function updateAfter(ai: Ai, oldFact: string): void {
+  for (let i = 0; i < 4; i++) ai.call({ action: "write", type: "fact", content: `断电之后的第${i}条` });
+  ai.call({ action: "delete", type: "fact", content: oldFact });
+  ai.advanceTo(ai.dev.clock.now + 86400000);
 }

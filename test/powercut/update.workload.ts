@@ -1,19 +1,20 @@
-// A 3-year pet made with the formats from before issue 29, updated: its
-// storage partition holds 36 months of the seed's rate archived by format 2
-// (UTF-8 lines: facts, moments, events, digests of the moments retire took)
-// and 400 full-size version-1 episodes (two 672-byte text slots each), built
-// through the old code paths (test/powercut/old-format.ts) and loaded as
-// files, without writes. The old format filled the partition's 75% line in
-// its 26th month: what it refused after that never reached the flash and is
-// not the ledger's. After the update, idle steps do both migrations at once:
-// the archive's format-2 segments written again as format 3 (recode,
+// A pet made with the formats from before issue 29, updated: its storage
+// partition holds 23 months of the seed's rate archived by format 2 (UTF-8
+// lines: facts, moments, events, digests of the moments retire took) and 400
+// full-size version-1 episodes (two 672-byte text slots each), built through
+// the old code paths (test/powercut/old-format.ts) and loaded as files,
+// without writes: 71% of the 3 MB partition. (Not 36 months: with 400
+// episodes the old formats reach the partition's 75% line in their 24th
+// month, and a pet at that line cannot migrate: docs/design/update.md.)
+// After the update, idle steps do both migrations at once: the archive's
+// sealed format-2 segments written again as format 3 (recode,
 // docs/design/recode.md) and the episodes moved to version 2, their texts
 // into passages (FORMAT.md §4.8), while the AI keeps using the device: facts
 // and moments rolling out of NVS, recalls, queries, episodes written,
 // recalled and read, an old fact and an old episode forgotten. Every
-// prefilled fact, moment (or its month's digest), event and episode (its whole
-// text and keywords) is the ledger's background or checked by `verify`: none
-// may be lost or appear twice, whichever write a fault hits.
+// prefilled fact, moment (or its month's digest), event and episode (its
+// whole text and keywords) is the ledger's background or checked by
+// verifyPet: none may be lost or appear twice, whichever write a fault hits.
 import { fromLocal, formatDate } from "../../src/time/local";
 import type { SimDevice } from "../../host-sim/device";
 import type { Workload } from "./harness";
@@ -23,7 +24,7 @@ import { forget } from "./archive.workload";
 import { buildOldPet, loadImage, type OldPet } from "./old-format";
 import type { Kind } from "./ledger";
 
-export const MONTHS = Number((globalThis as any).process?.env?.PET_MONTHS ?? 23);
+export const MONTHS = 23;
 export const EPISODES = 400;
 const WORDS = ["篮球", "画画", "小猫", "下雨", "苹果", "唱歌", "游泳", "钢琴", "恐龙", "宇宙", "北京", "生日"];
 const START = fromLocal(2026, 3, 2, 9, 0);
