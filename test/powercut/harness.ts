@@ -11,7 +11,7 @@ import { SimDevice, PowerCut, type DeviceOptions } from "../../host-sim/device";
 import { tearHalf, tearNone, tearSeeded, type Tear } from "../../host-sim/flash";
 import { FAULT_KINDS, type FaultKind, type FaultOptions, type SpiffsFault } from "../../host-sim/faults";
 import { Ai, callTool, type BootOptions, type Booted } from "./device";
-import { check, blankVerdict, type Verdict } from "./oracle";
+import { check, blankVerdict, type Verdict, type CheckOptions } from "./oracle";
 import type { Kind } from "./ledger";
 
 export interface Workload {
@@ -24,8 +24,8 @@ export interface Workload {
   prefill?(dev: SimDevice): { kind: Kind; key: string; value: string; ts: number }[];
   run(ai: Ai): void;
   // checks of the workload's own beyond the oracle's, through the tool only
-  // (after every check of the oracle)
-  verify?(ai: Ai, b: Booted, v: Verdict): void;
+  // (after every check of the oracle, with its options: what a format excused)
+  verify?(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions): void;
   // the workload's own bounds for a kind (a long workload: fewer cases); a
   // maxCases of the sweep's own still bounds them
   sweep?(kind: FaultKind | "none"): SweepOptions;
@@ -224,7 +224,7 @@ export function runCase(w: Workload, kind: FaultKind | "none", plan: Plan): Case
   }
   try {
     check(ai, b, res.verdict, { excused });
-    w.verify?.(ai, b, res.verdict);
+    w.verify?.(ai, b, res.verdict, { excused });
   } catch (e) {
     res.verdict.wrongReplies++;
     res.verdict.failures.push(`the check could not run: ${msg(e)}`);
@@ -249,7 +249,7 @@ export function runCase(w: Workload, kind: FaultKind | "none", plan: Plan): Case
   const v2 = blankVerdict();
   try {
     check(ai, b, v2, { excused });
-    w.verify?.(ai, b, v2);
+    w.verify?.(ai, b, v2, { excused });
   } catch (e) {
     v2.wrongReplies++;
     v2.failures.push(`the check could not run: ${msg(e)}`);
