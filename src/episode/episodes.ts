@@ -716,7 +716,9 @@ export class Episodes implements EpisodeReader {
   maintain(nowMs = this.clock()): UpkeepReport {
     this.store.open();
     const t = secs(nowMs);
-    const timed = this.trusted(); // an unset clock purges and forgets nothing
+    // an unset clock purges and forgets nothing; nor does one whose redate
+    // failed (their estimate dates would read as years old)
+    const timed = this.trusted() && !this.redateLater;
     const purge = new Lowest(UPKEEP_WRITES); // key: purge_at
     const weak = new Lowest(UPKEEP_WRITES); // key: strength
     const low = new Lowest(UPKEEP_WRITES); // key: importance
@@ -800,6 +802,20 @@ export class Episodes implements EpisodeReader {
   // by the estimate (a time in [from, to], unix s) move by `shift` seconds to
   // their true time, UPKEEP_WRITES slots a batch. Returns how many moved.
   redate(from: number, to: number, shift: number): number {
+    try {
+      const n = this.redateNow(from, to, shift);
+      this.redateLater = undefined;
+      return n;
+    } catch (e) {
+      // (a full partition mid-migration): steps try again; moved ones are out of range
+      this.redateLater = [from, to, shift];
+      throw e;
+    }
+  }
+
+  private redateLater: [number, number, number] | undefined;
+
+  private redateNow(from: number, to: number, shift: number): number {
     this.store.open();
     const inRange = (v: number) => v >= from && v <= to;
     const slots: number[] = [];
@@ -825,6 +841,15 @@ export class Episodes implements EpisodeReader {
   // upkeep pass at most once an hour unless work remains. True while work remains.
   step(nowMs = this.clock()): boolean {
     if (this.lateTombs.length) this.writeTombs([]);
+    if (this.redateLater) {
+      const [from, to, shift] = this.redateLater;
+      try {
+        this.redate(from, to, shift);
+      } catch (e) {
+        rethrowCut(e);
+        trace(`episode: redate failed again (${why(e)})\n`);
+      }
+    }
     let more = false;
     try {
       more = this.store.step(nowMs);

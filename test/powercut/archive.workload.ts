@@ -18,11 +18,9 @@
 // without writes; moment segments sealed, catalogued): the ledger's
 // background. Facts never leave; moments may leave only oldest first and only
 // into a digest that recall of their month returns (test/powercut/oracle.ts).
-import config from "mc/config";
-import { Archive } from "../../src/archive/archive";
-import { setWriteFormat, VERSION } from "../../src/archive/codec";
 import { fromLocal, formatDateTime } from "../../src/time/local";
-import { SimDevice } from "../../host-sim/device";
+import type { SimDevice } from "../../host-sim/device";
+import { appendEach, formatTwo, loadImage, type Image } from "./old-format";
 import type { Workload } from "./harness";
 import type { Ai } from "./device";
 import type { Kind } from "./ledger";
@@ -55,41 +53,23 @@ const preMoment = (k: number): Pre => {
 
 // The archive the workload starts from, built once on a device of its own
 // (a large partition: nothing retires while it is built).
-let template: { files: { name: string; bytes: Uint8Array }[]; records: Pre[] } | undefined;
+let template: { files: Image[]; records: Pre[] } | undefined;
 function prefill(dev: SimDevice): Pre[] {
   if (!template) {
-    const other = new SimDevice({ now: fromLocal(2026, 2, 28, 12, 0) }).install();
-    setWriteFormat(2);
-    try {
-      const a = new Archive(config.file.root);
-      a.check();
-      const records: Pre[] = [];
-      for (let i = 0; i < PRE_FACTS; i += 10) {
-        const batch = [];
-        for (let k = i; k < i + 10; k++) {
-          const p = preFact(k);
-          batch.push({ timestamp: p.ts, content: p.key });
-          records.push(p);
-        }
-        a.append("fact", batch);
-      }
-      for (let i = 0; i < PRE_MOMENTS; i += 8) {
-        const batch = [];
-        for (let k = i; k < i + 8; k++) {
-          const p = preMoment(k);
-          batch.push({ timestamp: p.ts, topic: p.topic!, content: p.key, emotion: "happy" as const, intensity: 3, importance: 3 });
-          records.push(p);
-        }
-        a.append("moment", batch);
-      }
-      a.settle(); // seal the full segments, drop their twins
-      template = { files: other.spiffs.list().map((e) => ({ name: e.name, bytes: other.spiffs.content(e.name) })), records };
-    } finally {
-      setWriteFormat(VERSION as 4);
-      dev.install();
-    }
+    const t = formatTwo(
+      { now: fromLocal(2026, 2, 28, 12, 0) },
+      (a) => {
+        const records: Pre[] = [];
+        appendEach(a, "fact", PRE_FACTS, 10, preFact, (p) => ({ timestamp: p.ts, content: p.key }), records);
+        appendEach(a, "moment", PRE_MOMENTS, 8, preMoment, (p) => ({ timestamp: p.ts, topic: p.topic!, content: p.key, emotion: "happy" as const, intensity: 3, importance: 3 }), records);
+        a.settle(); // seal the full segments, drop their twins
+        return records;
+      },
+      dev,
+    );
+    template = { files: t.files, records: t.out };
   }
-  for (const f of template.files) dev.spiffs.load(f.name, f.bytes.slice());
+  loadImage(dev, template.files);
   return template.records;
 }
 

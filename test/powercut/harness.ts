@@ -10,8 +10,8 @@
 import { SimDevice, PowerCut, type DeviceOptions } from "../../host-sim/device";
 import { tearHalf, tearNone, tearSeeded, type Tear } from "../../host-sim/flash";
 import { FAULT_KINDS, type FaultKind, type FaultOptions, type SpiffsFault } from "../../host-sim/faults";
-import { Ai, callTool, type BootOptions } from "./device";
-import { check, blankVerdict, type Verdict } from "./oracle";
+import { Ai, callTool, type BootOptions, type Booted } from "./device";
+import { check, blankVerdict, type Verdict, type CheckOptions } from "./oracle";
 import type { Kind } from "./ledger";
 
 export interface Workload {
@@ -23,6 +23,12 @@ export interface Workload {
   // records they hold (the ledger's background)
   prefill?(dev: SimDevice): { kind: Kind; key: string; value: string; ts: number }[];
   run(ai: Ai): void;
+  // checks of the workload's own beyond the oracle's, through the tool only
+  // (after every check of the oracle, with its options: what a format excused)
+  verify?(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions): void;
+  // the workload's own bounds for a kind (a long workload: fewer cases); a
+  // maxCases of the sweep's own still bounds them
+  sweep?(kind: FaultKind | "none"): SweepOptions;
   // After the fault, the reboot and the check: the device keeps being used
   // (a torn line or a leftover of the fault must not hurt the next writes);
   // then one more reboot and check.
@@ -218,6 +224,7 @@ export function runCase(w: Workload, kind: FaultKind | "none", plan: Plan): Case
   }
   try {
     check(ai, b, res.verdict, { excused });
+    w.verify?.(ai, b, res.verdict, { excused });
   } catch (e) {
     res.verdict.wrongReplies++;
     res.verdict.failures.push(`the check could not run: ${msg(e)}`);
@@ -242,6 +249,7 @@ export function runCase(w: Workload, kind: FaultKind | "none", plan: Plan): Case
   const v2 = blankVerdict();
   try {
     check(ai, b, v2, { excused });
+    w.verify?.(ai, b, v2, { excused });
   } catch (e) {
     v2.wrongReplies++;
     v2.failures.push(`the check could not run: ${msg(e)}`);
@@ -413,6 +421,16 @@ export function modelled(kind: FaultKind): boolean {
   return false;
 }
 
+// A workload's own bounds over the sweep's.
+function bounds(w: Workload, kind: FaultKind | "none", o: SweepOptions): SweepOptions {
+  if (!w.sweep) return o;
+  const b = w.sweep(kind);
+  const max = Math.min(o.maxCases ?? Infinity, b.maxCases ?? Infinity);
+  const out: SweepOptions = { ...o, ...b };
+  if (max !== Infinity) out.maxCases = max;
+  return out;
+}
+
 export function sweepKind(kind: FaultKind | "none", workloads: readonly Workload[], o: SweepOptions = {}): KindResult {
   const r: KindResult = { kind, injected: 0, acked_lost: 0, boot_failures: 0, wrong_replies: 0, crashes: 0, cases: 0, checked: 0, by_workload: {}, failures: [] };
   if (kind !== "none" && !modelled(kind)) {
@@ -421,7 +439,7 @@ export function sweepKind(kind: FaultKind | "none", workloads: readonly Workload
   }
   for (const w of workloads) {
     const bw = (r.by_workload[w.name] = { cases: 0, injected: 0, acked_lost: 0, boot_failures: 0, wrong_replies: 0, crashes: 0 });
-    for (const p of plans(kind, w, o)) {
+    for (const p of plans(kind, w, bounds(w, kind, o))) {
       const c = runCase(w, kind, p);
       if (c.notModelled) {
         r.not_modelled = true;

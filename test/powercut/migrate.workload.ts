@@ -13,7 +13,7 @@ import { encode } from "../../src/text/utf8";
 import type { SimDevice } from "../../host-sim/device";
 import type { Workload } from "./harness";
 import type { Ai } from "./device";
-import { forget } from "./archive.workload";
+import { updateDays, updateAfter } from "./old-format";
 import type { Kind } from "./ledger";
 
 const WORDS = ["篮球", "画画", "小猫", "下雨", "苹果", "唱歌", "游泳", "钢琴", "恐龙", "宇宙", "北京", "生日"];
@@ -60,25 +60,10 @@ export const migrateWorkload: Workload = {
   start: fromLocal(2026, 3, 2, 9, 0),
   prefill,
   run(ai: Ai) {
-    const start = ai.dev.clock.now;
-    // before the first step: an old fact forgotten while it is still in the version-1 file
-    forget(ai, "fact", v1Fact(17).key);
-    ai.call({ action: "write", type: "fact", content: "升级以后的第一件事" });
-    ai.advanceTo(start + 1000); // four steps of migration
-    // a busy minute: the fact store fills, its oldest roll into the live segments mid-migration
-    for (let k = 0; k < 21; k++) ai.call({ action: "write", type: "fact", content: `升级那天的第${k}件事：${WORDS[k % WORDS.length]}` });
-    ai.call({ action: "recall", type: "fact", keyword: "小猫", limit: 5 });
-    ai.advanceTo(start + 3600000); // the migration is over
-    forget(ai, "moment", v1Moment(60).key);
-    for (let day = 1; day < 4; day++) {
-      ai.advanceTo(fromLocal(2026, 3, 2 + day, 9, 0));
-      ai.call({ action: "write", type: "moment", topic: WORDS[day], content: `升级后第${day}天的时刻`, emotion: "happy", intensity: 3, importance: 3 });
-      ai.call({ action: "recall", type: "moment", start_date: "2024-06-01", end_date: "2024-06-30", limit: 5 });
-    }
+    // four steps of migration; the busy minute rolls facts into the live segments mid-migration
+    updateDays(ai, WORDS, { oldFact: v1Fact(17).key, first: "升级以后的第一件事", stepsMs: 1000, busy: "升级那天的第", keyword: "小猫", oldMoment: v1Moment(60).key, days: 4, morning: "升级后第", month: ["2024-06-01", "2024-06-30"] });
   },
   after(ai) {
-    for (let i = 0; i < 4; i++) ai.call({ action: "write", type: "fact", content: `断电之后的第${i}条` });
-    forget(ai, "fact", v1Fact(250).key);
-    ai.advanceTo(ai.dev.clock.now + 86400000);
+    updateAfter(ai, v1Fact(250).key);
   },
 };

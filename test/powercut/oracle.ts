@@ -122,19 +122,32 @@ export function check(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions = {}): v
   // ---- episodes (when the workload kept some): every active one, streamed from flash -------
   let episodesOk = true;
   if (L.all().some((e) => e.kind === "episode")) {
-    const q = callTool(svc, { action: "query", from: "episode", select: "content", limit: 50 });
-    if (!q.ok || !q.json || !Array.isArray(q.json.rows) || q.json.partial) {
-      episodesOk = false;
-      fail(v, `query of episodes failed or is partial: ${q.text.slice(0, 160)}`);
-    } else {
-      if (q.json.rows.length >= 50) fail(v, "the episode workload must stay under 50 active episodes");
-      for (const row of q.json.rows as { content: string }[]) put(obs.hot, "episode", row.content, row.content);
-      const seen = obs.hot.get("episode");
-      seen?.forEach((vals, key) => {
-        for (const x of vals) if (!L.known("episode", x)) wrong(q, `an episode never written: ${JSON.stringify(x)}`);
-        if (vals.length > 1) wrong(q, `the episode ${JSON.stringify(key)} is there ${vals.length} times`);
-      });
+    // a page at a time, by id (a prefilled store holds hundreds; a reply
+    // holds at most 50 rows and fewer long texts: `more`, `truncated`)
+    let after = 0;
+    for (let page = 0; page < 400; page++) {
+      const q = callTool(svc, { action: "query", from: "episode", select: "id, content", where: `id > ${after}`, order_by: "id asc", limit: 50 });
+      if (!q.ok || !q.json || !Array.isArray(q.json.rows) || q.json.partial) {
+        episodesOk = false;
+        fail(v, `query of episodes failed or is partial: ${q.text.slice(0, 160)}`);
+        break;
+      }
+      const rows = q.json.rows as { id: number; content: string }[];
+      for (const row of rows) {
+        put(obs.hot, "episode", row.content, row.content);
+        if (!L.known("episode", row.content)) wrong(q, `an episode never written: ${JSON.stringify(row.content)}`);
+        if (!(row.id > after)) {
+          wrong(q, `episodes out of order: id ${row.id} after ${after}`);
+          page = 400;
+          break;
+        }
+        after = row.id;
+      }
+      if (!rows.length || !(rows.length >= 50 || q.json.more || q.json.truncated)) break;
     }
+    obs.hot.get("episode")?.forEach((vals, key) => {
+      if (vals.length > 1) wrong(read, `the episode ${JSON.stringify(key)} is there ${vals.length} times`);
+    });
   }
 
   // ---- status (when the tool has it): answers after any fault ---------------------------

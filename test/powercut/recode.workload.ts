@@ -9,13 +9,10 @@
 // forgotten in a segment not recoded yet and one in a recoded one, recall
 // through the tool. Every prefilled record is the ledger's background: none
 // may be lost or appear twice, whichever write a fault hits.
-import config from "mc/config";
-import { Archive } from "../../src/archive/archive";
-import { setWriteFormat, VERSION } from "../../src/archive/codec";
 import { fromLocal } from "../../src/time/local";
-import { SimDevice } from "../../host-sim/device";
+import type { SimDevice } from "../../host-sim/device";
+import { appendEach, formatTwo, loadImage, updateDays, updateAfter, type Image } from "./old-format";
 import type { Workload } from "./harness";
-import { forget } from "./archive.workload";
 import type { Kind } from "./ledger";
 
 const WORDS = ["篮球", "画画", "小猫", "下雨", "苹果", "唱歌", "游泳", "钢琴", "恐龙", "宇宙", "北京", "生日"];
@@ -34,41 +31,23 @@ const preMoment = (k: number): Pre => {
   return { kind: "moment", key: content, value: `${topic}|${content}`, ts: T0 + k * 86400 + 3600, topic };
 };
 
-let template: { files: { name: string; bytes: Uint8Array }[]; records: Pre[] } | undefined;
+let template: { files: Image[]; records: Pre[] } | undefined;
 function prefill(dev: SimDevice): Pre[] {
   if (!template) {
-    const other = new SimDevice({ now: fromLocal(2026, 2, 28, 12, 0) }).install();
-    setWriteFormat(2);
-    try {
-      const a = new Archive(config.file.root);
-      a.check();
-      const records: Pre[] = [];
-      for (let i = 0; i < PRE_FACTS; i += 10) {
-        const batch = [];
-        for (let k = i; k < i + 10; k++) {
-          const p = preFact(k);
-          batch.push({ timestamp: p.ts, content: p.key });
-          records.push(p);
-        }
-        a.append("fact", batch);
-      }
-      for (let i = 0; i < PRE_MOMENTS; i += 10) {
-        const batch = [];
-        for (let k = i; k < i + 10; k++) {
-          const p = preMoment(k);
-          batch.push({ timestamp: p.ts, topic: p.topic!, content: p.key, emotion: "happy" as const, intensity: 3, importance: 3 });
-          records.push(p);
-        }
-        a.append("moment", batch);
-      }
-      a.settle(); // sealed and protected, as a format-2 device left them
-      template = { files: other.spiffs.list().map((e) => ({ name: e.name, bytes: other.spiffs.content(e.name) })), records };
-    } finally {
-      setWriteFormat(VERSION as 4);
-      dev.install();
-    }
+    const t = formatTwo(
+      { now: fromLocal(2026, 2, 28, 12, 0) },
+      (a) => {
+        const records: Pre[] = [];
+        appendEach(a, "fact", PRE_FACTS, 10, preFact, (p) => ({ timestamp: p.ts, content: p.key }), records);
+        appendEach(a, "moment", PRE_MOMENTS, 10, preMoment, (p) => ({ timestamp: p.ts, topic: p.topic!, content: p.key, emotion: "happy" as const, intensity: 3, importance: 3 }), records);
+        a.settle(); // sealed and protected, as a format-2 device left them
+        return records;
+      },
+      dev,
+    );
+    template = { files: t.files, records: t.out };
   }
-  for (const f of template.files) dev.spiffs.load(f.name, f.bytes.slice());
+  loadImage(dev, template.files);
   return template.records;
 }
 
@@ -77,26 +56,10 @@ export const recodeWorkload: Workload = {
   start: fromLocal(2026, 3, 2, 9, 0),
   prefill,
   run(ai) {
-    const start = ai.dev.clock.now;
-    // before the first step: a fact forgotten in the sealed format-2 segment
-    forget(ai, "fact", preFact(33).key);
-    ai.call({ action: "write", type: "fact", content: "更新以后的第一件事" });
-    ai.advanceTo(start + 3000); // a few steps: the recode starts
-    for (let k = 0; k < 21; k++) ai.call({ action: "write", type: "fact", content: `更新那天的第${k}件事：${WORDS[k % WORDS.length]}` });
-    ai.call({ action: "recall", type: "fact", keyword: "恐龙", limit: 5 });
-    ai.advanceTo(start + 60000); // about 240 steps: the recode goes on, the second moment segment
-    ai.call({ action: "recall", type: "moment", keyword: "唱歌", limit: 5 });
-    ai.advanceTo(start + 3600000); // the recode is over
-    forget(ai, "moment", preMoment(120).key);
-    for (let day = 1; day < 3; day++) {
-      ai.advanceTo(fromLocal(2026, 3, 2 + day, 9, 0));
-      ai.call({ action: "write", type: "moment", topic: WORDS[day], content: `更新后第${day}天的时刻`, emotion: "happy", intensity: 3, importance: 3 });
-      ai.call({ action: "recall", type: "moment", start_date: "2024-03-01", end_date: "2024-03-31", limit: 5 });
-    }
+    // a few steps: the recode starts; about 240 steps by the moment recall (the second moment segment)
+    updateDays(ai, WORDS, { oldFact: preFact(33).key, first: "更新以后的第一件事", stepsMs: 3000, busy: "更新那天的第", keyword: "恐龙", mid: { at: 60000, keyword: "唱歌" }, oldMoment: preMoment(120).key, days: 3, morning: "更新后第", month: ["2024-03-01", "2024-03-31"] });
   },
   after(ai) {
-    for (let i = 0; i < 4; i++) ai.call({ action: "write", type: "fact", content: `断电之后的第${i}条` });
-    forget(ai, "fact", preFact(400).key);
-    ai.advanceTo(ai.dev.clock.now + 86400000);
+    updateAfter(ai, preFact(400).key);
   },
 };

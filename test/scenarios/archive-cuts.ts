@@ -6,6 +6,7 @@
 import config from "mc/config";
 import { SimDevice } from "../../host-sim/device";
 import { Archive } from "../../src/archive/archive";
+import { fromLocal } from "../../src/time/local";
 
 export interface Image {
   name: string;
@@ -31,4 +32,25 @@ export function cutUpkeep(
     a.settle();
     check(a, dev, `cut at write ${n} of ${o.total}, after the upkeep`, true);
   }
+}
+
+// Facts, five an append, an hour apart from 2024-01-01 08:00 (the k-th one's
+// content given): their contents in order.
+export function appendFacts(a: Archive, n: number, content: (k: number) => string): string[] {
+  const t0 = Math.floor(fromLocal(2024, 1, 1, 8, 0) / 1000);
+  const all: string[] = [];
+  for (let i = 0; i < n; i += 5) {
+    const b = [];
+    for (let k = i; k < i + 5; k++) b.push({ timestamp: t0 + k * 3600, content: content(k) });
+    a.append("fact", b);
+    for (const x of b) all.push(x.content);
+  }
+  return all;
+}
+
+// Every fact of the archive's content, sorted.
+export function factContents(a: Archive): string[] {
+  const out: string[] = [];
+  a.forEach("fact", (it) => out.push(it.content));
+  return out.sort();
 }

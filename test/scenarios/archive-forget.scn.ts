@@ -5,7 +5,7 @@
 import config from "mc/config";
 import { SimDevice } from "../../host-sim/device";
 import { Archive } from "../../src/archive/archive";
-import { fromLocal } from "../../src/time/local";
+import { appendFacts, factContents } from "./archive-cuts";
 import { compactDecode } from "../../src/text/compact";
 import { decode } from "../../src/text/utf8";
 import { ok, equal, deepEqual } from "./assert";
@@ -15,23 +15,8 @@ const root = config.file.root;
 const T0 = Date.UTC(2026, 1, 5, 5, 0);
 const SECRET = "秘密日记";
 
-function fill(a: Archive, n: number): string[] {
-  const t0 = Math.floor(fromLocal(2024, 1, 1, 8, 0) / 1000);
-  const all: string[] = [];
-  for (let i = 0; i < n; i += 5) {
-    const b = [];
-    for (let k = i; k < i + 5; k++) b.push({ timestamp: t0 + k * 3600, content: `第${k}条：主人说的事${k === 77 ? SECRET : ""}` });
-    a.append("fact", b);
-    for (const x of b) all.push(x.content);
-  }
-  return all;
-}
-
-function contents(a: Archive): string[] {
-  const out: string[] = [];
-  a.forEach("fact", (it) => out.push(it.content));
-  return out.sort();
-}
+const fill = (a: Archive, n: number): string[] => appendFacts(a, n, (k) => `第${k}条：主人说的事${k === 77 ? SECRET : ""}`);
+const contents = factContents;
 
 // Is `text` on the flash: in its UTF-8 bytes, or in a line's compact text
 // (format 3: a field under a capital key, decoded; docs/FORMAT.md §3.16)?

@@ -8,12 +8,12 @@
 import config from "mc/config";
 import { SimDevice } from "../../host-sim/device";
 import { Archive, type Budget } from "../../src/archive/archive";
-import { fromLocal } from "../../src/time/local";
 import { setWriteFormat, VERSION } from "../../src/archive/codec";
 import type { Fact, Moment, Event } from "../../src/memory/types";
 import { newEvent } from "../../src/memory/types";
+import { fromLocal } from "../../src/time/local";
 import { Life, START, RARE } from "../../tools/bench/data";
-import { cutUpkeep, type Image } from "./archive-cuts";
+import { cutUpkeep, appendFacts, factContents, type Image } from "./archive-cuts";
 import { deviceMs, STEP_BUDGET_MS } from "./archive-steps.scn";
 import { PAD, linesOf, frameOfLine, crcHolds } from "./archive.scn";
 import { ok, equal, deepEqual } from "./assert";
@@ -26,23 +26,9 @@ const WORD = "萤火虫"; // in one fact of the first (sealed, rewritten) segmen
 const budget = (): Budget => ({ left: 32 * 1024, cut: false });
 
 // Facts, five an append: the first segment sealed, the second open at 1100.
-function fill(a: Archive, n: number): string[] {
-  const t0 = Math.floor(fromLocal(2024, 1, 1, 8, 0) / 1000);
-  const all: string[] = [];
-  for (let i = 0; i < n; i += 5) {
-    const b = [];
-    for (let k = i; k < i + 5; k++) b.push({ timestamp: t0 + k * 3600, content: k === 77 ? `第${k}条：${SECRET}` : k === 300 ? `第${k}条：主人说起了${WORD}` : `第${k}条：主人今天说了学校的小事${PAD.slice(0, 12)}` });
-    a.append("fact", b);
-    for (const x of b) all.push(x.content);
-  }
-  return all;
-}
-
-function contents(a: Archive): string[] {
-  const out: string[] = [];
-  a.forEach("fact", (it) => out.push(it.content));
-  return out.sort();
-}
+const fill = (a: Archive, n: number): string[] =>
+  appendFacts(a, n, (k) => (k === 77 ? `第${k}条：${SECRET}` : k === 300 ? `第${k}条：主人说起了${WORD}` : `第${k}条：主人今天说了学校的小事${PAD.slice(0, 12)}`));
+const contents = factContents;
 
 function image(dev: SimDevice): Image[] {
   return dev.spiffs.list().map((e) => ({ name: e.name, bytes: dev.spiffs.content(e.name) }));

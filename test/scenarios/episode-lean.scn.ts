@@ -8,23 +8,25 @@ import { tearHalf } from "../../host-sim/flash";
 import { ALL_TEAR_MODES } from "../../host-sim/spiffs";
 import type { FaultKind } from "../../host-sim/faults";
 import { EpisodeStore } from "../../src/episode/store";
-import { HEADER_BYTES, TEXT_BYTES, TOMB_BYTES, checkEpisode, encodeHeader, encodeText, headerLean, headerValid, put32 } from "../../src/episode/record";
-import { crc32 } from "../../src/nvs/crc32";
-import { signature } from "../../src/episode/sig";
+import { HEADER_BYTES, headerLean, headerValid } from "../../src/episode/record";
+import { writeV1Episodes, loadImage, imageOf } from "../powercut/old-format";
 import { type Episode } from "../../src/episode/types";
 import { Episodes } from "../../src/episode/episodes";
 import { encodePassage } from "../../src/archive/codec";
 import { encode } from "../../src/text/utf8";
 import { equal, ok, deepEqual } from "./assert";
-import { episode, freshDevice, copiesEqual } from "./episode-store.scn";
+import { episode, freshDevice, copiesEqual, cutAtEveryWrite, settle as settleStore } from "./episode-store.scn";
 import type { Scenario } from "./types";
 
 const T0 = 1767225600;
 
-function settle(st: EpisodeStore): number {
-  let n = 0;
-  while (st.step()) if (++n > 20000) throw new Error("step() never ends");
-  return n;
+const settle = (st: EpisodeStore): number => settleStore(st, 20000);
+
+// A fresh device whose SPIFFS tears a cut operation as the real library may.
+function tearing(): SimDevice {
+  const dev = freshDevice();
+  dev.spiffs.tearModes = ["unchanged", "prefix", "holes"];
+  return dev;
 }
 
 function view(e: Episode | undefined): string {
@@ -44,31 +46,9 @@ function pet(n: number): Episode[] {
   return out;
 }
 
-// Writes a version-1 store (today's format before this one: FORMAT.md §4.2
-// version 1 and §4.3's text records, both copies) and two tombstones.
-function writeV1(dev: SimDevice, eps: Episode[], slots: number): void {
-  const h = new Uint8Array(slots * HEADER_BYTES), t = new Uint8Array(slots * TEXT_BYTES);
-  for (let s = 0; s < slots; s++) {
-    const ep = eps.find((e) => e.slot === s) ?? ({ slot: s, state: "free" } as Episode);
-    const c = checkEpisode(ep);
-    const tc = encodeText(t, s * TEXT_BYTES, ep.state === "free" ? 0 : ep.id, 1, c);
-    encodeHeader(h, s * HEADER_BYTES, ep, 1, tc, 1, ep.state === "free" ? undefined : signature(ep.content, ep.keywords));
-  }
-  const x = new Uint8Array(2 * TOMB_BYTES);
-  for (let i = 0; i < 2; i++) {
-    const at = i * TOMB_BYTES;
-    put32(x, at, 900 + i);
-    x[at + 4] = 2;
-    put32(x, at + 8, T0);
-    put32(x, at + 12, 7);
-    put32(x, at + 16, crc32(x, at, at + 16));
-  }
-  for (let k = 0; k < 2; k++) {
-    dev.spiffs.load(`/ep.h${k}`, h.slice());
-    dev.spiffs.load(`/ep.t${k}`, t.slice());
-    dev.spiffs.load(`/ep.x${k}`, x.slice());
-  }
-}
+// A version-1 store (the format before this one: FORMAT.md §4.2 version 1 and
+// §4.3's text records, both copies) and two tombstones.
+const writeV1 = (dev: SimDevice, eps: Episode[], slots: number): void => writeV1Episodes(dev, eps, slots, 2, T0);
 
 // Every episode of `eps` reads back exactly (read, scan with text), the free slot reads free.
 function same(st: EpisodeStore, eps: Episode[], what: string): void {
@@ -263,35 +243,24 @@ export const scenarios: Scenario[] = [
     name: "episodes lean: the migration cut at every write keeps every episode, and finishes after the reboot",
     run() {
       const eps = pet(12);
-      let cuts = 0;
-      for (let at = 1; ; at++) {
-        const dev = freshDevice();
-        dev.spiffs.tearModes = ["unchanged", "prefix", "holes"];
-        writeV1(dev, eps, 12);
-        let st = new EpisodeStore();
-        dev.cutAfter(at, tearHalf);
-        let cut = false;
-        try {
+      const cuts = cutAtEveryWrite(
+        () => {
+          const dev = tearing();
+          writeV1(dev, eps, 12);
+          return { dev, state: new EpisodeStore() };
+        },
+        (st) => void settle(st),
+        (dev, at) => {
+          const st = new EpisodeStore();
+          same(st, eps, `cut at ${at}`);
           settle(st);
-        } catch (e) {
-          if (!(e instanceof PowerCut)) throw e;
-          cut = true;
-        }
-        dev.flash.disarm();
-        if (!cut) {
-          ok(allLean(dev, 12), "the whole migration without a cut");
-          break;
-        }
-        cuts++;
-        dev.reboot();
-        st = new EpisodeStore();
-        same(st, eps, `cut at ${at}`);
-        settle(st);
-        same(st, eps, `cut at ${at}, then steps`);
-        ok(!dev.spiffs.exists("/ep.t0") && !dev.spiffs.exists("/ep.t1"), `cut at ${at}: the text files are gone in the end`);
-        ok(allLean(dev, 12), `cut at ${at}: every header is version 2`);
-        ok(copiesEqual(dev, st), `cut at ${at}: both copies equal`);
-      }
+          same(st, eps, `cut at ${at}, then steps`);
+          ok(!dev.spiffs.exists("/ep.t0") && !dev.spiffs.exists("/ep.t1"), `cut at ${at}: the text files are gone in the end`);
+          ok(allLean(dev, 12), `cut at ${at}: every header is version 2`);
+          ok(copiesEqual(dev, st), `cut at ${at}: both copies equal`);
+        },
+        (dev) => ok(allLean(dev, 12), "the whole migration without a cut"),
+      );
       ok(cuts >= 30, `cut points: ${cuts}`);
     },
   },
@@ -393,31 +362,22 @@ export const scenarios: Scenario[] = [
       // the state before the collection, built once and loaded for each cut
       const dev0 = freshDevice();
       const eps = build(dev0);
-      const image = dev0.spiffs.list().map((e) => ({ name: e.name, bytes: dev0.spiffs.content(e.name).slice() }));
-      let cuts = 0;
-      for (let at = 1; ; at++) {
-        const dev = freshDevice();
-        dev.spiffs.tearModes = ["unchanged", "prefix", "holes"];
-        for (const f of image) dev.spiffs.load(f.name, f.bytes.slice());
-        let st = new EpisodeStore();
-        dev.cutAfter(at, tearHalf);
-        let cut = false;
-        try {
+      const image = imageOf(dev0);
+      const cuts = cutAtEveryWrite(
+        () => {
+          const dev = tearing();
+          loadImage(dev, image);
+          return { dev, state: new EpisodeStore() };
+        },
+        (st) => void settle(st),
+        (dev, at) => {
+          const st = new EpisodeStore();
+          check(st, eps, `cut at ${at}`);
           settle(st);
-        } catch (e) {
-          if (!(e instanceof PowerCut)) throw e;
-          cut = true;
-        }
-        dev.flash.disarm();
-        if (!cut) break;
-        cuts++;
-        dev.reboot();
-        st = new EpisodeStore();
-        check(st, eps, `cut at ${at}`);
-        settle(st);
-        check(st, eps, `cut at ${at}, then steps`);
-        ok(!dev.spiffs.exists("/p000001.jsonl"), `cut at ${at}: collected in the end`);
-      }
+          check(st, eps, `cut at ${at}, then steps`);
+          ok(!dev.spiffs.exists("/p000001.jsonl"), `cut at ${at}: collected in the end`);
+        },
+      );
       ok(cuts >= 20, `cut points: ${cuts}`);
     },
   },

@@ -91,10 +91,37 @@ export function copiesEqual(dev: SimDevice, st?: EpisodeStore, prefix = "/ep"): 
   return true;
 }
 
-function settle(st: EpisodeStore): number {
+export function settle(st: EpisodeStore, max = 5000): number {
   let n = 0;
-  while (st.step()) if (++n > 5000) throw new Error("step() never ends");
+  while (st.step()) if (++n > max) throw new Error("step() never ends");
   return n;
+}
+
+// Runs `work` on what `setup` makes (a fresh device each time) with a power
+// cut after write 1, 2, … (torn halfway) until a run has no write left to
+// cut; each cut device is rebooted and handed to `cut`, the run without a
+// cut to `whole`. Returns the number of cuts.
+export function cutAtEveryWrite<T>(setup: () => { dev: SimDevice; state: T }, work: (state: T) => void, cut: (dev: SimDevice, at: number, state: T) => void, whole?: (dev: SimDevice, state: T) => void): number {
+  let cuts = 0;
+  for (let at = 1; ; at++) {
+    const { dev, state } = setup();
+    dev.cutAfter(at, tearHalf);
+    let was = false;
+    try {
+      work(state);
+    } catch (e) {
+      if (!(e instanceof PowerCut)) throw e;
+      was = true;
+    }
+    dev.flash.disarm();
+    if (!was) {
+      whole?.(dev, state);
+      return cuts;
+    }
+    cuts++;
+    dev.reboot();
+    cut(dev, at, state);
+  }
 }
 
 function flip(dev: SimDevice, name: string, at: number, bit = 1): void {
@@ -472,33 +499,25 @@ export const scenarios: Scenario[] = [
   {
     name: "episodes: a batch cut at any write reads back per slot as before or after; open() puts the named slots in step",
     run() {
-      let cuts = 0;
-      for (let at = 1; ; at++) {
-        const dev = freshDevice();
-        let st = new EpisodeStore();
-        fill(st, 6);
-        const before = [1, 5, 6].map((s) => st.read(s)?.content);
-        dev.cutAfter(at, tearHalf);
-        let cut = false;
-        try {
-          st.write([episode(1, 2, "新的第一件"), episode(5, 6, "新的第五件"), episode(6, 7, "第六个，新的")]);
-        } catch (e) {
-          if (!(e instanceof PowerCut)) throw e;
-          cut = true;
-        }
-        dev.flash.disarm();
-        if (!cut) break;
-        cuts++;
-        dev.reboot();
-        st = new EpisodeStore();
-        const after = ["新的第一件", "新的第五件", "第六个，新的"];
-        [1, 5, 6].forEach((s, i) => {
-          const c = st.read(s)?.content;
-          ok(c === before[i] || c === after[i], `cut at ${at}: slot ${s} is ${c}`);
-        });
-        settle(st);
-        ok(copiesEqual(dev, st), `cut at ${at}: copies equal after steps`);
-      }
+      const cuts = cutAtEveryWrite(
+        () => {
+          const dev = freshDevice();
+          const st = new EpisodeStore();
+          fill(st, 6);
+          return { dev, state: { st, before: [1, 5, 6].map((s) => st.read(s)?.content) } };
+        },
+        ({ st }) => st.write([episode(1, 2, "新的第一件"), episode(5, 6, "新的第五件"), episode(6, 7, "第六个，新的")]),
+        (dev, at, { before }) => {
+          const st = new EpisodeStore();
+          const after = ["新的第一件", "新的第五件", "第六个，新的"];
+          [1, 5, 6].forEach((s, i) => {
+            const c = st.read(s)?.content;
+            ok(c === before[i] || c === after[i], `cut at ${at}: slot ${s} is ${c}`);
+          });
+          settle(st);
+          ok(copiesEqual(dev, st), `cut at ${at}: copies equal after steps`);
+        },
+      );
       ok(cuts >= 5, `cut points ${cuts}`);
     },
   },

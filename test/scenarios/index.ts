@@ -57,6 +57,7 @@ import { scenarios as snapshot } from "./snapshot.scn";
 import { scenarios as episodeStore } from "./episode-store.scn";
 import { scenarios as episodeLean } from "./episode-lean.scn";
 import { scenarios as passagesProtect } from "./passages-protect.scn";
+import { scenarios as update } from "./update.scn";
 
 import { scenarios as evolver } from "./evolver.scn";
 import { scenarios as config } from "./config.scn";
@@ -121,6 +122,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "episode-store", scenarios: episodeStore },
   { file: "episode-lean", scenarios: episodeLean },
   { file: "passages-protect", scenarios: passagesProtect },
+  { file: "update", scenarios: update },
 
   { file: "evolver", scenarios: evolver },
   { file: "config", scenarios: config },
