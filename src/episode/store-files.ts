@@ -132,6 +132,13 @@ export abstract class EpisodeFiles {
   readonly texts: Passages;
   protected lean = true;
   protected migAt = 0; // the migration from version 1: slots looked at this pass
+  // the migration's single-text mode (FORMAT.md §4.8, docs/design/update.md): /ep.s
+  // says /ep.t1 is dropped; both header copies' version-1 texts are read from /ep.t0
+  protected single = false;
+  protected singleAt = 0; // the check of /ep.t0 before /ep.t1 goes: slots checked this pass
+  protected singleNo = false; // a slot whose texts fail in both copies: both files kept (until the next open)
+  protected singleFails = 0; // failed checks of this pass's 32 slots in a row
+  protected migFull = false; // a migration batch failed for room
   // the passages' collection (store.ts): a census of live bytes per segment, then moving one's live texts
   protected gc: { phase: number; at: number; live: Map<number, number>; victim: number; found: number; wipe: number[]; waits: number; own: boolean } | undefined;
   protected moving: number[] = []; // slots a batch writes with their texts appended anew (the collection)
@@ -148,6 +155,16 @@ export abstract class EpisodeFiles {
   // The marker of a migration's end (§4.1): written before /ep.t0 and /ep.t1 are deleted.
   protected mPath(): string {
     return `${this.root}${this.name}.m`;
+  }
+
+  // The marker of single-text mode (§4.8): written after every /ep.t0 record checked, before /ep.t1 is deleted.
+  protected sPath(): string {
+    return `${this.root}${this.name}.s`;
+  }
+
+  // Copy k's version-1 text file is its own (not /ep.t0 read for copy 1 in single-text mode).
+  protected tOwn(k: number): boolean {
+    return !this.single || k === 0;
   }
 
   // The passages' stream learnt from a listing of the root (once; again after a listing that failed).
@@ -208,7 +225,7 @@ export abstract class EpisodeFiles {
   // is marked unreadable: served from the other copy, rebuilt by steps.
   protected openCopy(part: "h" | "t" | "x", k: number): File {
     try {
-      return this.openRead(this.path(part, k));
+      return this.openRead(this.path(part, part === "t" && !this.tOwn(k) ? 0 : k));
     } catch (e) {
       if (fatal(e)) throw e;
       if (part === "x") this.markXBad(k, "unreadable");
@@ -389,6 +406,19 @@ export abstract class EpisodeFiles {
       }
       if (this.remove(this.mPath())) this.notes.push("the migration to version 2 ended: text files deleted");
     }
+    // single-text mode (§4.8): /ep.s written, /ep.t1 deleted (again after a cut); gone with the text files
+    this.single = false;
+    this.singleAt = 0;
+    this.singleNo = false;
+    this.singleFails = 0;
+    if (len(this.sPath()) !== undefined) {
+      if (len(this.path("t", 0)) === undefined) {
+        if (this.remove(this.sPath())) this.notes.push("single-text marker deleted (no text files left)");
+      } else {
+        this.single = true;
+        for (const p of [this.tmp("t", 1), this.path("t", 1)]) if (len(p) !== undefined && this.remove(p)) names.delete(p);
+      }
+    }
     // a rebuild a reboot interrupted starts again
     for (const part of ["h", "t", "x"] as const)
       for (let k = 0; k < 2; k++)
@@ -403,6 +433,7 @@ export abstract class EpisodeFiles {
       this.xLen[k] = len(this.path("x", k)) ?? -1;
     }
     // version 1 text files (a store from before, being migrated) or none (lean)
+    if (this.single) this.tLen[1] = this.tLen[0];
     const lean = this.tLen[0] < 0 && this.tLen[1] < 0;
     this.lean = lean;
     this.migAt = 0;
@@ -418,6 +449,7 @@ export abstract class EpisodeFiles {
     // a copy file that exists but cannot be opened (not finalized)
     for (let k = 0; k < 2; k++) {
       for (const part of ["h", "t"] as const) {
+        if (part === "t" && !this.tOwn(k)) continue;
         if (this.bad[k] || (part === "h" ? this.hLen[k] : this.tLen[k]) < 0) continue;
         if (!this.canOpen(this.path(part, k))) this.markBad(k, `${part}${k} unreadable`);
       }
@@ -603,7 +635,7 @@ export abstract class EpisodeFiles {
         // zeros, never written); a version-1 one's (a device from before) is written first
         for (let i = 0; i < n; i++) {
           this.rd(w, W_BYTES + i * SLOT_BYTES, HEADER_BYTES, hb, i * HEADER_BYTES);
-          if (hb[i * HEADER_BYTES + 1] !== 1 || this.lean) continue;
+          if (hb[i * HEADER_BYTES + 1] !== 1 || this.lean || !this.tOwn(k)) continue;
           this.rd(w, W_BYTES + i * SLOT_BYTES + HEADER_BYTES, TEXT_BYTES, t);
           f ??= this.openWrite(this.path("t", k), this.tLen[k]);
           this.tLen[k] = this.wr(f, this.tLen[k], slots[i] * TEXT_BYTES, t);
