@@ -132,8 +132,9 @@ export abstract class EpisodeFiles {
   readonly texts: Passages;
   protected lean = true;
   protected migAt = 0; // the migration from version 1: slots looked at this pass
-  // the migration's single-text mode (FORMAT.md §4.8, docs/design/update.md): /ep.s
-  // says /ep.t1 is dropped; both header copies' version-1 texts are read from /ep.t0
+  // the migration's single-text mode (FORMAT.md §4.8, docs/design/update.md):
+  // /ep.t1 dropped (/ep.t0 there, /ep.t1 not, a header file of copy 1 there);
+  // both header copies' version-1 texts are read from /ep.t0
   protected single = false;
   protected singleAt = 0; // the check of /ep.t0 before /ep.t1 goes: slots checked this pass
   protected singleNo = false; // a slot whose texts fail in both copies: both files kept (until the next open)
@@ -157,9 +158,10 @@ export abstract class EpisodeFiles {
     return `${this.root}${this.name}.m`;
   }
 
-  // The marker of single-text mode (§4.8): written after every /ep.t0 record checked, before /ep.t1 is deleted.
-  protected sPath(): string {
-    return `${this.root}${this.name}.s`;
+  // /ep.t1 renamed before it is deleted (§4.8: a rename needs no room; a
+  // cut before the delete ends leaves this name, which open() deletes).
+  protected dPath(): string {
+    return this.path("t", 1) + ".d";
   }
 
   // Copy k's version-1 text file is its own (not /ep.t0 read for copy 1 in single-text mode).
@@ -406,19 +408,20 @@ export abstract class EpisodeFiles {
       }
       if (this.remove(this.mPath())) this.notes.push("the migration to version 2 ended: text files deleted");
     }
-    // single-text mode (§4.8): /ep.s written, /ep.t1 deleted (again after a cut); gone with the text files
+    // single-text mode (§4.8): /ep.t1 renamed /ep.t1.d (deleted again after a
+    // cut), then gone: /ep.t0 there, /ep.t1 and /ep.t1.n not, copy 1's header
+    // file (or its rebuild's) there. No cut of a two-copy store leaves that
+    // (its rebuild deletes the header file before the text file, the
+    // migration's end writes /ep.m first).
     this.single = false;
     this.singleAt = 0;
     this.singleNo = false;
     this.singleFails = 0;
-    if (len(this.sPath()) !== undefined) {
-      if (len(this.path("t", 0)) === undefined) {
-        if (this.remove(this.sPath())) this.notes.push("single-text marker deleted (no text files left)");
-      } else {
-        this.single = true;
-        for (const p of [this.tmp("t", 1), this.path("t", 1)]) if (len(p) !== undefined && this.remove(p)) names.delete(p);
-      }
+    if (len(this.dPath()) !== undefined && this.remove(this.dPath())) {
+      names.delete(this.dPath());
+      this.notes.push("single-text: /ep.t1 deleted (its delete was cut)");
     }
+    if (len(this.path("t", 0)) !== undefined && len(this.path("t", 1)) === undefined && len(this.tmp("t", 1)) === undefined && (len(this.path("h", 1)) !== undefined || len(this.tmp("h", 1)) !== undefined)) this.single = true;
     // a rebuild a reboot interrupted starts again
     for (const part of ["h", "t", "x"] as const)
       for (let k = 0; k < 2; k++)

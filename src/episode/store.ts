@@ -49,7 +49,6 @@ export const MIGRATE_SLOTS = 5;
 const TEXT_ROOMY = 0.68;
 const SEGMENT_BYTES = 57344;
 const MARK = new Uint8Array([0x45, 0x50, 0x4d, 0x32]); // "EPM2": the migration's end (/ep.m)
-const SMARK = new Uint8Array([0x45, 0x50, 0x53, 0x31]); // "EPS1": single-text mode (/ep.s), /ep.t1 dropped
 // a sealed passages segment whose lines headers point to are under this share of its bytes is collected
 const GC_SHARE = 0.5;
 // steps a census waits for a segment holding an owner-deleted text to be sealed
@@ -300,7 +299,6 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       this.close(f);
     }
     for (let k = 0; k < 2; k++) for (const p of [this.tmp("t", k), this.path("t", k)]) if (!this.remove(p)) return true; // tried again by the next step
-    if (!this.remove(this.sPath())) return true;
     this.remove(this.mPath());
     this.single = false;
     this.lean = true;
@@ -388,16 +386,13 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       this.singleAt += n;
       return true;
     }
-    let f: File | undefined;
-    try {
-      f = this.openWrite(this.sPath(), 0);
-      this.put(f, 0, SMARK, 0, SMARK.length);
-    } finally {
-      this.close(f);
-    }
+    // renamed first (no room needed: the partition may be at its line), then
+    // deleted; a cut leaves /ep.t1.d, which open() deletes
+    if (!this.remove(this.tmp("t", 1))) return true;
+    if (!File.rename(this.path("t", 1), this.dPath()) && File.exists(this.path("t", 1))) return true; // the next step tries again
     this.single = true;
-    for (const p of [this.tmp("t", 1), this.path("t", 1)]) if (!this.remove(p)) return true; // open() finishes it (the marker)
     this.tLen[1] = this.tLen[0];
+    if (!this.remove(this.dPath())) return true; // open() deletes it
     this.migFull = false;
     this.notes.push("single-text: /ep.t0 checked, /ep.t1 deleted");
     return true;
@@ -415,10 +410,13 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     let rb = this.rebuild;
     if (!rb) {
       const own = !this.lean && !this.single; // single-text mode: /ep.t0 is both copies' texts, never deleted here
-      for (const p of own ? [this.path("h", k), this.path("t", k), hN, tN] : [this.path("h", k), hN, tN]) if (!this.remove(p)) return true; // a delete that failed: the next step tries again
+      // (single-text mode: the `.n` header file is made before the old one goes,
+      // so that copy 1 always has a header file: open() tells the mode by it)
+      for (const p of own ? [this.path("h", k), this.path("t", k), hN, tN] : this.single ? [hN] : [this.path("h", k), hN, tN]) if (!this.remove(p)) return true; // a delete that failed: the next step tries again
       this.hLen[k] = 0;
       this.tLen[k] = 0;
       for (const p of own ? [hN, tN] : [hN]) this.close(this.openWrite(p, 0));
+      if (this.single && !this.remove(this.path("h", k))) return true;
       this.nLen = { h: 0, t: 0 };
       rb = this.rebuild = { k, at: 0, phase: 0 };
       return true;

@@ -115,14 +115,14 @@ export const scenarios: Scenario[] = [
         if (k % 8 === 0) ai.call({ action: "write", type: "fact", content: `更新后的第${k}件事` });
         if (k % 8 === 4) ai.call({ action: "recall", type: "episode", message: pet.episodes[k % FULL_EPISODES].content.slice(0, 16) });
         left = oldFormatLeft(dev).length;
-        if (dev.spiffs.exists("/ep.s") && dev.spiffs.exists("/ep.t0") && !dev.spiffs.exists("/ep.t1")) single = true;
+        if (dev.spiffs.exists("/ep.t0") && !dev.spiffs.exists("/ep.t1")) single = true;
         if (!midway && left > 0 && left < before.length) {
           midway = true;
           checkAll("halfway"); // old and new formats side by side (the new code reads both)
         }
       }
       ok(midway, "checked halfway");
-      ok(single, "the texts went single-copy (/ep.s, /ep.t1 deleted) before their passages");
+      ok(single, "the texts went single-copy (/ep.t1 deleted) before their passages");
       trace(`update-full: ${usedBefore}% used before, ${dev.spiffs.stats().percent}% after, ${k} stretches of 3 s\n`);
       deepEqual(oldFormatLeft(dev), [], `the old formats' files are gone after ${k} stretches of 3 s (${Math.round((dev.clock.now - start) / 60000)} min)`);
       const f = segmentFormats(dev);
