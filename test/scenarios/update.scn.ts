@@ -11,6 +11,7 @@ import { Ai } from "../powercut/device";
 import { check, blankVerdict, type Verdict } from "../powercut/oracle";
 import { buildOldPet, loadImage, oldFormatLeft, segmentFormats } from "../powercut/old-format";
 import { petBackground, verifyPet } from "../powercut/update.workload";
+import { Archive } from "../../src/archive/archive";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
 
@@ -134,6 +135,24 @@ export const scenarios: Scenario[] = [
       // nothing more to migrate after the reboot: a day of steps writes no old format
       ai.advanceTo(dev.clock.now + 86400000);
       deepEqual(oldFormatLeft(dev), [], "a day later");
+    },
+  },
+  {
+    name: "update-full: at the line a twin copy that fails for room does not stop the archive's step before the recode (which makes room)",
+    run() {
+      const dev = new SimDevice({ now: fromLocal(2023, 6, 5, 9, 0), storageBytes: FULL_BYTES }).install();
+      const pet = buildOldPet(MONTHS, FULL_EPISODES, FULL_BYTES, dev);
+      loadImage(dev, pet.files);
+      // the open fact segment's twin gone: the first step copies it again
+      const open = dev.spiffs.list().map((e) => e.name).filter((n) => /^\/f\d{6}\.jsonl$/.test(n)).sort().pop() as string;
+      ok(dev.spiffs.remove(open.replace(".jsonl", ".par")), `${open}'s twin removed`);
+      dev.reboot();
+      const a = new Archive("/data/", { partitionBytes: FULL_BYTES });
+      a.check();
+      // the twin's copy (4 KB a step) fails for room before its end
+      let r = a.step();
+      for (let i = 0; i < 8 && r && r.did === "twin fact"; i++) r = a.step();
+      ok(r !== undefined && r.did.indexOf("recode") === 0, `the step went on to the recode: ${JSON.stringify(r)}`);
     },
   },
 ];
