@@ -409,10 +409,11 @@ export abstract class EpisodeFiles {
       if (this.remove(this.mPath())) this.notes.push("the migration to version 2 ended: text files deleted");
     }
     // single-text mode (§4.8): /ep.t1 renamed /ep.t1.d (deleted again after a
-    // cut), then gone: /ep.t0 there, /ep.t1 and /ep.t1.n not, copy 1's header
-    // file (or its rebuild's) there. No cut of a two-copy store leaves that
-    // (its rebuild deletes the header file before the text file, the
-    // migration's end writes /ep.m first).
+    // cut), then gone: /ep.t0 there, /ep.t1 and /ep.t1.n not. A two-copy
+    // store is left so only by a rebuild of copy 1 cut after it deleted both
+    // its files (it deletes the header file first), which would copy /ep.t0's
+    // texts anyway: taken as single-text mode, its headers are rebuilt alone.
+    // (The migration's end writes /ep.m first.)
     this.single = false;
     this.singleAt = 0;
     this.singleNo = false;
@@ -421,7 +422,7 @@ export abstract class EpisodeFiles {
       names.delete(this.dPath());
       this.notes.push("single-text: /ep.t1 deleted (its delete was cut)");
     }
-    if (len(this.path("t", 0)) !== undefined && len(this.path("t", 1)) === undefined && len(this.tmp("t", 1)) === undefined && (len(this.path("h", 1)) !== undefined || len(this.tmp("h", 1)) !== undefined)) this.single = true;
+    if (len(this.path("t", 0)) !== undefined && len(this.path("t", 1)) === undefined && len(this.tmp("t", 1)) === undefined) this.single = true;
     // a rebuild a reboot interrupted starts again
     for (const part of ["h", "t", "x"] as const)
       for (let k = 0; k < 2; k++)
