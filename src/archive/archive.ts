@@ -411,7 +411,22 @@ export class Archive {
       if (this.retiring && this.retireOne(true)) return { did: "retire" };
       for (const s of STREAMS) {
         const st = this.streams[s];
-        if (st.twinStep()) return { did: `twin ${s}` };
+        try {
+          if (st.twinStep()) return { did: `twin ${s}` };
+        } catch (e) {
+          rethrowFatal(e);
+          // a twin's copy that fails for room: the recode and retire, which
+          // make room, go on (docs/design/update.md); the failure is reported
+          // only when neither runs
+          if (!(e instanceof ArchiveError) || e.code !== "full") throw e;
+          const { used, total } = this.space();
+          if (!this.migration.active) {
+            const r = this.scrubber.recodeStep((bytes) => used + bytes + SIDE_MAX <= total * HARD_LIMIT);
+            if (r) return { did: r };
+          }
+          if ((this.retiring || used > total * RETIRE_AT) && this.retireOne(true)) return { did: "retire" };
+          throw e;
+        }
       }
       for (const s of STREAMS) {
         const st = this.streams[s];

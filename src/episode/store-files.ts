@@ -132,6 +132,14 @@ export abstract class EpisodeFiles {
   readonly texts: Passages;
   protected lean = true;
   protected migAt = 0; // the migration from version 1: slots looked at this pass
+  // the migration's single-text mode (FORMAT.md §4.8, docs/design/update.md):
+  // /ep.t1 dropped (/ep.t0 there, /ep.t1 not, a header file of copy 1 there);
+  // both header copies' version-1 texts are read from /ep.t0
+  protected single = false;
+  protected singleAt = 0; // the check of /ep.t0 before /ep.t1 goes: slots checked this pass
+  protected singleNo = false; // a slot whose texts fail in both copies: both files kept (until the next open)
+  protected singleFails = 0; // failed checks of this pass's 32 slots in a row
+  protected migFull = false; // a migration batch failed for room
   // the passages' collection (store.ts): a census of live bytes per segment, then moving one's live texts
   protected gc: { phase: number; at: number; live: Map<number, number>; victim: number; found: number; wipe: number[]; waits: number; own: boolean } | undefined;
   protected moving: number[] = []; // slots a batch writes with their texts appended anew (the collection)
@@ -148,6 +156,17 @@ export abstract class EpisodeFiles {
   // The marker of a migration's end (§4.1): written before /ep.t0 and /ep.t1 are deleted.
   protected mPath(): string {
     return `${this.root}${this.name}.m`;
+  }
+
+  // /ep.t1 renamed before it is deleted (§4.8: a rename needs no room; a
+  // cut before the delete ends leaves this name, which open() deletes).
+  protected dPath(): string {
+    return this.path("t", 1) + ".d";
+  }
+
+  // Copy k's version-1 text file is its own (not /ep.t0 read for copy 1 in single-text mode).
+  protected tOwn(k: number): boolean {
+    return !this.single || k === 0;
   }
 
   // The passages' stream learnt from a listing of the root (once; again after a listing that failed).
@@ -208,7 +227,7 @@ export abstract class EpisodeFiles {
   // is marked unreadable: served from the other copy, rebuilt by steps.
   protected openCopy(part: "h" | "t" | "x", k: number): File {
     try {
-      return this.openRead(this.path(part, k));
+      return this.openRead(this.path(part, part === "t" && !this.tOwn(k) ? 0 : k));
     } catch (e) {
       if (fatal(e)) throw e;
       if (part === "x") this.markXBad(k, "unreadable");
@@ -389,6 +408,21 @@ export abstract class EpisodeFiles {
       }
       if (this.remove(this.mPath())) this.notes.push("the migration to version 2 ended: text files deleted");
     }
+    // single-text mode (§4.8): /ep.t1 renamed /ep.t1.d (deleted again after a
+    // cut), then gone: /ep.t0 there, /ep.t1 and /ep.t1.n not. A two-copy
+    // store is left so only by a rebuild of copy 1 cut after it deleted both
+    // its files (it deletes the header file first), which would copy /ep.t0's
+    // texts anyway: taken as single-text mode, its headers are rebuilt alone.
+    // (The migration's end writes /ep.m first.)
+    this.single = false;
+    this.singleAt = 0;
+    this.singleNo = false;
+    this.singleFails = 0;
+    if (len(this.dPath()) !== undefined && this.remove(this.dPath())) {
+      names.delete(this.dPath());
+      this.notes.push("single-text: /ep.t1 deleted (its delete was cut)");
+    }
+    if (len(this.path("t", 0)) !== undefined && len(this.path("t", 1)) === undefined && len(this.tmp("t", 1)) === undefined) this.single = true;
     // a rebuild a reboot interrupted starts again
     for (const part of ["h", "t", "x"] as const)
       for (let k = 0; k < 2; k++)
@@ -403,6 +437,7 @@ export abstract class EpisodeFiles {
       this.xLen[k] = len(this.path("x", k)) ?? -1;
     }
     // version 1 text files (a store from before, being migrated) or none (lean)
+    if (this.single) this.tLen[1] = this.tLen[0];
     const lean = this.tLen[0] < 0 && this.tLen[1] < 0;
     this.lean = lean;
     this.migAt = 0;
@@ -418,6 +453,7 @@ export abstract class EpisodeFiles {
     // a copy file that exists but cannot be opened (not finalized)
     for (let k = 0; k < 2; k++) {
       for (const part of ["h", "t"] as const) {
+        if (part === "t" && !this.tOwn(k)) continue;
         if (this.bad[k] || (part === "h" ? this.hLen[k] : this.tLen[k]) < 0) continue;
         if (!this.canOpen(this.path(part, k))) this.markBad(k, `${part}${k} unreadable`);
       }
@@ -603,7 +639,7 @@ export abstract class EpisodeFiles {
         // zeros, never written); a version-1 one's (a device from before) is written first
         for (let i = 0; i < n; i++) {
           this.rd(w, W_BYTES + i * SLOT_BYTES, HEADER_BYTES, hb, i * HEADER_BYTES);
-          if (hb[i * HEADER_BYTES + 1] !== 1 || this.lean) continue;
+          if (hb[i * HEADER_BYTES + 1] !== 1 || this.lean || !this.tOwn(k)) continue;
           this.rd(w, W_BYTES + i * SLOT_BYTES + HEADER_BYTES, TEXT_BYTES, t);
           f ??= this.openWrite(this.path("t", k), this.tLen[k]);
           this.tLen[k] = this.wr(f, this.tLen[k], slots[i] * TEXT_BYTES, t);

@@ -35,6 +35,7 @@ import {
   TEXTS_PER_READ,
   fatal,
   Emptied,
+  USABLE,
   sameHeader,
 } from "./store-files";
 import { EpisodeTombs } from "./store-tombs";
@@ -158,7 +159,8 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       try {
         for (const i of todo) {
           const s = list[i];
-          if (act[k][i] !== 1 || headerLean(h[1 - k], i * HEADER_BYTES)) continue;
+          // single-text mode: both copies' texts are /ep.t0 (nothing to copy)
+          if (act[k][i] !== 1 || this.single || headerLean(h[1 - k], i * HEADER_BYTES)) continue;
           fw ??= this.openWrite(this.path("t", k), this.tLen[k]);
           fr ??= this.openCopy("t", 1 - k);
           this.rd(fr, s * TEXT_BYTES, TEXT_BYTES, t);
@@ -254,6 +256,7 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
   protected migrateStep(): boolean {
     if (this.lean || this.bad[0] || this.bad[1] || this.pending.length) return false;
     const per = CHUNK / HEADER_BYTES;
+    if (!this.single && !this.singleNo && (this.migFull || this.pastLine())) return this.singleStep();
     if (this.migAt < this.nSlots) {
       const first = this.migAt, n = Math.min(per, this.nSlots - first);
       const b = new Uint8Array(n * HEADER_BYTES);
@@ -277,7 +280,13 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       v1.sort((x, y) => x - y);
       const batch: Episode[] = [];
       for (const s of v1.slice(0, MIGRATE_SLOTS)) batch.push(this.read(s) ?? ({ slot: s, state: "free" } as Episode));
-      this.write(batch);
+      try {
+        this.write(batch);
+      } catch (e) {
+        // no room for the passages: the second text copy goes first (singleStep)
+        if (e instanceof EpisodeError && e.code === "full" && !this.single && !this.singleNo) this.migFull = true;
+        throw e;
+      }
       this.notes.push(`migrated ${batch.length} slot(s) from ${batch[0].slot} to version 2`);
       return true;
     }
@@ -291,9 +300,101 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     }
     for (let k = 0; k < 2; k++) for (const p of [this.tmp("t", k), this.path("t", k)]) if (!this.remove(p)) return true; // tried again by the next step
     this.remove(this.mPath());
+    this.single = false;
     this.lean = true;
     this.tLen = [0, 0];
     this.notes.push("the migration to version 2 ended: text files deleted");
+    return true;
+  }
+
+  // The partition at or above its line (the archive's and SPIFFS's 75%,
+  // less a passages segment): no room for the migration's passages.
+  protected pastLine(): boolean {
+    try {
+      const i = System.info();
+      return Number(i.used) + SEGMENT_BYTES > Number(i.total) * USABLE;
+    } catch (e) {
+      if (fatal(e)) throw e;
+      return false;
+    }
+  }
+
+  // Single-text mode (FORMAT.md §4.8; docs/design/update.md): before the
+  // migration of a full partition, /ep.t1 (the second copy of every text) is
+  // deleted to make room. First every version-1 slot's text record in /ep.t0
+  // is checked, 32 slots a step: it must check out and its CRC equal the
+  // textCrc of every header copy of the slot that checks out as version 1.
+  // A slot that fails is put in step from copy 1 (settle) and checked again
+  // at the next pass; one whose texts fail in both copies keeps both files
+  // (the migration goes on as before). Then /ep.s is written and /ep.t1
+  // deleted (a cut in between: open() finishes the delete).
+  protected singleStep(): boolean {
+    const per = CHUNK / HEADER_BYTES;
+    const tpr = Math.floor(CHUNK / TEXT_BYTES);
+    if (this.singleAt < this.nSlots) {
+      const first = this.singleAt, n = Math.min(per, this.nSlots - first);
+      const hb = [new Uint8Array(n * HEADER_BYTES), new Uint8Array(n * HEADER_BYTES)];
+      const hv = [0, 0];
+      for (let k = 0; k < 2; k++) {
+        const have = Math.max(0, Math.min(n, Math.floor(this.hLen[k] / HEADER_BYTES) - first));
+        hv[k] = have;
+        if (!have) continue;
+        let f: File | undefined;
+        try {
+          f = this.openCopy("h", k);
+          this.rd(f, first * HEADER_BYTES, have * HEADER_BYTES, hb[k]);
+        } finally {
+          this.close(f);
+        }
+      }
+      const tl = Math.max(0, Math.min(n, Math.floor(this.tLen[0] / TEXT_BYTES) - first));
+      const tb = new Uint8Array(n * TEXT_BYTES);
+      if (tl > 0) {
+        let f: File | undefined;
+        try {
+          f = this.openCopy("t", 0);
+          for (let i = 0; i < tl; i += tpr) {
+            const m = Math.min(tpr, tl - i);
+            this.rd(f, (first + i) * TEXT_BYTES, m * TEXT_BYTES, tb, i * TEXT_BYTES);
+          }
+        } finally {
+          this.close(f);
+        }
+      }
+      const fail: number[] = [];
+      for (let i = 0; i < n; i++) {
+        let v1 = false, ok = true;
+        for (let k = 0; k < 2; k++) {
+          const at = i * HEADER_BYTES;
+          if (i >= hv[k] || hb[k][at + 1] !== 1 || !headerValid(hb[k], at)) continue;
+          v1 = true;
+          if (i >= tl || !textValid(tb, i * TEXT_BYTES) || textCrcOf(tb, i * TEXT_BYTES) !== headerTextCrc(hb[k], at)) ok = false;
+        }
+        if (v1 && !ok) fail.push(first + i);
+      }
+      if (fail.length) {
+        this.singleFails++;
+        if (this.singleFails > 1 || !this.settle(fail, 1)) {
+          // the texts of these slots do not check out in both copies: both files stay
+          this.singleNo = true;
+          this.notes.push(`single-text: slot(s) ${fail.join(",")} fail in /ep.t0; both text files kept`);
+          return true;
+        }
+        return true; // put in step from copy 1: checked again
+      }
+      this.singleFails = 0;
+      this.singleAt += n;
+      return true;
+    }
+    // renamed first (no room needed: the partition may be at its line), then
+    // deleted; a cut leaves /ep.t1.d, which open() deletes
+    if (!this.remove(this.tmp("t", 1))) return true;
+    if (!File.rename(this.path("t", 1), this.dPath()) && File.exists(this.path("t", 1))) return true; // the next step tries again
+    this.single = true;
+    this.tLen[1] = this.tLen[0];
+    if (!this.remove(this.dPath())) return true; // open() deletes it
+    this.migFull = false;
+    this.notes.push("single-text: /ep.t0 checked, /ep.t1 deleted");
     return true;
   }
 
@@ -308,10 +409,14 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     const hN = this.tmp("h", k), tN = this.tmp("t", k);
     let rb = this.rebuild;
     if (!rb) {
-      for (const p of [this.path("h", k), this.path("t", k), hN, tN]) if (!this.remove(p)) return true; // a delete that failed: the next step tries again
+      const own = !this.lean && !this.single; // single-text mode: /ep.t0 is both copies' texts, never deleted here
+      // (single-text mode: the `.n` header file is made before the old one goes,
+      // so that copy 1 always has a header file: open() tells the mode by it)
+      for (const p of own ? [this.path("h", k), this.path("t", k), hN, tN] : this.single ? [hN] : [this.path("h", k), hN, tN]) if (!this.remove(p)) return true; // a delete that failed: the next step tries again
       this.hLen[k] = 0;
       this.tLen[k] = 0;
-      for (const p of this.lean ? [hN] : [hN, tN]) this.close(this.openWrite(p, 0));
+      for (const p of own ? [hN, tN] : [hN]) this.close(this.openWrite(p, 0));
+      if (this.single && !this.remove(this.path("h", k))) return true;
       this.nLen = { h: 0, t: 0 };
       rb = this.rebuild = { k, at: 0, phase: 0 };
       return true;
@@ -333,7 +438,7 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
           this.close(f);
           f = undefined;
         }
-        if (!this.lean) {
+        if (!this.lean && !this.single) {
           f = this.openWrite(tN, this.nLen.t);
           this.nLen.t = this.wr(f, this.nLen.t, rb.at * TEXT_BYTES, tb);
           this.close(f);
@@ -351,14 +456,14 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       rb.at += n;
       return true;
     }
-    if (rb.phase === 0) rb.phase = this.lean ? 3 : 2;
+    if (rb.phase === 0) rb.phase = this.lean || this.single ? 3 : 2;
     if (rb.phase === 2) {
       if (!File.rename(tN, this.path("t", k))) return true; // false: the next step tries again
       rb.phase = 3;
     }
     if (!File.rename(hN, this.path("h", k))) return true;
     this.hLen[k] = this.nLen.h;
-    if (!this.lean) this.tLen[k] = this.nLen.t;
+    if (!this.lean && !this.single) this.tLen[k] = this.nLen.t;
     this.bad[k] = false;
     this.rebuild = undefined;
     this.countSlots();

@@ -231,9 +231,9 @@ export function segmentFormats(dev: SimDevice): Record<string, { name: string; v
 // lines after its format-2 ones and is recoded once sealed: docs/design/recode.md).
 export function oldFormatLeft(dev: SimDevice): string[] {
   const out: string[] = [];
-  for (const n of ["/ep.t0", "/ep.t1", "/ep.t0.n", "/ep.t1.n", "/ep.m"]) if (dev.spiffs.exists(n)) out.push(n);
+  for (const n of ["/ep.t0", "/ep.t1", "/ep.t0.n", "/ep.t1.n", "/ep.m", "/ep.t1.d"]) if (dev.spiffs.exists(n)) out.push(n);
   const f = segmentFormats(dev);
-  for (const s in f) for (let i = 0; i < f[s].length - 1; i++) if (f[s][i].v !== 3) out.push(`${f[s][i].name} (format ${f[s][i].v})`);
+  for (const s in f) for (let i = 0; i < f[s].length - 1; i++) if (f[s][i].v < 3) out.push(`${f[s][i].name} (format ${f[s][i].v})`);
   return out;
 }
 

@@ -1,11 +1,12 @@
 // A pet made with the formats from before issue 29, updated: its storage
-// partition holds 23 months of the seed's rate archived by format 2 (UTF-8
+// partition holds 36 months of the seed's rate archived by format 2 (UTF-8
 // lines: facts, moments, events, digests of the moments retire took) and 400
 // full-size version-1 episodes (two 672-byte text slots each), built through
 // the old code paths (test/powercut/old-format.ts) and loaded as files,
-// without writes: 71% of the 3 MB partition. (Not 36 months: with 400
-// episodes the old formats reach the partition's 75% line in their 24th
-// month, and a pet at that line cannot migrate: docs/design/update.md.)
+// without writes: at the 3 MB partition's 75% line (the old formats reach it
+// in their 26th month; the old device refused 5,128 records after that, which
+// stayed in NVS). The episode migration drops `/ep.t1` first to make room
+// (single-text mode, FORMAT.md §4.8; docs/design/update.md).
 // After the update, idle steps do both migrations at once: the archive's
 // sealed format-2 segments written again as format 3 (recode,
 // docs/design/recode.md) and the episodes moved to version 2, their texts
@@ -24,7 +25,7 @@ import { forget } from "./archive.workload";
 import { buildOldPet, loadImage, type OldPet } from "./old-format";
 import type { Kind } from "./ledger";
 
-export const MONTHS = 23;
+export const MONTHS = 36;
 export const EPISODES = 400;
 const WORDS = ["篮球", "画画", "小猫", "下雨", "苹果", "唱歌", "游泳", "钢琴", "恐龙", "宇宙", "北京", "生日"];
 const START = fromLocal(2026, 3, 2, 9, 0);

@@ -265,6 +265,54 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "episodes lean: on a partition at its line /ep.t1 goes first (checked, renamed, deleted); a cut at every write keeps every episode and finishes after the reboot",
+    run() {
+      const eps = pet(12);
+      // the partition filled to about 30 KB under its 75% line (within a passages segment of it)
+      const make = (): SimDevice => {
+        const dev = tearing();
+        writeV1(dev, eps, 12);
+        const st = dev.spiffs.stats();
+        // (a file's pages take 256 bytes for 251 of it, and index pages)
+        dev.spiffs.load("/zz.fill", new Uint8Array(Math.floor((st.usable - st.used - 30000) * 0.97)));
+        const after = dev.spiffs.stats();
+        ok(after.used + 57344 > after.usable && after.used < after.usable - 20000, `filled: ${after.used} of ${after.usable}`);
+        return dev;
+      };
+      {
+        const dev = make();
+        const st = new EpisodeStore();
+        let single = false;
+        for (let i = 0; i < 200 && !single; i++) {
+          st.step();
+          single = st.notes.join(" ").indexOf("single-text: /ep.t0 checked, /ep.t1 deleted") >= 0;
+          st.notes.length = 0;
+        }
+        ok(single && dev.spiffs.exists("/ep.t0") && !dev.spiffs.exists("/ep.t1"), "single-text mode: /ep.t1 deleted before any passage");
+        same(st, eps, "single-text, before the passages");
+        dev.reboot();
+        same(new EpisodeStore(), eps, "single-text, after a reboot");
+      }
+      const cuts = cutAtEveryWrite(
+        () => {
+          const dev = make();
+          return { dev, state: new EpisodeStore() };
+        },
+        (st) => void settle(st),
+        (dev, at) => {
+          const st = new EpisodeStore();
+          same(st, eps, `cut at ${at}`);
+          settle(st);
+          same(st, eps, `cut at ${at}, then steps`);
+          ok(!dev.spiffs.exists("/ep.t0") && !dev.spiffs.exists("/ep.t1") && !dev.spiffs.exists("/ep.t1.d"), `cut at ${at}: the text files are gone in the end`);
+          ok(allLean(dev, 12), `cut at ${at}: every header is version 2`);
+        },
+        (dev) => ok(allLean(dev, 12), "the whole migration without a cut"),
+      );
+      ok(cuts >= 30, `cut points: ${cuts}`);
+    },
+  },
+  {
     name: "episodes lean: a text is served around damage at rest: the open segment from its twin, a sealed one from its group's parity (and restored)",
     run() {
       const dev = freshDevice();
