@@ -277,6 +277,13 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
         this.migAt += n;
         return true;
       }
+      // the first write of a store /ep.w could not tell its seq and highest id
+      // reads every header of both copies first (census): a step of its own,
+      // not one with a batch (FORMAT.md §4.8: 300 ms a step)
+      if (!this.known) {
+        this.census();
+        return true;
+      }
       v1.sort((x, y) => x - y);
       const batch: Episode[] = [];
       for (const s of v1.slice(0, MIGRATE_SLOTS)) batch.push(this.read(s) ?? ({ slot: s, state: "free" } as Episode));
@@ -290,15 +297,23 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       this.notes.push(`migrated ${batch.length} slot(s) from ${batch[0].slot} to version 2`);
       return true;
     }
-    // every header is version 2: the text files go, the marker first
-    let f: File | undefined;
-    try {
-      f = this.openWrite(this.mPath(), 0);
-      this.put(f, 0, MARK, 0, MARK.length);
-    } finally {
-      this.close(f);
+    // every header is version 2: the text files go, the marker first, then
+    // one file a step (deleting a 268,800-byte file is most of a step's time)
+    if (!File.exists(this.mPath())) {
+      let f: File | undefined;
+      try {
+        f = this.openWrite(this.mPath(), 0);
+        this.put(f, 0, MARK, 0, MARK.length);
+      } finally {
+        this.close(f);
+      }
     }
-    for (let k = 0; k < 2; k++) for (const p of [this.tmp("t", k), this.path("t", k)]) if (!this.remove(p)) return true; // tried again by the next step
+    for (let k = 0; k < 2; k++)
+      for (const p of [this.tmp("t", k), this.path("t", k)])
+        if (File.exists(p)) {
+          this.remove(p); // (one that fails is tried again by the next step)
+          return true;
+        }
     this.remove(this.mPath());
     this.single = false;
     this.lean = true;
