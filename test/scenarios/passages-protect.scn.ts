@@ -45,6 +45,16 @@ const pFiles = (dev: SimDevice) =>
     .sort()
     .join(" ");
 
+// Episodes 0..n-1 made by `make`, written 8 a batch; eps[slot] kept as written.
+function writeEach(st: EpisodeStore, eps: Episode[], n: number, make: (k: number) => Episode): void {
+  for (let i = 0; i < n; i += 8) {
+    const b: Episode[] = [];
+    for (let k = i; k < Math.min(n, i + 8); k++) b.push(make(k));
+    st.write(b);
+    for (const e of b) eps[e.slot] = e;
+  }
+}
+
 export const scenarios: Scenario[] = [
   {
     name: "passages protect: a collection makes the open segment's twin plain by steps before its group's parity goes; the open segment left not finalized reads back whole at every stage; a damaged segment is rebuilt after",
@@ -53,18 +63,8 @@ export const scenarios: Scenario[] = [
       let st = new EpisodeStore();
       // 110 texts (two segments), then 100 of the first ones changed: the first segment is mostly garbage
       const eps: Episode[] = [];
-      for (let i = 0; i < 110; i += 8) {
-        const b: Episode[] = [];
-        for (let k = i; k < Math.min(110, i + 8); k++) b.push(episode(k, k + 1, long(k, "旧")));
-        st.write(b);
-        eps.push(...b);
-      }
-      for (let i = 0; i < 100; i += 8) {
-        const b: Episode[] = [];
-        for (let k = i; k < Math.min(100, i + 8); k++) b.push({ ...eps[k], content: long(k, "新") });
-        st.write(b);
-        for (const e of b) eps[e.slot] = e;
-      }
+      writeEach(st, eps, 110, (k) => episode(k, k + 1, long(k, "旧")));
+      writeEach(st, eps, 100, (k) => ({ ...eps[k], content: long(k, "新") }));
       for (let n = 0; st.texts.step(true); n++) if (n > 1000) throw new Error("the texts' upkeep never ends");
       const want = eps.map((e) => e.content);
       const open = () => st.texts.stream.open?.seq ?? -1;
@@ -112,12 +112,7 @@ export const scenarios: Scenario[] = [
       // covers its length (a member sealed closer to 56 KB: short lines), a
       // boot must not take it for a damaged member to restore
       for (let round = 0; round < 6; round++)
-        for (let i = 0; i < 80; i += 8) {
-          const b: Episode[] = [];
-          for (let k = i; k < i + 8; k++) b.push({ ...eps[k], content: `${k}短${round}` + "🐟".repeat(20) });
-          st.write(b);
-          for (const e of b) eps[e.slot] = e;
-        }
+        writeEach(st, eps, 80, (k) => ({ ...eps[k], content: `${k}短${round}` + "🐟".repeat(20) }));
       for (let n = 0; st.step(); n++) if (n > 20000) throw new Error("step() never ends");
       want.splice(0, want.length, ...eps.map((e) => e.content));
       const entry = st.texts.stream.cat.entries.get(1);
@@ -138,21 +133,11 @@ export const scenarios: Scenario[] = [
       const dev = freshDevice();
       const st = new EpisodeStore();
       const eps: Episode[] = [];
-      for (let i = 0; i < 110; i += 8) {
-        const b: Episode[] = [];
-        for (let k = i; k < Math.min(110, i + 8); k++) b.push(episode(k, k + 1, long(k, "旧")));
-        st.write(b);
-        eps.push(...b);
-      }
+      writeEach(st, eps, 110, (k) => episode(k, k + 1, long(k, "旧")));
       for (let n = 0; st.texts.step(true); n++) if (n > 1000) throw new Error("the texts' upkeep never ends");
       ok(dev.spiffs.exists("/p000001.jsonl") && dev.spiffs.exists("/p000002.jsonl"), `two segments: ${pFiles(dev)}`);
       dev.spiffs.notFinalized.add("/p000001.jsonl");
-      for (let i = 0; i < 100; i += 8) {
-        const b: Episode[] = [];
-        for (let k = i; k < Math.min(100, i + 8); k++) b.push({ ...eps[k], content: long(k, "新") });
-        st.write(b);
-        for (const e of b) eps[e.slot] = e;
-      }
+      writeEach(st, eps, 100, (k) => ({ ...eps[k], content: long(k, "新") }));
       const want = eps.map((e) => e.content);
       for (let n = 0; st.step(); n++) if (n > 20000) throw new Error("step() never ends");
       ok(!dev.spiffs.exists("/p000001.jsonl"), `p1 collected: ${st.notes.filter((x) => x.indexOf("texts") === 0).join("; ")}`);
