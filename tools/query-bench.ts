@@ -41,7 +41,7 @@ import { reads } from "../test/scenarios/archive.scn";
 import { parseQuery } from "../src/query/parse";
 import { Runner } from "../src/query/run";
 import { readSide, SIDE_MAX } from "../src/archive/segment";
-import { parseRecord, NL, encodePassage } from "../src/archive/codec";
+import { parseRecords, NL, encodePassage, type Rec } from "../src/archive/codec";
 import { measure as measureLines } from "../src/episode/passages";
 import { headerRef } from "../src/episode/record";
 import { sigProbe, sigHas, SIG_BYTES } from "../src/archive/fold";
@@ -163,8 +163,9 @@ function factBlocks(where: string): { matching: number; candidate: number } {
       for (let ls = from; ls < to; ) {
         let le = data.indexOf(NL, ls);
         if (le < 0 || le >= to) le = to;
-        const it = parseRecord(data, ls, le, "fact");
-        if (it && holds({ id: it.id, content: it.content, date: "", archived: true })) {
+        const recs: Rec[] = [];
+        parseRecords(data, ls, le, "fact", recs);
+        if (recs.some(({ it }) => holds({ id: it.id, content: it.content, date: "", archived: true }))) {
           matching += to - from;
           break;
         }

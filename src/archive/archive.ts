@@ -20,7 +20,7 @@ import { File, System } from "file";
 import { ArchiveError, listing, rethrowFatal, messageOf, scanBackward, readInto, USABLE_FRACTION, CHUNK } from "./file";
 import { foldString } from "./fold";
 import { type ArchiveType, type ArchivedItem, type ArchiveRecord } from "./line";
-import { encodeRecord, encodeDigest, parseRecord, lineT, STREAMS, STREAM_CODE, type Line, type Stream, type ArchiveStreamName } from "./codec";
+import { encodeRecord, encodeDigest, parseRecord, parseRecords, mayBePacked, lineT, STREAMS, STREAM_CODE, type Line, type Rec, type Stream, type ArchiveStreamName } from "./codec";
 import { ArchiveStream, Buffers, scanRange, validEndOf, SEGMENT_BYTES } from "./stream";
 import { recent, search, searchMany, digests, digestsMany, blankStats, TopK, wordsProbe, summaryFilter, scanWords, type Query, type RecallStats, type Budget } from "./query";
 import { SUMMARY_MASK } from "./catalog";
@@ -785,8 +785,10 @@ export class Archive {
         for (const b of side.blocks) n += b.records;
         const f = s.openRead(seq);
         try {
+          const recs: Rec[] = [];
           scanRange(f, side.indexedEnd, validEndOf(f, f.length, this.bufs.chunk), this.bufs.chunk, (buf, ls, le, size) => {
-            if (size > le - ls && lineKind(buf, ls, le) === KIND_RECORD) n++;
+            // a packed fact line counts its facts (FORMAT.md §3.19)
+            if (size > le - ls && lineKind(buf, ls, le) === KIND_RECORD) n += parseRecords(buf, ls, le, s.stream, recs) ? recs.length : 1;
           });
         } finally {
           f.close();
@@ -857,15 +859,21 @@ export class Archive {
           continue;
         }
         try {
+          const recs: Rec[] = [];
           const line = (buf: Uint8Array, ls: number, le: number): boolean | void => {
             const lt = range ? lineT(buf, ls, le) : -1;
-            if (lt >= 0 && (lt < lo || lt > hi)) return;
-            if (lineKind(buf, ls, le) !== KIND_RECORD) return;
-            const it = parseRecord(buf, ls, le, t);
-            if (!it || this.tombs.has(STREAM_CODE[it.digest ? it.type : t], it.id)) return;
-            if (fn(it) === true) {
-              stop = true;
-              return false;
+            // a packed fact line's later facts are not before its first (FORMAT.md §3.19)
+            if (lt >= 0 && (lt > hi || (lt < lo && (t !== "fact" || !mayBePacked(buf, ls, le))))) return;
+            if (lineKind(buf, ls, le) !== KIND_RECORD || !parseRecords(buf, ls, le, t, recs)) return;
+            // newest first: a packed line's facts from its last
+            for (let i = recs.length - 1; i >= 0; i--) {
+              const { it, t: rt } = recs[i];
+              if (range && (rt < lo || rt > hi)) continue;
+              if (this.tombs.has(STREAM_CODE[it.digest ? it.type : t], it.id)) continue;
+              if (fn(it) === true) {
+                stop = true;
+                return false;
+              }
             }
           };
           if (probe && probe.length) scanWords(s, f, seq, probe, lo, hi, line);
@@ -902,6 +910,7 @@ export class Archive {
     const s = this.streams[t];
     let at = { seq: from.seq, pos: from.pos };
     let stop = false;
+    const recs: Rec[] = [];
     this.reading(t as ArchiveType, () => {
       for (const seq of s.newestFirst().reverse()) {
         if (stop || seq < from.seq) continue;
@@ -918,15 +927,16 @@ export class Archive {
           scanRange(f, start, end, this.bufs.chunk, (buf, ls, le, size, pos) => {
             if (size === le - ls) return; // no newline: a torn append, never a record
             const next = { seq, pos: pos + size };
-            if (lineKind(buf, ls, le) === KIND_RECORD) {
-              const it = parseRecord(buf, ls, le, t);
-              if (it && !(t !== "digest" && this.tombs.has(STREAM_CODE[t], it.id)) && fn(it, next) === true) {
-                at = next;
-                stop = true;
-                return false;
-              }
-            }
+            // every record of a line before the place moves past it: a packed
+            // fact line's facts all go, even after fn asked to stop (FORMAT.md §3.19)
+            let halt = false;
+            if (lineKind(buf, ls, le) === KIND_RECORD && parseRecords(buf, ls, le, t, recs))
+              for (const { it } of recs) if (!(t !== "digest" && this.tombs.has(STREAM_CODE[t], it.id)) && fn(it, next) === true) halt = true;
             at = next;
+            if (halt) {
+              stop = true;
+              return false;
+            }
           });
         } finally {
           f.close();
@@ -942,15 +952,17 @@ export class Archive {
     const t = archiveType(type);
     const s = this.streams[t];
     let n = 0;
+    const recs: Rec[] = [];
     for (const seq of s.newestFirst().reverse()) {
       const f = s.openRead(seq);
       try {
         scanRange(f, 0, validEndOf(f, f.length, this.bufs.chunk), this.bufs.chunk, (buf, ls, le, size, pos) => {
-          if (size === le - ls || lineKind(buf, ls, le) !== KIND_RECORD) return;
-          const it = parseRecord(buf, ls, le, t);
-          if (!it || this.tombs.has(STREAM_CODE[t], it.id)) return;
-          n++;
-          fn(it, pos);
+          if (size === le - ls || lineKind(buf, ls, le) !== KIND_RECORD || !parseRecords(buf, ls, le, t, recs)) return;
+          for (const { it } of recs) {
+            if (this.tombs.has(STREAM_CODE[t], it.id)) continue;
+            n++;
+            fn(it, pos);
+          }
         });
       } finally {
         f.close();

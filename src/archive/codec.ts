@@ -61,6 +61,7 @@ export interface Line {
   id: string;
   t: number; // unix seconds
   line: Uint8Array; // with its "\n"
+  text?: string; // a fact's content, when its line may be packed with others' (FORMAT.md §3.19)
 }
 
 // Seals a line: appends ,"z":"<crc of body>"}\n to the body, the CRC in the
@@ -137,7 +138,7 @@ export function encodeRecord(type: ArchiveType, r: ArchiveRecord): Line {
   for (;;) {
     const line = sealLine(body(type, r, t, topic, content, x));
     const over = line.length - MAX_LINE;
-    if (over <= 0) return { id, t, line };
+    if (over <= 0) return type === "fact" && !x && writeFormat >= 4 ? { id, t, line, text: content } : { id, t, line };
     x = id;
     const cb = byteLength(content);
     if (cb > 0) content = truncate(content, Math.max(0, cb - Math.max(over, 1) - 15));
@@ -204,17 +205,63 @@ function textOf(o: any, key: string): string | undefined {
   return str(p) ? p : undefined;
 }
 
-// The record (or digest) in a checked line, as recall returns it; undefined for
-// a line that is not one of this stream's (a header line, a foreign object).
-// The caller checks the CRC first (lineOk).
-export function parseRecord(b: Uint8Array, s: number, e: number, stream: Stream): ArchivedItem | undefined {
+// The object a checked line holds, or undefined when it is not JSON.
+function parsed(b: Uint8Array, s: number, e: number): any {
   let o: any;
   try {
     o = JSON.parse(decode(b.subarray(s, e)));
   } catch {
     return undefined;
   }
-  if (typeof o !== "object" || o === null || !hasT(o)) return undefined;
+  return typeof o === "object" && o !== null && !Array.isArray(o) && hasT(o) ? o : undefined;
+}
+
+// The record (or digest) in a checked line, as recall returns it; undefined for
+// a line that is not one of this stream's (a header line, a foreign object).
+// The caller checks the CRC first (lineOk). A packed fact line (§3.19) gives
+// its first fact here: readers that serve records take parseRecords.
+export function parseRecord(b: Uint8Array, s: number, e: number, stream: Stream): ArchivedItem | undefined {
+  const o = parsed(b, s, e);
+  return o ? itemOf(o, stream) : undefined;
+}
+
+// A record of a line and its time (unix seconds).
+export interface Rec {
+  it: ArchivedItem;
+  t: number;
+}
+
+// Every record a checked line holds, in the line's order, into `out` (emptied
+// first): one, or a packed fact line's (FORMAT.md §3.19), the first fact and
+// those after it. False, with `out` empty, for a line that is not one of this
+// stream's records, or a packed line whose packed part does not read whole.
+export function parseRecords(b: Uint8Array, s: number, e: number, stream: Stream, out: Rec[]): boolean {
+  out.length = 0;
+  const o = parsed(b, s, e);
+  const it = o ? itemOf(o, stream) : undefined;
+  if (!it) return false;
+  out.push({ it, t: o.t });
+  if (stream !== "fact" || (o.a === undefined && o.A === undefined)) return true;
+  const coded = o.A !== undefined;
+  const a = coded ? o.A : o.a;
+  if ((coded && o.a !== undefined) || !Array.isArray(a) || a.length < 2 || a.length % 2 || a.length > 2 * (PACK_MAX - 1)) {
+    out.length = 0;
+    return false;
+  }
+  for (let i = 0; i < a.length; i += 2) {
+    const d = a[i], v = a[i + 1];
+    const t = o.t + d;
+    const c = str(v) ? (coded ? compactDecode(v) : v) : undefined;
+    if (typeof d !== "number" || Math.floor(d) !== d || d < 0 || t > 0xffffffff || c === undefined) {
+      out.length = 0;
+      return false;
+    }
+    out.push({ it: { timestamp: formatIso(t * 1000), type: "fact", id: hex8(crc32(encode(`fact\n${t}\n${c}`))), content: c }, t });
+  }
+  return true;
+}
+
+function itemOf(o: any, stream: Stream): ArchivedItem | undefined {
   const c = textOf(o, "c");
   if (c === undefined) return undefined;
   o.c = c;
@@ -245,6 +292,66 @@ export function parseRecord(b: Uint8Array, s: number, e: number, stream: Stream)
   if (typeof o.u !== "number" || !str(o.o) || typeof o.q !== "number") return undefined;
   const kw: string[] = Array.isArray(o.k) ? o.k.filter(str) : [];
   return { timestamp: ts, type: o.w === 1 ? "event" : "moment", id: hex8(crc32(encode(`digest\n${o.w === 1 ? "e" : "m"}${o.q}\n${o.o}`))), content: o.c, digest: true, month: o.o, until: formatIso(o.u * 1000), count: n(o.n), keywords: kw };
+}
+
+// Is the checked line b[s..e) a packed fact line (§3.19)? By its bytes: its
+// packed part's key `,"a":[` or `,"A":[` stands after the first text. Cheap;
+// a false answer is exact, a true one is confirmed by parsing.
+export function mayBePacked(b: Uint8Array, s: number, e: number): boolean {
+  for (let i = s + 8; i + 5 < e; i++)
+    if (b[i] === 44 && b[i + 1] === 34 && (b[i + 2] === 97 || b[i + 2] === 65) && b[i + 3] === 34 && b[i + 4] === 58 && b[i + 5] === 91) return true;
+  return false;
+}
+
+// ---- packed fact lines (format 4, FORMAT.md §3.19) ---------------------------------
+
+// At most this many facts to a line: a line that no repair can read loses no
+// more (its segment's twin or parity brings it back, §3.15).
+export const PACK_MAX = 8;
+
+// The line of facts `recs` (in time order): the first as a
+// fact line writes it, the others after it under "a" (plain) or "A" (compact
+// text) as [seconds after the first, text, ...], whichever is shorter.
+export function packLine(recs: readonly { t: number; text: string }[]): Uint8Array {
+  const h = recs[0];
+  let body = `{${tKey(h.t)},${tq("c", h.text)}`;
+  if (recs.length > 1) {
+    let plain = "", coded = "", codable = true;
+    for (let k = 1; k < recs.length; k++) {
+      const d = recs[k].t - h.t, x = recs[k].text;
+      const c = compactEncode(x);
+      if (c === x || compactDecode(c) !== x) codable = false;
+      plain += `${k > 1 ? "," : ""}${d},${q(x)}`;
+      if (codable) coded += `${k > 1 ? "," : ""}${d},${q(c)}`;
+    }
+    body += codable && byteLength(coded) < byteLength(plain) ? `,"A":[${coded}]` : `,"a":[${plain}]`;
+  }
+  return sealLine(body);
+}
+
+// The lines of one append of facts, packed: each run of facts (in the order
+// given, each time not before the one before it, no "x") in as few lines as fit
+// 512 bytes and PACK_MAX facts. A line holds the id and time of its first.
+// Lines that cannot be packed (another stream, an older format) pass as they are.
+export function packFacts(lines: readonly Line[]): Line[] {
+  const out: Line[] = [];
+  for (let i = 0; i < lines.length; ) {
+    const head = lines[i];
+    let best = head, j = i + 1;
+    if (head.text !== undefined)
+      for (; j < lines.length && j - i < PACK_MAX; j++) {
+        const l = lines[j];
+        if (l.text === undefined || l.t < lines[j - 1].t) break;
+        const run: { t: number; text: string }[] = [];
+        for (let k = i; k <= j; k++) run.push({ t: lines[k].t, text: lines[k].text as string });
+        const p = packLine(run);
+        if (p.length > MAX_LINE) break;
+        best = { id: head.id, t: head.t, line: p };
+      }
+    out.push(best);
+    i = j;
+  }
+  return out;
 }
 
 // The searchable texts of a record line (content, topic; a digest's keywords).

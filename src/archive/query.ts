@@ -15,7 +15,7 @@
 import { File } from "file";
 import { crc32 } from "../nvs/crc32";
 import { ArchiveError, readInto, scanBackward, rethrowFatal, messageOf, CHUNK, type OnSegment } from "./file";
-import { lineT, parseRecord, textsOf, NL, STREAM_CODE, STREAM_CHAR, type Stream } from "./codec";
+import { lineT, parseRecord, parseRecords, mayBePacked, textsOf, NL, STREAM_CODE, STREAM_CHAR, type Rec, type Stream } from "./codec";
 import { containsFolded, sigProbe, sigHas, SIG_BYTES } from "./fold";
 import { SUMMARY_MASK, SUMMARY_BYTES, GROUP, type CatEntry } from "./catalog";
 import { readSide, lineKind, KIND_RECORD, SIDE_MAX, SIDE_HEADER, RECORD, type BlockInfo, type Side } from "./segment";
@@ -158,18 +158,37 @@ function matches(it: ArchivedItem, q: Query, t: number): boolean {
 
 // A line to hand back: checked (block CRC or its own), parsed, not forgotten.
 function take(buf: Uint8Array, s: number, e: number, trusted: boolean, stream: Stream, q: Query, st: RecallStats): ArchivedItem | undefined {
-  if (!trusted) {
-    const k = lineKind(buf, s, e);
-    if (k !== KIND_RECORD) {
-      if (k === 2 && e > s && buf[s] === 123) st.damaged++;
-      return undefined;
-    }
-  } else if (buf[s] !== 123 || (buf[s + 2] !== 116 && buf[s + 2] !== 84)) return undefined; // a header or repair line ({"t": or format 4's {"T":)
-  st.linesParsed++;
+  if (!checked(buf, s, e, trusted, st)) return undefined;
   const it = parseRecord(buf, s, e, stream);
   if (!it) return undefined;
   if (q.hidden(STREAM_CODE[it.digest ? (it.type as Stream) : stream], it.id)) return undefined;
   return it;
+}
+
+// Is the line one to parse: its CRC checked (unless its block's held), a record's?
+function checked(buf: Uint8Array, s: number, e: number, trusted: boolean, st: RecallStats): boolean {
+  if (!trusted) {
+    const k = lineKind(buf, s, e);
+    if (k !== KIND_RECORD) {
+      if (k === 2 && e > s && buf[s] === 123) st.damaged++;
+      return false;
+    }
+  } else if (buf[s] !== 123 || (buf[s + 2] !== 116 && buf[s + 2] !== 84)) return false; // a header or repair line ({"t": or format 4's {"T":)
+  st.linesParsed++;
+  return true;
+}
+
+// take for every record of a line (a packed fact line holds several, FORMAT.md
+// §3.19): those not forgotten, into `out`, in the line's order.
+function takeAll(buf: Uint8Array, s: number, e: number, trusted: boolean, stream: Stream, q: Query, st: RecallStats, out: Rec[]): boolean {
+  if (!checked(buf, s, e, trusted, st) || !parseRecords(buf, s, e, stream, out)) {
+    out.length = 0;
+    return false;
+  }
+  let n = 0;
+  for (const r of out) if (!q.hidden(STREAM_CODE[r.it.digest ? (r.it.type as Stream) : stream], r.it.id)) out[n++] = r;
+  out.length = n;
+  return n > 0;
 }
 
 // ---- recent --------------------------------------------------------------------------------
@@ -206,16 +225,20 @@ function withSegment(s: ArchiveStream, seq: number, st: RecallStats, fn: (f: Fil
 export function recent(st0: ArchiveStream, limit: number, q: Query, st: RecallStats): ArchivedItem[] {
   const out: ArchivedItem[] = [];
   const seen = new Set<string>();
+  const recs: Rec[] = [];
   for (const seq of st0.newestFirst()) {
     if (out.length >= limit) break;
     withSegment(st0, seq, st, (f) => {
       const end = st0.open && st0.open.seq === seq ? st0.open.validEnd : validEndOf(f, f.length, st0.bufs.chunk);
       scanBackward(f, end, st0.bufs.chunk, (buf, s, e) => {
-        if (tOf(buf, s, e) < 0) return;
-        const it = take(buf, s, e, false, st0.stream, q, st);
-        if (!it || seen.has(it.id)) return;
-        seen.add(it.id);
-        out.push(it);
+        if (tOf(buf, s, e) < 0 || !takeAll(buf, s, e, false, st0.stream, q, st, recs)) return;
+        // a line's records newest first (a packed line's are in time order)
+        for (let i = recs.length - 1; i >= 0 && out.length < limit; i--) {
+          const it = recs[i].it;
+          if (seen.has(it.id)) continue;
+          seen.add(it.id);
+          out.push(it);
+        }
         return out.length < limit;
       });
     });
@@ -376,6 +399,7 @@ function segmentIn(s: ArchiveStream, f: File, seq: number, ws: Want[], st: Recal
   const end = open ? open.validEnd : endOf(s, f, seq, q0);
   if (end < 0 || !afford(q0, sideCost(end))) return;
   const { side, blocks } = sideFor(s, seq, end, !open);
+  const recs: Rec[] = [];
   // newest blocks first
   const order: number[] = [];
   for (let i = blocks.length - 1; i >= 0; i--) order.push(i);
@@ -387,7 +411,7 @@ function segmentIn(s: ArchiveStream, f: File, seq: number, ws: Want[], st: Recal
     const want = ws.filter((w) => b.max >= w.q.lo && b.min <= w.q.hi && !done(w, b.max) && (!w.probe || blockMay(side, i, w.probe)));
     if (!want.length) continue;
     if (!afford(q0, b.length)) return;
-    block(s, f, seq, b, want, st);
+    block(s, f, seq, b, want, st, recs);
   }
   // the rest: lines after the indexed blocks (the open segment's tail), and
   // the block of a damaged sidecar record
@@ -400,23 +424,27 @@ function segmentIn(s: ArchiveStream, f: File, seq: number, ws: Want[], st: Recal
         if (size === le - ls) return;
         const t = tOf(buf, ls, le);
         if (t < 0) return;
-        offer(buf, ls, le, false, t, s.stream, ws, seq, pos, st);
+        offer(buf, ls, le, false, t, s.stream, ws, seq, pos, st, recs);
       });
   }
 }
 
-// A line to each want whose range holds its time and whose keyword it holds (parsed once).
-function offer(buf: Uint8Array, ls: number, le: number, trusted: boolean, t: number, stream: Stream, ws: Want[], seq: number, pos: number, st: RecallStats): void {
-  let it: ArchivedItem | undefined | null = null;
+// A line's records to each want whose range holds their time and whose
+// keyword they hold (parsed once). `t` is the line's first time: a packed
+// fact line's others are not before it (FORMAT.md §3.19).
+function offer(buf: Uint8Array, ls: number, le: number, trusted: boolean, t: number, stream: Stream, ws: Want[], seq: number, pos: number, st: RecallStats, recs: Rec[]): void {
+  let parsed = false;
   for (const w of ws) {
-    if (t < w.q.lo || t > w.q.hi) continue;
-    if (it === null) it = take(buf, ls, le, trusted, stream, w.q, st);
-    if (!it) return;
-    if (matches(it, w.q, t)) w.top.add({ it, t, seq, pos });
+    if (t > w.q.hi || (t < w.q.lo && (stream !== "fact" || !mayBePacked(buf, ls, le)))) continue;
+    if (!parsed) {
+      parsed = true;
+      if (!takeAll(buf, ls, le, trusted, stream, w.q, st, recs)) return;
+    }
+    for (let i = 0; i < recs.length; i++) if (matches(recs[i].it, w.q, recs[i].t)) w.top.add({ it: recs[i].it, t: recs[i].t, seq, pos: pos + i });
   }
 }
 
-function block(s: ArchiveStream, f: File, seq: number, b: BlockInfo, ws: Want[], st: RecallStats): void {
+function block(s: ArchiveStream, f: File, seq: number, b: BlockInfo, ws: Want[], st: RecallStats, recs: Rec[]): void {
   const buf = s.bufs.chunk;
   const n = readInto(f, b.offset, b.length, buf);
   st.blocksRead++;
@@ -427,7 +455,7 @@ function block(s: ArchiveStream, f: File, seq: number, b: BlockInfo, ws: Want[],
   for (let ls = 0; ls < n; ) {
     const i = buf.indexOf(NL, ls);
     if (i < 0) break;
-    offer(buf, ls, i, trusted, tOf(buf, ls, i), s.stream, ws, seq, b.offset + ls, st);
+    offer(buf, ls, i, trusted, tOf(buf, ls, i), s.stream, ws, seq, b.offset + ls, st, recs);
     ls = i + 1;
   }
 }

@@ -12,7 +12,7 @@
 
 import { File } from "file";
 import { writeAt, openAppend, openWrite, rename, remove, rethrowFatal, readInto } from "./file";
-import { STREAM_CODE, STREAM_CHAR, parseRecord, recodeLine, headerLine, getWriteFormat, NL } from "./codec";
+import { STREAM_CODE, STREAM_CHAR, parseRecords, packLine, recodeLine, headerLine, getWriteFormat, NL, type Rec } from "./codec";
 import { lineKind, KIND_RECORD, KIND_HEADER, BlockBuilder, createSide, writeSideRecords, SEGMENT_BLOCKS, RECORD } from "./segment";
 import { scanRange, validEndOf, type ArchiveStream, type Buffers } from "./stream";
 import { Tombstones, hex } from "./tomb";
@@ -150,15 +150,16 @@ export class Scrubber {
       const f = s.openRead(seq);
       try {
         end = validEndOf(f, f.length, this.bufs.chunk);
+        const recs: Rec[] = [];
         scanRange(f, 0, end, this.bufs.chunk, (b, ls, le, size) => {
-          if (size === le - ls || lineKind(b, ls, le) !== KIND_RECORD) return;
-          const it = parseRecord(b, ls, le, s.stream);
-          if (it && this.tombs.has(code, it.id)) {
-            hits++;
-            const k = `${code}:${it.id}`;
-            ids.push(k);
-            this.found.set(k, (this.found.get(k) ?? 0) + 1);
-          }
+          if (size === le - ls || lineKind(b, ls, le) !== KIND_RECORD || !parseRecords(b, ls, le, s.stream, recs)) return;
+          for (const { it } of recs)
+            if (this.tombs.has(code, it.id)) {
+              hits++;
+              const k = `${code}:${it.id}`;
+              ids.push(k);
+              this.found.set(k, (this.found.get(k) ?? 0) + 1);
+            }
         });
       } finally {
         f.close();
@@ -289,15 +290,19 @@ export class Scrubber {
       // a recoded header is at most 6 bytes longer ("k"); a recoded line is never longer
       const out = new Uint8Array(stop - j.src + (j.recode && j.src === 0 ? 16 : 0));
       let n = 0, last = j.src;
+      const lineRecs: Rec[] = [];
       scanRange(f, j.src, j.end, this.bufs.chunk, (b, ls, le, size, pos) => {
         if (pos + size > stop || j.side.full) return false;
         last = pos + size;
         let line: Uint8Array | undefined;
         const kind = size > le - ls ? lineKind(b, ls, le) : -1;
-        if (kind === KIND_RECORD) {
-          const it = parseRecord(b, ls, le, s.stream);
-          if (it && this.tombs.has(code, it.id)) return;
-          if (it && j.recode) line = recodeLine(b, ls, le, s.stream);
+        if (kind === KIND_RECORD && parseRecords(b, ls, le, s.stream, lineRecs)) {
+          let kept = 0;
+          for (const { it } of lineRecs) if (!this.tombs.has(code, it.id)) kept++;
+          if (!kept) return;
+          // a packed fact line (FORMAT.md §3.19) keeps its other facts, in a line of their own
+          if (kept < lineRecs.length) line = packLine(lineRecs.filter((r) => !this.tombs.has(code, r.it.id)).map((r) => ({ t: r.t, text: r.it.content })));
+          else if (j.recode) line = recodeLine(b, ls, le, s.stream);
         } else if (kind === KIND_HEADER && j.recode && pos === 0) line = headerLine(s.stream, j.seq);
         if (line) {
           out.set(line, n);

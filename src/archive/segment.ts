@@ -9,7 +9,7 @@
 import { File } from "file";
 import { crc32 } from "../nvs/crc32";
 import { CHUNK, readInto, writeAt, openWrite, remove, rethrowFatal } from "./file";
-import { lineOk, lineT, parseRecord, textsOf, STREAM_CHAR, STREAM_CODE, type Stream } from "./codec";
+import { lineOk, lineT, parseRecords, textsOf, STREAM_CHAR, STREAM_CODE, type Rec, type Stream } from "./codec";
 import { sigAdd, SIG_BYTES } from "./fold";
 import { repairLine } from "./repair";
 
@@ -245,6 +245,7 @@ export class BlockBuilder {
   private sig = new Uint8Array(SIG_BYTES);
   private crc = 0;
   private open = false;
+  private recs: Rec[] = [];
   tailRecords = 0; // records in the block still open
   tailBad = 0;
 
@@ -275,14 +276,15 @@ export class BlockBuilder {
     this.crc = crc32(buf, s, s + size, this.crc);
     const k = size > e - s ? lineKind(buf, s, e) : KIND_BAD;
     if (k === KIND_RECORD) {
-      const it = parseRecord(buf, s, e, this.stream);
-      if (it) {
-        const t = lineT(buf, s, e);
-        c.records++;
-        if (t < c.min) c.min = t;
-        if (t > c.max) c.max = t;
-        for (const x of textsOf(it)) sigAdd(this.sig, 0, x);
-      } else c.bad++;
+      // every record of the line: a packed fact line holds several (FORMAT.md §3.19)
+      if (parseRecords(buf, s, e, this.stream, this.recs))
+        for (const { it, t } of this.recs) {
+          c.records++;
+          if (t < c.min) c.min = t;
+          if (t > c.max) c.max = t;
+          for (const x of textsOf(it)) sigAdd(this.sig, 0, x);
+        }
+      else c.bad++;
     } else if (k === KIND_BAD) c.bad++;
     // a damaged run of 4 KB without a newline closes its block at once
     if (c.length >= CHUNK) this.close();

@@ -12,7 +12,7 @@
 
 import { File } from "file";
 import { CHUNK, ArchiveError, validEnd, scanRange, readInto, writeAt, openAppend, openWrite, remove, rename, rethrowFatal, messageOf } from "./file";
-import { lineT, headerLine, parseRecord, textsOf, NL, STREAM_CHAR, type Line, type Stream } from "./codec";
+import { lineT, lineOk, headerLine, parseRecords, mayBePacked, packFacts, textsOf, NL, STREAM_CHAR, type Line, type Rec, type Stream } from "./codec";
 import { sigAdd } from "./fold";
 import { copyInto, removeAll, withFile } from "./settle";
 import { Catalog, SUMMARY_BYTES, SUMMARY_MASK } from "./catalog";
@@ -985,6 +985,9 @@ export class ArchiveStream {
       }
     }
     if (!fresh.length) return { written: 0, bytes: 0, seq: -1, at: -1 };
+    const records = fresh.length;
+    // facts of one append share lines (FORMAT.md §3.19)
+    if (this.stream === "fact") fresh = packFacts(fresh);
     let total = 0;
     for (const l of fresh) total += l.line.length;
     // the lines that are not there yet decide whether they fit (a batch cut
@@ -1019,7 +1022,7 @@ export class ArchiveStream {
     this.segs.set(o.seq, o.length);
     this.writeTwin(o, pos, out, tail);
     this.index(o, tail, out);
-    return { written: fresh.length, bytes: n, seq: o.seq, at: pos + (repair ? 2 : 0) };
+    return { written: records, bytes: n, seq: o.seq, at: pos + (repair ? 2 : 0) };
   }
 
   // The next append goes to a new segment: the one taking appends now is done
@@ -1314,17 +1317,16 @@ export class ArchiveStream {
         }
       }
       const b = new BlockBuilder(this.stream, side.indexedEnd, SEGMENT_BLOCKS - side.blocks.length);
+      const lineRecs: Rec[] = [];
       scanRange(f, 0, end, this.bufs.chunk, (buf, s, e, size, pos) => {
         if (pos >= side!.indexedEnd) b.add(buf, s, e, size);
-        if (size > e - s && lineKind(buf, s, e) === KIND_RECORD) {
-          const it = parseRecord(buf, s, e, this.stream);
-          if (!it) return;
-          const t = lineT(buf, s, e);
-          records++;
-          if (t < min) min = t;
-          if (t > max) max = t;
-          for (const x of textsOf(it)) sigAdd(summary, 0, x, SUMMARY_MASK);
-        }
+        if (size > e - s && lineKind(buf, s, e) === KIND_RECORD && parseRecords(buf, s, e, this.stream, lineRecs))
+          for (const { it, t } of lineRecs) {
+            records++;
+            if (t < min) min = t;
+            if (t > max) max = t;
+            for (const x of textsOf(it)) sigAdd(summary, 0, x, SUMMARY_MASK);
+          }
       });
       const recs = b.flush(true);
       if (!side.blocks.length) createSide(this.path(seq, "six"), this.stream, seq);
@@ -1357,13 +1359,12 @@ export class ArchiveStream {
   summarize(seq: number, out: Uint8Array): boolean {
     if (!this.segs.has(seq)) return false;
     const f = this.openRead(seq);
+    const lineRecs: Rec[] = [];
     try {
       const end = validEndOf(f, f.length, this.bufs.chunk);
       scanRange(f, 0, end, this.bufs.chunk, (buf, s, e, size) => {
-        if (size > e - s && lineKind(buf, s, e) === KIND_RECORD) {
-          const it = parseRecord(buf, s, e, this.stream);
-          if (it) for (const x of textsOf(it)) sigAdd(out, 0, x, SUMMARY_MASK);
-        }
+        if (size > e - s && lineKind(buf, s, e) === KIND_RECORD && parseRecords(buf, s, e, this.stream, lineRecs))
+          for (const { it } of lineRecs) for (const x of textsOf(it)) sigAdd(out, 0, x, SUMMARY_MASK);
       });
     } finally {
       f.close();
@@ -1495,18 +1496,23 @@ export const validEndOf = validEnd;
 export { scanRange };
 
 
-// Is the line's record already among the tail's lines (same time and bytes)?
-function tailHas(tail: Uint8Array, from: number, validEnd: number, l: Line, _stream: Stream): boolean {
+// Is the line's record already among the tail's lines (same time and bytes,
+// or a fact of a packed line with its id: FORMAT.md §3.19)?
+function tailHas(tail: Uint8Array, from: number, validEnd: number, l: Line, stream: Stream): boolean {
+  const tailRecs: Rec[] = [];
   const n = Math.min(tail.length, validEnd - from);
   const len = l.line.length;
   for (let s = 0; s < n; ) {
     let i = tail.indexOf(NL, s);
     if (i < 0 || i >= n) break;
-    if (i + 1 - s === len && lineT(tail, s, i) === l.t) {
+    const t = lineT(tail, s, i);
+    if (i + 1 - s === len && t === l.t) {
       let same = true;
       for (let k = 0; k < len && same; k++) same = tail[s + k] === l.line[k];
       if (same) return true;
     }
+    if (stream === "fact" && t >= 0 && t <= l.t && mayBePacked(tail, s, i) && lineOk(tail, s, i) && parseRecords(tail, s, i, stream, tailRecs))
+      for (const r of tailRecs) if (r.it.id === l.id) return true;
     s = i + 1;
   }
   return false;

@@ -46,7 +46,7 @@ function offsetOf(dev: SimDevice, name: string, text: string): number {
 function build(): { dev: SimDevice; a: Archive } {
   const dev = fresh();
   const a = new Archive(root);
-  fillFacts(a, 1200);
+  fillFacts(a, 1800); // two segments of packed lines (FORMAT.md §3.19)
   for (let i = 0; i < 40; i += 4) a.append("moment", [0, 1, 2, 3].map((k) => moment(i + k, "日常", `第${i + k}个时刻：和主人一起看书`)));
   a.settle();
   ok(a.report().fact.segments >= 2, "a sealed segment and the open one");
@@ -170,7 +170,7 @@ export const scenarios: Scenario[] = [
       const moments = a.recallByTimeRange("moment", undefined, undefined, 1000);
       for (const x of facts.concat(moments)) known.set(x.id, JSON.stringify(x));
       const total = known.size;
-      equal(total, 1240);
+      equal(total, 1840);
       const base = image(dev);
       const real = repairIsReal();
       let lost = 0;

@@ -19,7 +19,8 @@ const fill = (a: Archive, n: number): string[] => appendFacts(a, n, (k) => `第$
 const contents = factContents;
 
 // Is `text` on the flash: in its UTF-8 bytes, or in a line's compact text
-// (format 3: a field under a capital key, decoded; docs/FORMAT.md §3.16)?
+// (format 3: a field under a capital key, decoded; docs/FORMAT.md §3.16; a
+// packed fact line's "A", §3.19)?
 function onFlash(dev: SimDevice, text: string): boolean {
   const needle = new TextEncoder().encode(text);
   for (const e of dev.spiffs.list()) {
@@ -36,7 +37,7 @@ function onFlash(dev: SimDevice, text: string): boolean {
         continue;
       }
       if (typeof o !== "object" || o === null) continue;
-      for (const k of ["C", "P", "K"]) {
+      for (const k of ["C", "P", "K", "A"]) {
         const v = o[k];
         for (const x of Array.isArray(v) ? v : [v]) if (typeof x === "string" && (compactDecode(x) ?? "").indexOf(text) >= 0) return true;
       }
@@ -52,7 +53,7 @@ export const scenarios: Scenario[] = [
       const dev = new SimDevice({ now: T0 }).install();
       let a = new Archive(root);
       a.check();
-      const all = fill(a, 1500);
+      const all = fill(a, 2500); // two segments of packed lines (FORMAT.md §3.19)
       a.settle();
       ok(onFlash(dev, SECRET), "on flash before");
       const ids = a.recallByKeyword("fact", SECRET).map((x) => x.id);
@@ -75,7 +76,7 @@ export const scenarios: Scenario[] = [
       const base = new SimDevice({ now: T0 }).install();
       const a0 = new Archive(root);
       a0.check();
-      const all = fill(a0, 1200); // the first segment (with the secret) sealed, the second open (1,100 were, in format 3's longer lines)
+      const all = fill(a0, 2500); // the first segment (with the secret) sealed, the second open (packed lines, FORMAT.md §3.19)
       a0.settle();
       a0.forget("fact", a0.recallByKeyword("fact", SECRET).map((x) => x.id));
       const kept = all.filter((c) => c.indexOf(SECRET) < 0).sort();

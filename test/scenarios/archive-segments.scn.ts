@@ -6,6 +6,7 @@ import config from "mc/config";
 import { SimDevice } from "../../host-sim/device";
 import { Archive } from "../../src/archive/archive";
 import { SEGMENT_BYTES } from "../../src/archive/stream";
+import { PACK_MAX } from "../../src/archive/codec";
 import { BlockBuilder } from "../../src/archive/segment";
 import { crc32 } from "../../src/nvs/crc32";
 import { newEvent, type Fact } from "../../src/memory/types";
@@ -23,9 +24,18 @@ const u16 = (b: Uint8Array, at: number) => b[at] | (b[at + 1] << 8);
 
 // A parsed line's time, unix seconds: "t", or format 4's "T" from 2020-01-01T00:00:00Z.
 export const unixT = (o: { t?: number; T?: number }): number => (typeof o.T === "number" ? o.T + 1577836800 : (o.t as number));
+// The times of a record line's records: its own, and a packed fact line's
+// others (FORMAT.md §3.19: "a"/"A", seconds after the first and a text, in turn).
+export function lineTimes(o: { t?: number; T?: number; a?: unknown[]; A?: unknown[] }): number[] {
+  const t = unixT(o);
+  const more = (o.A ?? o.a ?? []) as number[];
+  const out = [t];
+  for (let i = 0; i < more.length; i += 2) out.push(t + more[i]);
+  return out;
+}
 
 export const KEYS: Record<string, string[]> = {
-  f: ["t", "T", "c", "C", "x", "z"],
+  f: ["t", "T", "c", "C", "a", "A", "x", "z"],
   m: ["t", "T", "p", "P", "c", "C", "e", "i", "m", "x", "z"],
   e: ["t", "T", "d", "h", "y", "c", "C", "e", "i", "g", "r", "f", "x", "z"],
   d: ["t", "T", "u", "o", "n", "w", "q", "k", "K", "c", "C", "z"],
@@ -97,7 +107,7 @@ export const scenarios: Scenario[] = [
       for (let i = 0; i < 30; i += 3) a.append("moment", [moment(i, "日常", `第${i}个时刻`), moment(i + 1, "日常", `第${i + 1}个时刻`), moment(i + 2, "运动", "打球")]);
       a.append("event", [newEvent({ date: "2025-05-01", content: "第一次去海边", duration: 60 }), newEvent({ date: "2025-06-01", time: "09:30", content: "儿童节", duration: 60, schedule: true, completed: true })]);
       a.settle();
-      let files = 0, lines = 0, compacts = 0, Ts = 0;
+      let files = 0, lines = 0, records = 0, compacts = 0, Ts = 0, packed = 0;
       for (const s of ["f", "m", "e"]) {
         const seqs = segments(dev, s);
         ok(seqs.length >= 1, `stream ${s} has segments`);
@@ -112,6 +122,11 @@ export const scenarios: Scenario[] = [
             lines++;
             ok(crcHolds(l, 4), `${s}${seq}: a line without its CRC in format 4's frame: ${l}`);
             const o = JSON.parse(l);
+            records += lineTimes(o).length;
+            if (o.A || o.a) {
+              packed++;
+              ok(Array.isArray(o.A) && !("a" in o), `${s}${seq}: a packed part of Chinese facts is compact: ${l}`);
+            }
             for (const k of Object.keys(o)) ok(KEYS[s].indexOf(k) >= 0, `${s}${seq}: key ${k}`);
             ok(!(("c" in o) && ("C" in o)), "content plain or compact, never both");
             if (typeof o.C === "string") {
@@ -125,8 +140,9 @@ export const scenarios: Scenario[] = [
           }
         }
       }
-      ok(files >= 4 && lines === 400 + 30 + 2, `${files} segments, ${lines} lines`);
-      ok(compacts >= 400, `Chinese content is written compact: ${compacts} lines`);
+      ok(files >= 4 && records === 400 + 30 + 2, `${files} segments, ${records} records`);
+      ok(packed >= 400 / PACK_MAX && lines < records, `facts share lines: ${lines} lines, ${packed} packed`);
+      ok(compacts >= lines - 2, `Chinese content is written compact: ${compacts} of ${lines} lines`);
       equal(Ts, lines, "every line from 2020 on has its time under T");
       const big = segments(dev, "f");
       ok(big.length >= 2, `facts in ${big.length} segments`);
@@ -145,9 +161,13 @@ export const scenarios: Scenario[] = [
         ok(len <= SEGMENT_BYTES, `segment ${seqs[i]}: ${len} bytes`);
         if (i === seqs.length - 1) break;
         // the first append of the next segment did not fit in this one
+        // the lines of the next segment's first append: its first 25 facts (packed, FORMAT.md §3.19)
         const next = linesOf(dev, segName("f", seqs[i + 1]));
         let batch = 0;
-        for (const l of next.slice(1, 26)) batch += encode(l).length + 1;
+        for (let j = 1, facts = 0; j < next.length && facts < 25; j++) {
+          batch += encode(next[j]).length + 1;
+          facts += lineTimes(JSON.parse(next[j])).length;
+        }
         ok(len + batch > SEGMENT_BYTES - 2, `segment ${seqs[i]} (${len} bytes) was not left early (next append ${batch} bytes)`);
       }
       equal(a.count("fact"), 900);
@@ -158,7 +178,7 @@ export const scenarios: Scenario[] = [
     run() {
       const dev = fresh();
       const a = new Archive(root);
-      fillFacts(a, 1000); // short lines, batches of 5: many blocks, two segments (900 were, in format 3's longer frame)
+      fillFacts(a, 1600); // batches of 5, a packed line each (FORMAT.md §3.19): many blocks, two segments
       const seqs = segments(dev, "f");
       ok(seqs.length >= 2);
       const check = (sealedToo: boolean) => {
@@ -175,7 +195,7 @@ export const scenarios: Scenario[] = [
             equal(r.crc, crc32(seg, r.offset, r.offset + r.length), `f${seq}: the block's CRC`);
             equal(seg[r.offset + r.length - 1], 10, "a block ends with a line");
             const text = decode(seg.subarray(r.offset, r.offset + r.length)).split("\n").slice(0, -1);
-            const ts = text.filter((l) => /^\{"[tT]":/.test(l)).map((l) => unixT(JSON.parse(l)));
+            const ts = text.filter((l) => /^\{"[tT]":/.test(l)).flatMap((l) => lineTimes(JSON.parse(l)));
             equal(r.records, ts.length, `f${seq}: records of the block at ${r.offset}`);
             equal(r.min, Math.min(...ts));
             equal(r.max, Math.max(...ts));

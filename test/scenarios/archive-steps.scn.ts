@@ -211,7 +211,7 @@ export const scenarios: Scenario[] = [
       const hist: string[] = [];
       const t0 = Math.floor(fromLocal(2000, 1, 1, 9, 0) / 1000);
       let k = 0;
-      for (let m = 0; m < 80; m++) {
+      for (let m = 0; m < 90; m++) {
         const ms = monthOf(m, 9);
         a.append("moment", ms);
         const facts = [];

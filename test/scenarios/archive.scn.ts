@@ -413,7 +413,7 @@ export const scenarios: Scenario[] = [
       // cut): skipped whole, wherever the blocks and segments of the stream end
       const t0 = facts[39].timestamp + 3600;
       let n = 41;
-      for (let k = 0; k < 150; k++) {
+      for (let k = 0; k < 320; k++) {
         const batch: Fact[] = [];
         for (let i = 0; i < 5; i++) batch.push({ timestamp: t0 + k * 600 + i, content: `第${k}批第${i}条：一条用来把块和段填满的、比较长的记录` });
         equal(a.append("fact", batch).appended, 5);

@@ -182,7 +182,7 @@ export const scenarios: Scenario[] = [
           archive.append("fact", b);
         }
       };
-      fill(600);
+      fill(1000); // packed lines (FORMAT.md §3.19): three segments
       ok(archive.report().fact.unsealed >= 2, "work waits");
       let steps = 0, during = 0;
       let busy = true;
@@ -205,7 +205,7 @@ export const scenarios: Scenario[] = [
       ok(steps - idle <= 6, `nothing to do: a look every IDLE_MS (${steps - idle})`);
       // a conversation starts: new work waits for its end
       busy = true;
-      fill(300);
+      fill(600);
       const waiting = archive.report().fact.unsealed;
       ok(waiting >= 1);
       dev.clock.advanceTo(dev.clock.now + 10 * 60000);

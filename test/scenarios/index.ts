@@ -33,6 +33,7 @@ import { scenarios as archiveSteps } from "./archive-steps.scn";
 import { scenarios as archiveRecode } from "./archive-recode.scn";
 import { scenarios as archiveSummaries } from "./archive-summaries.scn";
 import { scenarios as compactText } from "./compact-text.scn";
+import { scenarios as factPack } from "./fact-pack.scn";
 import { scenarios as memoryTool } from "./memory-tool.scn";
 import { scenarios as listen } from "./listen.scn";
 import { scenarios as listenPending } from "./listen-pending.scn";
@@ -98,6 +99,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "archive-recode", scenarios: archiveRecode },
   { file: "archive-summaries", scenarios: archiveSummaries },
   { file: "compact-text", scenarios: compactText },
+  { file: "fact-pack", scenarios: factPack },
   { file: "memory-tool", scenarios: memoryTool },
   { file: "listen", scenarios: listen },
   { file: "listen-pending", scenarios: listenPending },

@@ -305,7 +305,7 @@ export const scenarios: Scenario[] = [
     run() {
       const s = setup();
       const tail = PAD.slice(0, 14); // lines as long as in format 2 (PAD: characters compact text leaves as they are)
-      fillFacts(s.archive, 1500, (i) => `第${i}条：主人今天说了一件关于学校和朋友的小事${tail}`);
+      fillFacts(s.archive, 2200, (i) => `第${i}条：主人今天说了一件关于学校和朋友的小事${tail}`); // packed lines (FORMAT.md §3.19): several segments
       s.archive.settle(); // full segments sealed and catalogued, as idle steps do
       let total = 0;
       for (const e of s.dev.spiffs.list()) if (/(^|\/)f\d{6}\.jsonl$/.test(e.name)) total += e.length;
