@@ -503,7 +503,7 @@ export class Archive {
           return { did: `trim ${s}` };
         }
       }
-      const d = this.scrubber.step();
+      const d = this.scrubber.step((bytes) => used + bytes <= total * HARD_LIMIT);
       if (d) return { did: d };
       // a sliced group is checked against its CRC now and then: a flipped bit
       // there could hide a segment from a keyword (it is built again if so)

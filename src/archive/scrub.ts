@@ -13,7 +13,7 @@
 import { File } from "file";
 import { writeAt, openAppend, openWrite, rename, remove, rethrowFatal, readInto } from "./file";
 import { STREAM_CODE, STREAM_CHAR, parseRecords, packLine, recodeLine, headerLine, getWriteFormat, NL, type Rec } from "./codec";
-import { lineKind, KIND_RECORD, KIND_HEADER, BlockBuilder, createSide, writeSideRecords, SEGMENT_BLOCKS, RECORD } from "./segment";
+import { lineKind, KIND_RECORD, KIND_HEADER, BlockBuilder, createSide, writeSideRecords, SEGMENT_BLOCKS, RECORD, SIDE_MAX } from "./segment";
 import { scanRange, validEndOf, type ArchiveStream, type Buffers } from "./stream";
 import { Tombstones, hex } from "./tomb";
 import { settle, removeAll, sameBytes, beforeDropping } from "./settle";
@@ -116,8 +116,12 @@ export class Scrubber {
     return did;
   }
 
-  // One step, or undefined when there is nothing to scrub.
-  step(): string | undefined {
+  // One step, or undefined when there is nothing to scrub. A rewrite starts
+  // only when `room(bytes)` says its copy fits (a partition of facts near its
+  // line: the forgotten record stays hidden, its bytes wait for room; a copy
+  // that failed for room half way, written again and again, would wear the
+  // flash for nothing).
+  step(room: (bytes: number) => boolean = () => true): string | undefined {
     if (!this.tombs.size) {
       this.queue = undefined;
       return undefined;
@@ -172,6 +176,7 @@ export class Scrubber {
     }
     // the open segment is rewritten once it is sealed (a later pass)
     if (!hits || (s.open && s.open.seq === seq)) return `scrub: ${s.stream} ${seq} looked at`;
+    if (!room(end + SIDE_MAX)) return `scrub: ${s.stream} ${seq} waits for room`;
     File.delete(rewritePath(s, seq, "scr"));
     File.delete(rewritePath(s, seq, "scx"));
     // a format-2 segment is written as the current format (3 or 4) at the same time (when this code writes format 3 or later)

@@ -201,7 +201,7 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "archive v2 steps within budget: every idle step (seal, index, twin, parity, slice, retire, a forget's rewrite) within 300 ms at the device's flash speed, by its bytes, and none fails for room while a retire is under way",
+    name: "archive v2 steps within budget: every idle step (seal, index, twin, parity, slice, retire, a forget's rewrite) within 300 ms at the device's flash speed, by its bytes, and none fails for room while a retire is under way, nor a forget's rewrite once facts fill the partition (it waits for room)",
     run() {
       const dev = new SimDevice({ now: fromLocal(2026, 3, 1, 12, 0), storageBytes: 640 * 1024 }).install();
       const a = new Archive(root);
@@ -211,7 +211,7 @@ export const scenarios: Scenario[] = [
       const hist: string[] = [];
       const t0 = Math.floor(fromLocal(2000, 1, 1, 9, 0) / 1000);
       let k = 0;
-      for (let m = 0; m < 90; m++) {
+      for (let m = 0; m < 110; m++) {
         const ms = monthOf(m, 9);
         a.append("moment", ms);
         const facts = [];
