@@ -89,7 +89,7 @@ function collectAfterReboot(bad: string, readFirst: boolean, keep: number, wipe 
   writeEach(st, eps, 230, (k) => episode(k, k + 1, long(k, "旧")));
   settle(st, 2, "before");
   const inP2 = slotsIn(dev, 2);
-  ok(inP2.length > 50 && slotsIn(dev, 1).length > 50 && st.texts.stream.open?.seq === 3, `p1, p2 sealed, p3 open: ${pFiles(dev)}`);
+  ok(inP2.length > 20 && slotsIn(dev, 1).length > 20 && (st.texts.stream.open?.seq ?? 0) > 2, `p1, p2 sealed: ${pFiles(dev)}`);
   // all but `keep` of p2's texts forgotten: it holds little else than garbage
   const gone = inP2.slice(keep);
   // (wipe: deleted by the owner, the trash's wipe bit first: p2 is then the census's forced victim)
