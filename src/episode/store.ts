@@ -719,6 +719,14 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       this.gc = undefined;
       return false;
     }
+    // a victim the stream is restoring, or has marked damaged (a read met
+    // damage that the passages' upkeep, which runs first, could not restore):
+    // deferred with its group's parity kept; a later census picks it when whole
+    if (st.restoring.has(g.victim) || st.damaged.has(g.victim)) {
+      this.notes.push(`texts: p${g.victim} not collected yet: damaged or being restored`);
+      this.deferGc(g);
+      return false;
+    }
     const per = CHUNK / HEADER_BYTES;
     if (g.at < this.nSlots) {
       const n = Math.min(per, this.nSlots - g.at);
@@ -775,13 +783,66 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       if (!fatal(e)) this.gc = undefined;
       throw e;
     }
-    st.dropParityOf(g.victim);
-    st.retire(g.victim);
+    // the group's parity goes only when every sealed member opens (the
+    // victim too: one left not finalized at rest will not rename): one that
+    // does not is marked damaged and restored from that parity by the
+    // passages' upkeep; the collection waits for a later census
+    const bad = this.unopenable(g.victim);
+    if (bad >= 0) {
+      this.notes.push(`texts: p${g.victim} not collected yet: p${bad} of its group cannot be opened`);
+      this.deferGc(g);
+      return true;
+    }
+    try {
+      st.dropParityOf(g.victim);
+      // a rename that fails all the same deletes the segment (stream.ts
+      // retire): the pass above found no header pointing into it
+      st.retire(g.victim);
+    } catch (e) {
+      // (a delete that failed too): the parity is made again by steps, the
+      // next census tries again
+      if (!fatal(e)) this.gc = undefined;
+      throw e;
+    }
     this.notes.push(`texts: p${g.victim} collected`);
     // another segment may hold an owner-deleted text: a census of its own looks at once
     if (g.wipe.some((q) => q !== g.victim && st.segs.has(q))) this.wipeDue = true;
     this.gc = undefined;
     return true;
+  }
+
+  // A collection deferred: an owner-deleted text's segment is looked for
+  // again by a census of its own (which waits for a restore, at most
+  // WIPE_WAITS steps), not a scrub pass later
+  private deferGc(g: { wipe: number[]; victim: number }): void {
+    if (g.wipe.indexOf(g.victim) >= 0) this.wipeDue = true;
+    this.gc = undefined;
+  }
+
+  // The first sealed member of `victim`'s group (the victim included) that
+  // is damaged, being restored, or cannot be opened (it is then marked
+  // damaged: the passages' upkeep restores it from the group's parity), or -1.
+  // One open a member, as a parity step opens them.
+  private unopenable(victim: number): number {
+    const st = this.texts.stream;
+    const grp = st.gOf(victim);
+    for (let q = st.fOf(grp); q < st.fOf(grp + 1); q++) {
+      if (!st.segs.has(q) || (st.open && st.open.seq === q)) continue;
+      if (st.damaged.has(q) || st.restoring.has(q)) return q;
+      let f: File | undefined;
+      try {
+        f = st.openRead(q); // (marks it damaged when it will not open: served from a second source)
+      } catch (e) {
+        if (fatal(e)) throw e;
+      } finally {
+        this.close(f);
+      }
+      if (!f || st.damaged.has(q)) {
+        st.damaged.set(q, true);
+        return q;
+      }
+    }
+    return -1;
   }
 
   protected scrubTombs(first: number, n: number): number {

@@ -7,7 +7,8 @@
 import { SimDevice } from "../../host-sim/device";
 import { EpisodeStore } from "../../src/episode/store";
 import { type Episode } from "../../src/episode/types";
-import { ok, deepEqual } from "./assert";
+import { HEADER_BYTES, headerValid, headerState, headerRef } from "../../src/episode/record";
+import { ok, deepEqual, equal } from "./assert";
 import { episode, freshDevice } from "./episode-store.scn";
 import type { Scenario } from "./types";
 
@@ -53,6 +54,78 @@ function writeEach(st: EpisodeStore, eps: Episode[], n: number, make: (k: number
     st.write(b);
     for (const e of b) eps[e.slot] = e;
   }
+}
+
+
+// The slots whose text (both header copies agree on copy 0's) is in segment `seq`.
+function slotsIn(dev: SimDevice, seq: number): number[] {
+  const h = dev.spiffs.content("/ep.h0");
+  const out: number[] = [];
+  for (let s = 0; (s + 1) * HEADER_BYTES <= h.length; s++) {
+    const at = s * HEADER_BYTES;
+    if (headerValid(h, at) && headerState(h, at) !== 0 && headerRef(h, at).seq === seq) out.push(s);
+  }
+  return out;
+}
+
+// Steps until a scrub pass ends, `passes` times (a census rides on each pass;
+// one deferred is tried again at the next); a step that throws fails the test.
+function settle(st: EpisodeStore, passes: number, what: string): void {
+  for (let p = 0; p < passes; p++)
+    for (let n = 0; st.step(); n++) if (n > 20000) throw new Error(`${what}: step() never ends`);
+}
+
+// Two sealed segments of texts and an open one; most texts of p2 forgotten
+// (slots freed: p2 is then the collection's victim, under half live); `bad`
+// left not finalized at rest; a reboot (the stream does not know the damage
+// until a read meets it), the steps. The absolute oracle: every text not
+// forgotten reads whole, none forgotten comes back, the steps settle without
+// throwing, every sealed segment has a second source after, and again after a
+// reboot.
+function collectAfterReboot(bad: string, readFirst: boolean, keep: number, wipe = false): void {
+  const dev = freshDevice();
+  let st = new EpisodeStore();
+  const eps: Episode[] = [];
+  writeEach(st, eps, 230, (k) => episode(k, k + 1, long(k, "旧")));
+  settle(st, 2, "before");
+  const inP2 = slotsIn(dev, 2);
+  ok(inP2.length > 20 && slotsIn(dev, 1).length > 20 && (st.texts.stream.open?.seq ?? 0) > 2, `p1, p2 sealed: ${pFiles(dev)}`);
+  // all but `keep` of p2's texts forgotten: it holds little else than garbage
+  const gone = inP2.slice(keep);
+  // (wipe: deleted by the owner, the trash's wipe bit first: p2 is then the census's forced victim)
+  if (wipe) for (let i = 0; i < gone.length; i += 8) st.write(gone.slice(i, i + 8).map((s) => ({ ...eps[s], state: "trash" as const, wipe: true })));
+  for (let i = 0; i < gone.length; i += 8) st.write(gone.slice(i, i + 8).map((s) => ({ ...eps[s], state: "free" as const })));
+  const want = eps.filter((e) => gone.indexOf(e.slot) < 0).map((e) => e.content);
+  deepEqual(texts(st), want, "the texts before the fault");
+  dev.spiffs.notFinalized.add(bad);
+  dev.reboot();
+  st = new EpisodeStore();
+  const check = (s: EpisodeStore, what: string) => {
+    deepEqual(texts(s), want, `${what}: every text not forgotten, whole`);
+    for (const slot of gone) equal(s.read(slot), undefined, `${what}: forgotten slot ${slot} stays free`);
+  };
+  if (readFirst) check(st, `${bad} not finalized, before the steps`);
+  settle(st, 4, "after the reboot");
+  const notes = st.notes.filter((x) => x.indexOf("texts") === 0).join("; ");
+  if (wipe) ok(notes.indexOf("p2 holds an owner-deleted text") >= 0, `the case under test: p2 collected as an owner-deleted text's segment: ${notes}`);
+  check(st, `${bad} not finalized, after the steps (${notes})`);
+  ok(!dev.spiffs.exists("/p000002.jsonl"), `p2 collected in the end: ${pFiles(dev)}; ${notes}`);
+  // the rule (FORMAT.md §4.6): the parity that can restore it is not dropped first
+  const seg = `p${Number(bad.slice(2, 8))}`;
+  ok(st.texts.stream.repaired.indexOf(`${seg}: damaged, restored by steps`) >= 0, `${seg} restored from its group's parity before it was collected or its parity dropped: ${st.texts.stream.repaired.join("; ")}; ${notes}`);
+  // every sealed segment has a second source again (its group's parity)
+  const stream = st.texts.stream;
+  stream.segs.forEach((_l, seq) => {
+    if (seq === stream.open?.seq) return;
+    const f = stream.fallback(seq);
+    ok(f !== undefined, `p${seq} protected after the steps: ${pFiles(dev)}; ${notes}`);
+    f?.close();
+  });
+  dev.reboot();
+  st = new EpisodeStore();
+  check(st, "after another reboot");
+  settle(st, 2, "after another reboot");
+  check(st, "after another reboot and its steps");
 }
 
 export const scenarios: Scenario[] = [
@@ -128,7 +201,7 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "passages protect: a segment the collection picks while it is damaged at rest (not finalized: it will not rename) is read through its group's parity, its texts moved, and deleted; the steps never throw",
+    name: "passages protect: a segment the collection picks while it is damaged at rest (not finalized: it will not rename) keeps its group's parity: it is marked damaged, restored from that parity, and collected at the next census; the steps never throw",
     run() {
       const dev = freshDevice();
       const st = new EpisodeStore();
@@ -139,11 +212,29 @@ export const scenarios: Scenario[] = [
       dev.spiffs.notFinalized.add("/p000001.jsonl");
       writeEach(st, eps, 100, (k) => ({ ...eps[k], content: long(k, "新") }));
       const want = eps.map((e) => e.content);
-      for (let n = 0; st.step(); n++) if (n > 20000) throw new Error("step() never ends");
-      ok(!dev.spiffs.exists("/p000001.jsonl"), `p1 collected: ${st.notes.filter((x) => x.indexOf("texts") === 0).join("; ")}`);
+      settle(st, 3, "the collection");
+      const notes = st.notes.filter((x) => x.indexOf("texts") === 0).join("; ");
+      ok(notes.indexOf("p1 not collected yet") >= 0, `the collection waited for p1's restore: ${notes}`);
+      ok(!dev.spiffs.exists("/p000001.jsonl"), `p1 collected: ${notes}`);
       deepEqual(texts(st), want, "every text after the collection");
       dev.reboot();
       deepEqual(texts(new EpisodeStore()), want, "every text after a reboot");
+    },
+  },
+  {
+    name: "passages protect: a collection's victim left not finalized at rest (found after a reboot) keeps its group's parity until it is restored, never fails a step; every text not forgotten whole, none forgotten back, every sealed segment protected after",
+    run() {
+      collectAfterReboot("/p000002.jsonl", false, 3);
+      collectAfterReboot("/p000002.jsonl", true, 3);
+      collectAfterReboot("/p000002.jsonl", false, 0);
+      collectAfterReboot("/p000002.jsonl", false, 0, true);
+    },
+  },
+  {
+    name: "passages protect: a collection whose victim's group holds a member left not finalized at rest (found after a reboot) keeps the group's parity until that member is restored; every text whole, none forgotten back, every sealed segment protected after",
+    run() {
+      collectAfterReboot("/p000001.jsonl", false, 3);
+      collectAfterReboot("/p000001.jsonl", true, 3);
     },
   },
 ];
