@@ -12,7 +12,7 @@
 
 import { File } from "file";
 import { writeAt, openAppend, openWrite, rename, remove, rethrowFatal, readInto } from "./file";
-import { STREAM_CODE, STREAM_CHAR, parseRecords, packLine, recodeLine, headerLine, getWriteFormat, NL, type Rec } from "./codec";
+import { STREAM_CODE, STREAM_CHAR, parseRecords, packLine, recodeLine, headerLine, getWriteFormat, NL, MAX_LINE, PACK_MAX, type Rec } from "./codec";
 import { lineKind, KIND_RECORD, KIND_HEADER, BlockBuilder, createSide, writeSideRecords, SEGMENT_BLOCKS, RECORD, SIDE_MAX } from "./segment";
 import { scanRange, validEndOf, type ArchiveStream, type Buffers } from "./stream";
 import { Tombstones, hex } from "./tomb";
@@ -296,6 +296,21 @@ export class Scrubber {
       const out = new Uint8Array(stop - j.src + (j.recode && j.src === 0 ? 16 : 0));
       let n = 0, last = j.src;
       const lineRecs: Rec[] = [];
+      const put = (line: Uint8Array) => {
+        out.set(line, n);
+        j.side.add(out, n, n + line.length - 1, line.length);
+        n += line.length;
+      };
+      // a format-2 segment's facts written again as format 4 are packed
+      // (FORMAT.md §3.17, §3.19): consecutive one-fact lines, in time order, no "x"
+      const pack = j.recode && s.stream === "fact" && getWriteFormat() >= 4;
+      const run: { t: number; text: string }[] = [];
+      let runLine: Uint8Array | undefined; // the run as one line
+      const flush = () => {
+        if (runLine) put(runLine);
+        run.length = 0;
+        runLine = undefined;
+      };
       scanRange(f, j.src, j.end, this.bufs.chunk, (b, ls, le, size, pos) => {
         if (pos + size > stop || j.side.full) return false;
         last = pos + size;
@@ -305,14 +320,29 @@ export class Scrubber {
           let kept = 0;
           for (const { it } of lineRecs) if (!this.tombs.has(code, it.id)) kept++;
           if (!kept) return;
+          if (pack && lineRecs.length === 1 && !hasX(b, ls, le)) {
+            const r = lineRecs[0];
+            const next = run.length < PACK_MAX && (!run.length || r.t >= run[run.length - 1].t) ? packed(run, r) : undefined;
+            if (next) {
+              run.push({ t: r.t, text: r.it.content });
+              runLine = next;
+              return;
+            }
+            flush();
+            runLine = packed(run, r);
+            if (runLine) {
+              run.push({ t: r.t, text: r.it.content });
+              return;
+            }
+            // (one that does not read back as itself packed: written as the recode writes it)
+          }
           // a packed fact line (FORMAT.md §3.19) keeps its other facts, in a line of their own
           if (kept < lineRecs.length) line = packLine(lineRecs.filter((r) => !this.tombs.has(code, r.it.id)).map((r) => ({ t: r.t, text: r.it.content })));
           else if (j.recode) line = recodeLine(b, ls, le, s.stream);
         } else if (kind === KIND_HEADER && j.recode && pos === 0) line = headerLine(s.stream, j.seq);
+        flush();
         if (line) {
-          out.set(line, n);
-          j.side.add(out, n, n + line.length - 1, line.length);
-          n += line.length;
+          put(line);
           return;
         }
         // kept as it is on flash (header and bad lines too: they tell what happened)
@@ -320,6 +350,7 @@ export class Scrubber {
         j.side.add(out, n, n + (le - ls), size);
         n += size;
       });
+      flush();
       if (last === j.src && j.src < j.end) last = j.end; // nothing whole fits: a damaged run, dropped
       const w = j.dst === 0 ? openWrite(scr) : openAppend(scr, j.dst);
       try {
@@ -397,4 +428,24 @@ export class Scrubber {
 // sidecar, `.old` the segment during the swap (FORMAT.md §3.7).
 function rewritePath(s: ArchiveStream, seq: number, ext: "scr" | "scx" | "old"): string {
   return s.path(seq).replace(/jsonl$/, ext);
+}
+
+// Does a checked fact line carry "x" (its text was cut: the id it holds is
+// its own, FORMAT.md §3.2)? By its bytes: `,"x":"` cannot stand inside a
+// JSON string (its quotes would be escaped).
+function hasX(b: Uint8Array, s: number, e: number): boolean {
+  for (let i = s; i + 5 < e; i++) if (b[i] === 44 && b[i + 1] === 34 && b[i + 2] === 120 && b[i + 3] === 34 && b[i + 4] === 58 && b[i + 5] === 34) return true;
+  return false;
+}
+
+// The line of `run` and `r` packed (FORMAT.md §3.19), or undefined when it
+// would pass 512 bytes or would not read back as exactly these facts.
+function packed(run: readonly { t: number; text: string }[], r: Rec): Uint8Array | undefined {
+  const all = run.concat([{ t: r.t, text: r.it.content }]);
+  const line = packLine(all);
+  if (line.length > MAX_LINE) return undefined;
+  const back: Rec[] = [];
+  if (!parseRecords(line, 0, line.length - 1, "fact", back) || back.length !== all.length) return undefined;
+  for (let i = 0; i < all.length; i++) if (back[i].t !== all[i].t || back[i].it.content !== all[i].text) return undefined;
+  return line;
 }

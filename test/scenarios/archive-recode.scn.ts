@@ -16,6 +16,7 @@ import { Life, START, RARE } from "../../tools/bench/data";
 import { cutUpkeep, appendFacts, factContents, type Image } from "./archive-cuts";
 import { deviceMs, STEP_BUDGET_MS } from "./archive-steps.scn";
 import { PAD, linesOf, frameOfLine, crcHolds } from "./archive.scn";
+import { lineTimes } from "./archive-segments.scn";
 import { ok, equal, deepEqual } from "./assert";
 import type { Scenario } from "./types";
 
@@ -257,6 +258,15 @@ scenarios.push(
       const sum = (l: { bytes: number }[]) => l.reduce((p, x) => p + x.bytes, 0);
       const before = sum(segs0), after = sum(segs1);
       ok(after < before * 0.8, `bytes saved: ${before} -> ${after}`);
+      // its facts packed as format 4 writes them (FORMAT.md §3.17, §3.19): several a line
+      let lines = 0, facts = 0;
+      for (const x of segs1)
+        if (/^\/f/.test(x.name) && !open.has(x.name))
+          for (const l of linesOf(dev, x.name).slice(1)) {
+            lines++;
+            facts += lineTimes(JSON.parse(l)).length;
+          }
+      ok(lines > 0 && facts >= 3 * lines, `the recoded facts share lines: ${facts} facts in ${lines} lines`);
       deepEqual(everything(a), all, "every record, as it was");
       equal(cats(), cats0, "each recoded segment kept its catalog slot (entry written again in place, no new summary)");
       dev.reboot();
