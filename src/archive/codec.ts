@@ -205,24 +205,13 @@ function textOf(o: any, key: string): string | undefined {
   return str(p) ? p : undefined;
 }
 
-// The object a checked line holds, or undefined when it is not JSON.
-function parsed(b: Uint8Array, s: number, e: number): any {
-  let o: any;
-  try {
-    o = JSON.parse(decode(b.subarray(s, e)));
-  } catch {
-    return undefined;
-  }
-  return typeof o === "object" && o !== null && !Array.isArray(o) && hasT(o) ? o : undefined;
-}
-
 // The record (or digest) in a checked line, as recall returns it; undefined for
 // a line that is not one of this stream's (a header line, a foreign object).
 // The caller checks the CRC first (lineOk). A packed fact line (§3.19) gives
 // its first fact here: readers that serve records take parseRecords.
 export function parseRecord(b: Uint8Array, s: number, e: number, stream: Stream): ArchivedItem | undefined {
-  const o = parsed(b, s, e);
-  return o ? itemOf(o, stream) : undefined;
+  const out: Rec[] = [];
+  return parseRecords(b, s, e, stream, out) ? out[0].it : undefined;
 }
 
 // A record of a line and its time (unix seconds).
@@ -235,12 +224,49 @@ export interface Rec {
 // first): one, or a packed fact line's (FORMAT.md §3.19), the first fact and
 // those after it. False, with `out` empty, for a line that is not one of this
 // stream's records, or a packed line whose packed part does not read whole.
+// (One function, not a parse and a builder: recall's calls are the deepest
+// on the device's 1,024-slot stack, npm run heap.)
 export function parseRecords(b: Uint8Array, s: number, e: number, stream: Stream, out: Rec[]): boolean {
   out.length = 0;
-  const o = parsed(b, s, e);
-  const it = o ? itemOf(o, stream) : undefined;
+  let o: any;
+  try {
+    o = JSON.parse(decode(b.subarray(s, e)));
+  } catch {
+    return false;
+  }
+  if (typeof o !== "object" || o === null || Array.isArray(o) || !hasT(o)) return false;
+  const c = textOf(o, "c");
+  if (c === undefined) return false;
+  o.c = c;
+  const t = o.t;
+  let it: ArchivedItem | undefined;
+  if (stream === "passage") it = passageItem(o);
+  else {
+    if (stream === "moment") o.p = textOf(o, "p");
+    if (Array.isArray(o.K)) {
+      const kw: string[] = [];
+      for (const k of o.K) {
+        const d = str(k) ? compactDecode(k) : undefined;
+        if (d === undefined) return false;
+        kw.push(d);
+      }
+      o.k = kw;
+    }
+    const ts = formatIso(t * 1000);
+    const x = str(o.x) && o.x.length === 8 ? o.x : "";
+    if (stream === "fact") it = { timestamp: ts, type: "fact", id: x || hex8(crc32(encode(`fact\n${t}\n${o.c}`))), content: o.c };
+    else if (stream === "moment") {
+      if (str(o.p)) it = { timestamp: ts, type: "moment", id: x || hex8(crc32(encode(`moment\n${t}\n${o.p}\n${o.c}`))), content: o.c, topic: o.p, emotion_type: n(o.e), emotion_intensity: n(o.i), importance: n(o.m) };
+    } else if (stream === "event") {
+      if (str(o.d) && str(o.h) && str(o.y))
+        it = { timestamp: ts, type: "event", id: x || hex8(crc32(encode(`event\n${o.d}\n${o.h}\n${o.c}`))), date: o.d, time: o.h, event_type: o.y, content: o.c, emotion_type: n(o.e), emotion_intensity: n(o.i), significance: n(o.g), priority: n(o.r), flags: n(o.f) };
+    } else if (typeof o.u === "number" && str(o.o) && typeof o.q === "number") {
+      const kw: string[] = Array.isArray(o.k) ? o.k.filter(str) : [];
+      it = { timestamp: ts, type: o.w === 1 ? "event" : "moment", id: hex8(crc32(encode(`digest\n${o.w === 1 ? "e" : "m"}${o.q}\n${o.o}`))), content: o.c, digest: true, month: o.o, until: formatIso(o.u * 1000), count: n(o.n), keywords: kw };
+    }
+  }
   if (!it) return false;
-  out.push({ it, t: o.t });
+  out.push({ it, t });
   if (stream !== "fact" || (o.a === undefined && o.A === undefined)) return true;
   const coded = o.A !== undefined;
   const a = coded ? o.A : o.a;
@@ -250,48 +276,15 @@ export function parseRecords(b: Uint8Array, s: number, e: number, stream: Stream
   }
   for (let i = 0; i < a.length; i += 2) {
     const d = a[i], v = a[i + 1];
-    const t = o.t + d;
-    const c = str(v) ? (coded ? compactDecode(v) : v) : undefined;
-    if (typeof d !== "number" || Math.floor(d) !== d || d < 0 || t > 0xffffffff || c === undefined) {
+    const ti = t + d;
+    const ci = str(v) ? (coded ? compactDecode(v) : v) : undefined;
+    if (typeof d !== "number" || Math.floor(d) !== d || d < 0 || ti > 0xffffffff || ci === undefined) {
       out.length = 0;
       return false;
     }
-    out.push({ it: { timestamp: formatIso(t * 1000), type: "fact", id: hex8(crc32(encode(`fact\n${t}\n${c}`))), content: c }, t });
+    out.push({ it: { timestamp: formatIso(ti * 1000), type: "fact", id: hex8(crc32(encode(`fact\n${ti}\n${ci}`))), content: ci }, t: ti });
   }
   return true;
-}
-
-function itemOf(o: any, stream: Stream): ArchivedItem | undefined {
-  const c = textOf(o, "c");
-  if (c === undefined) return undefined;
-  o.c = c;
-  if (stream === "passage") return passageItem(o);
-  if (stream === "moment") o.p = textOf(o, "p");
-  if (Array.isArray(o.K)) {
-    const kw: string[] = [];
-    for (const k of o.K) {
-      const d = str(k) ? compactDecode(k) : undefined;
-      if (d === undefined) return undefined;
-      kw.push(d);
-    }
-    o.k = kw;
-  }
-  const t = o.t;
-  const ts = formatIso(t * 1000);
-  const x = str(o.x) && o.x.length === 8 ? o.x : "";
-  if (stream === "fact") return { timestamp: ts, type: "fact", id: x || hex8(crc32(encode(`fact\n${t}\n${o.c}`))), content: o.c };
-  if (stream === "moment") {
-    if (!str(o.p)) return undefined;
-    return { timestamp: ts, type: "moment", id: x || hex8(crc32(encode(`moment\n${t}\n${o.p}\n${o.c}`))), content: o.c, topic: o.p, emotion_type: n(o.e), emotion_intensity: n(o.i), importance: n(o.m) };
-  }
-  if (stream === "event") {
-    if (!str(o.d) || !str(o.h) || !str(o.y)) return undefined;
-    const id = x || hex8(crc32(encode(`event\n${o.d}\n${o.h}\n${o.c}`)));
-    return { timestamp: ts, type: "event", id, date: o.d, time: o.h, event_type: o.y, content: o.c, emotion_type: n(o.e), emotion_intensity: n(o.i), significance: n(o.g), priority: n(o.r), flags: n(o.f) };
-  }
-  if (typeof o.u !== "number" || !str(o.o) || typeof o.q !== "number") return undefined;
-  const kw: string[] = Array.isArray(o.k) ? o.k.filter(str) : [];
-  return { timestamp: ts, type: o.w === 1 ? "event" : "moment", id: hex8(crc32(encode(`digest\n${o.w === 1 ? "e" : "m"}${o.q}\n${o.o}`))), content: o.c, digest: true, month: o.o, until: formatIso(o.u * 1000), count: n(o.n), keywords: kw };
 }
 
 // Is the checked line b[s..e) a packed fact line (§3.19)? By its bytes: its

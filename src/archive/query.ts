@@ -438,9 +438,13 @@ function offer(buf: Uint8Array, ls: number, le: number, trusted: boolean, t: num
     if (t > w.q.hi || (t < w.q.lo && (stream !== "fact" || !mayBePacked(buf, ls, le)))) continue;
     if (!parsed) {
       parsed = true;
-      if (!takeAll(buf, ls, le, trusted, stream, w.q, st, recs)) return;
+      // takeAll, inline: this is the deepest call chain on the device's stack (npm run heap)
+      if (!checked(buf, ls, le, trusted, st) || !parseRecords(buf, ls, le, stream, recs)) return;
     }
-    for (let i = 0; i < recs.length; i++) if (matches(recs[i].it, w.q, recs[i].t)) w.top.add({ it: recs[i].it, t: recs[i].t, seq, pos: pos + i });
+    for (let i = 0; i < recs.length; i++) {
+      const r = recs[i];
+      if (matches(r.it, w.q, r.t) && !w.q.hidden(STREAM_CODE[r.it.digest ? (r.it.type as Stream) : stream], r.it.id)) w.top.add({ it: r.it, t: r.t, seq, pos: pos + i });
+    }
   }
 }
 
