@@ -325,26 +325,46 @@ export function packLine(recs: readonly { t: number; text: string }[]): Uint8Arr
 // The lines of one append of facts, packed: each run of facts (in the order
 // given, each time not before the one before it, no "x") in as few lines as fit
 // 512 bytes and PACK_MAX facts. A line holds the id and time of its first.
-// Lines that cannot be packed (another stream, an older format) pass as they are.
+// Lines that cannot be packed (another stream, an older format) pass as they
+// are, and so does a run whose line would not read back as exactly its facts
+// (its first passes alone; the next run starts after it).
 export function packFacts(lines: readonly Line[]): Line[] {
   const out: Line[] = [];
   for (let i = 0; i < lines.length; ) {
     const head = lines[i];
     let best = head, j = i + 1;
-    if (head.text !== undefined)
+    const run: { t: number; text: string }[] = [];
+    if (head.text !== undefined) {
+      run.push({ t: head.t, text: head.text });
       for (; j < lines.length && j - i < PACK_MAX; j++) {
         const l = lines[j];
         if (l.text === undefined || l.t < lines[j - 1].t) break;
-        const run: { t: number; text: string }[] = [];
-        for (let k = i; k <= j; k++) run.push({ t: lines[k].t, text: lines[k].text as string });
+        run.push({ t: l.t, text: l.text });
         const p = packLine(run);
-        if (p.length > MAX_LINE) break;
+        if (p.length > MAX_LINE) {
+          run.pop();
+          break;
+        }
         best = { id: head.id, t: head.t, line: p };
       }
+    }
+    if (best !== head && !readsBack(best.line, run)) {
+      out.push(head);
+      i++;
+      continue;
+    }
     out.push(best);
     i = j;
   }
   return out;
+}
+
+// Does the packed line read back as exactly these facts (times and texts)?
+function readsBack(line: Uint8Array, run: readonly { t: number; text: string }[]): boolean {
+  const back: Rec[] = [];
+  if (!parseRecords(line, 0, line.length - 1, "fact", back) || back.length !== run.length) return false;
+  for (let i = 0; i < run.length; i++) if (back[i].t !== run[i].t || back[i].it.content !== run[i].text) return false;
+  return true;
 }
 
 // The searchable texts of a record line (content, topic; a digest's keywords).

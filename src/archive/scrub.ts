@@ -12,7 +12,7 @@
 
 import { File } from "file";
 import { writeAt, openAppend, openWrite, rename, remove, rethrowFatal, readInto } from "./file";
-import { STREAM_CODE, STREAM_CHAR, parseRecords, packLine, recodeLine, headerLine, getWriteFormat, NL, MAX_LINE, PACK_MAX, type Rec } from "./codec";
+import { STREAM_CODE, STREAM_CHAR, parseRecords, packLine, packFacts, recodeLine, headerLine, getWriteFormat, NL, type Line, type Rec } from "./codec";
 import { lineKind, KIND_RECORD, KIND_HEADER, BlockBuilder, createSide, writeSideRecords, SEGMENT_BLOCKS, RECORD, SIDE_MAX } from "./segment";
 import { scanRange, validEndOf, type ArchiveStream, type Buffers } from "./stream";
 import { Tombstones, hex } from "./tomb";
@@ -301,15 +301,16 @@ export class Scrubber {
         j.side.add(out, n, n + line.length - 1, line.length);
         n += line.length;
       };
-      // a format-2 segment's facts written again as format 4 are packed
-      // (FORMAT.md §3.17, §3.19): consecutive one-fact lines, in time order, no "x"
+      // a format-2 segment's facts written again as format 4 are packed as
+      // an append packs them (FORMAT.md §3.17, §3.19): the one-fact lines
+      // without "x" wait here until another line, or this step's end
       const pack = j.recode && s.stream === "fact" && getWriteFormat() >= 4;
-      const run: { t: number; text: string }[] = [];
-      let runLine: Uint8Array | undefined; // the run as one line
+      const run: Line[] = [];
       const flush = () => {
-        if (runLine) put(runLine);
+        // a fact left alone (packFacts gives back its line as it came, with
+        // its text) is written as the recode writes it
+        for (const l of packFacts(run)) put(l.text === undefined ? l.line : recodeLine(l.line, 0, l.line.length - 1, s.stream) ?? l.line);
         run.length = 0;
-        runLine = undefined;
       };
       scanRange(f, j.src, j.end, this.bufs.chunk, (b, ls, le, size, pos) => {
         if (pos + size > stop || j.side.full) return false;
@@ -322,19 +323,8 @@ export class Scrubber {
           if (!kept) return;
           if (pack && lineRecs.length === 1 && !hasX(b, ls, le)) {
             const r = lineRecs[0];
-            const next = run.length < PACK_MAX && (!run.length || r.t >= run[run.length - 1].t) ? packed(run, r) : undefined;
-            if (next) {
-              run.push({ t: r.t, text: r.it.content });
-              runLine = next;
-              return;
-            }
-            flush();
-            runLine = packed(run, r);
-            if (runLine) {
-              run.push({ t: r.t, text: r.it.content });
-              return;
-            }
-            // (one that does not read back as itself packed: written as the recode writes it)
+            run.push({ id: r.it.id, t: r.t, line: b.slice(ls, ls + size), text: r.it.content });
+            return;
           }
           // a packed fact line (FORMAT.md §3.19) keeps its other facts, in a line of their own
           if (kept < lineRecs.length) line = packLine(lineRecs.filter((r) => !this.tombs.has(code, r.it.id)).map((r) => ({ t: r.t, text: r.it.content })));
@@ -436,16 +426,4 @@ function rewritePath(s: ArchiveStream, seq: number, ext: "scr" | "scx" | "old"):
 function hasX(b: Uint8Array, s: number, e: number): boolean {
   for (let i = s; i + 5 < e; i++) if (b[i] === 44 && b[i + 1] === 34 && b[i + 2] === 120 && b[i + 3] === 34 && b[i + 4] === 58 && b[i + 5] === 34) return true;
   return false;
-}
-
-// The line of `run` and `r` packed (FORMAT.md §3.19), or undefined when it
-// would pass 512 bytes or would not read back as exactly these facts.
-function packed(run: readonly { t: number; text: string }[], r: Rec): Uint8Array | undefined {
-  const all = run.concat([{ t: r.t, text: r.it.content }]);
-  const line = packLine(all);
-  if (line.length > MAX_LINE) return undefined;
-  const back: Rec[] = [];
-  if (!parseRecords(line, 0, line.length - 1, "fact", back) || back.length !== all.length) return undefined;
-  for (let i = 0; i < all.length; i++) if (back[i].t !== all[i].t || back[i].it.content !== all[i].text) return undefined;
-  return line;
 }
