@@ -20,7 +20,7 @@ import { File, System } from "file";
 import { ArchiveError, listing, rethrowFatal, messageOf, scanBackward, readInto, USABLE_FRACTION, CHUNK } from "./file";
 import { foldString } from "./fold";
 import { type ArchiveType, type ArchivedItem, type ArchiveRecord } from "./line";
-import { encodeRecord, encodeDigest, parseRecord, parseRecords, mayBePacked, lineT, STREAMS, STREAM_CODE, type Line, type Rec, type Stream, type ArchiveStreamName } from "./codec";
+import { encodeRecord, encodeDigest, parseRecord, parseRecords, lineMayHold, lineT, STREAMS, STREAM_CODE, type Line, type Rec, type Stream, type ArchiveStreamName } from "./codec";
 import { ArchiveStream, Buffers, scanRange, validEndOf, SEGMENT_BYTES } from "./stream";
 import { recent, search, searchMany, digests, digestsMany, blankStats, TopK, wordsProbe, summaryFilter, scanWords, type Query, type RecallStats, type Budget } from "./query";
 import { SUMMARY_MASK } from "./catalog";
@@ -862,8 +862,7 @@ export class Archive {
           const recs: Rec[] = [];
           const line = (buf: Uint8Array, ls: number, le: number): boolean | void => {
             const lt = range ? lineT(buf, ls, le) : -1;
-            // a packed fact line's later facts are not before its first (FORMAT.md §3.19)
-            if (lt >= 0 && (lt > hi || (lt < lo && (t !== "fact" || !mayBePacked(buf, ls, le))))) return;
+            if (lt >= 0 && !lineMayHold(buf, ls, le, t, lt, lo, hi)) return;
             if (lineKind(buf, ls, le) !== KIND_RECORD || !parseRecords(buf, ls, le, t, recs)) return;
             // newest first: a packed line's facts from its last
             for (let i = recs.length - 1; i >= 0; i--) {

@@ -296,6 +296,13 @@ export function mayBePacked(b: Uint8Array, s: number, e: number): boolean {
   return false;
 }
 
+// May the line b[s..e) of `stream`, whose first time is `t`, hold a record
+// timed in [lo, hi]? Its time tells, but for a packed fact line that starts
+// before lo: its later facts are not before its first, and may be inside.
+export function lineMayHold(b: Uint8Array, s: number, e: number, stream: Stream, t: number, lo: number, hi: number): boolean {
+  return t <= hi && (t >= lo || (stream === "fact" && mayBePacked(b, s, e)));
+}
+
 // ---- packed fact lines (format 4, FORMAT.md §3.19) ---------------------------------
 
 // At most this many facts to a line: a line that no repair can read loses no

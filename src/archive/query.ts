@@ -15,7 +15,7 @@
 import { File } from "file";
 import { crc32 } from "../nvs/crc32";
 import { ArchiveError, readInto, scanBackward, rethrowFatal, messageOf, CHUNK, type OnSegment } from "./file";
-import { lineT, parseRecord, parseRecords, mayBePacked, textsOf, NL, STREAM_CODE, STREAM_CHAR, type Rec, type Stream } from "./codec";
+import { lineT, parseRecord, parseRecords, lineMayHold, textsOf, NL, STREAM_CODE, STREAM_CHAR, type Rec, type Stream } from "./codec";
 import { containsFolded, sigProbe, sigHas, SIG_BYTES } from "./fold";
 import { SUMMARY_MASK, SUMMARY_BYTES, GROUP, type CatEntry } from "./catalog";
 import { readSide, lineKind, KIND_RECORD, SIDE_MAX, SIDE_HEADER, RECORD, type BlockInfo, type Side } from "./segment";
@@ -435,7 +435,7 @@ function segmentIn(s: ArchiveStream, f: File, seq: number, ws: Want[], st: Recal
 function offer(buf: Uint8Array, ls: number, le: number, trusted: boolean, t: number, stream: Stream, ws: Want[], seq: number, pos: number, st: RecallStats, recs: Rec[]): void {
   let parsed = false;
   for (const w of ws) {
-    if (t > w.q.hi || (t < w.q.lo && (stream !== "fact" || !mayBePacked(buf, ls, le)))) continue;
+    if (!lineMayHold(buf, ls, le, stream, t, w.q.lo, w.q.hi)) continue;
     if (!parsed) {
       parsed = true;
       // takeAll, inline: this is the deepest call chain on the device's stack (npm run heap)
