@@ -9,7 +9,7 @@ import { SimDevice } from "../../host-sim/device";
 import { fromLocal } from "../../src/time/local";
 import { Ai } from "../powercut/device";
 import { check, blankVerdict, type Verdict } from "../powercut/oracle";
-import { buildOldPet, loadImage, oldFormatLeft, segmentFormats } from "../powercut/old-format";
+import { buildOldPet, loadImage, oldFormatLeft, segmentFormats, type OldPet } from "../powercut/old-format";
 import { petBackground, verifyPet } from "../powercut/update.workload";
 import { Archive } from "../../src/archive/archive";
 import { ok, equal, deepEqual } from "./assert";
@@ -23,6 +23,49 @@ const EPISODES = 40;
 // 200 episodes: their passages outgrow a segment, so that parity is a share of them as on 3 MB
 const FULL_BYTES = 760 * 1024;
 const FULL_EPISODES = 200;
+
+// The update, in idle stretches of 3 s with the AI's traffic, until neither
+// migration has anything left: every record checked halfway (old and new
+// formats side by side), after a reboot, and the old formats' files gone
+// then and a day later. `each` runs after every stretch. Returns the stretches.
+function updateInSteps(dev: SimDevice, pet: OldPet, episodes: number, before: string[], each: () => void = () => {}): number {
+  const ai = new Ai(dev);
+  for (const x of petBackground(pet)) ai.ledger.background(x.kind, x.key, x.value, x.ts);
+  const checkAll = (what: string) => {
+    const v: Verdict = blankVerdict();
+    check(ai, ai.booted, v);
+    verifyPet(pet, new Set(), ai.booted, v);
+    deepEqual(v.failures, [], `${what}: failures`);
+    equal(v.ackedLost + v.wrongReplies, 0, `${what}: lost or wrong`);
+    ok(v.checked >= pet.records.length + episodes, `${what}: ${v.checked} records checked`);
+  };
+  const start = dev.clock.now;
+  let k = 0;
+  let midway = false;
+  for (let left = before.length; k < 3000 && left; k++) {
+    ai.advanceTo(dev.clock.now + 3000); // about 12 steps
+    if (k % 8 === 0) ai.call({ action: "write", type: "fact", content: `更新后的第${k}件事` });
+    if (k % 8 === 4) ai.call({ action: "recall", type: "episode", message: pet.episodes[k % episodes].content.slice(0, 16) });
+    each();
+    left = oldFormatLeft(dev).length;
+    if (!midway && left > 0 && left < before.length) {
+      midway = true;
+      checkAll("halfway");
+    }
+  }
+  ok(midway, "checked halfway");
+  deepEqual(oldFormatLeft(dev), [], `the old formats' files are gone after ${k} stretches of 3 s (${Math.round((dev.clock.now - start) / 60000)} min)`);
+  const f = segmentFormats(dev);
+  for (const s in f) ok(f[s].slice(0, -1).every((x) => x.v >= 3), `stream ${s}: ${JSON.stringify(f[s])}`);
+  ok(!dev.spiffs.exists("/ep.t0") && !dev.spiffs.exists("/ep.t1") && dev.spiffs.list().some((e) => /^\/p\d{6}\.jsonl$/.test(e.name)), "episode texts are passages");
+  dev.reboot();
+  ai.boot();
+  checkAll("after a reboot");
+  // nothing more to migrate after the reboot: a day of steps writes no old format
+  ai.advanceTo(dev.clock.now + 86400000);
+  deepEqual(oldFormatLeft(dev), [], "a day later");
+  return k;
+}
 
 export const scenarios: Scenario[] = [
   {
@@ -40,42 +83,7 @@ export const scenarios: Scenario[] = [
       for (const r of pet.records) counts[r.kind]++;
       ok(counts.fact > 600 && counts.moment > 300 && counts.event > 12, `records: ${JSON.stringify(counts)}`);
 
-      const ai = new Ai(dev);
-      for (const x of petBackground(pet)) ai.ledger.background(x.kind, x.key, x.value, x.ts);
-      const checkAll = (what: string) => {
-        const v: Verdict = blankVerdict();
-        check(ai, ai.booted, v);
-        verifyPet(pet, new Set(), ai.booted, v);
-        deepEqual(v.failures, [], `${what}: failures`);
-        equal(v.ackedLost + v.wrongReplies, 0, `${what}: lost or wrong`);
-        ok(v.checked >= pet.records.length + EPISODES, `${what}: ${v.checked} records checked`);
-      };
-
-      // idle stretches with the AI's traffic, until neither migration has anything left
-      const start = dev.clock.now;
-      let k = 0;
-      let midway = false;
-      for (let left = before.length; k < 3000 && left; k++) {
-        ai.advanceTo(dev.clock.now + 3000); // about 12 steps
-        if (k % 8 === 0) ai.call({ action: "write", type: "fact", content: `更新后的第${k}件事` });
-        if (k % 8 === 4) ai.call({ action: "recall", type: "episode", message: pet.episodes[k % EPISODES].content.slice(0, 16) });
-        left = oldFormatLeft(dev).length;
-        if (!midway && left > 0 && left < before.length) {
-          midway = true;
-          checkAll("halfway"); // old and new formats side by side (the new code reads both)
-        }
-      }
-      ok(midway, "checked halfway");
-      deepEqual(oldFormatLeft(dev), [], `the old formats' files are gone after ${k} stretches of 3 s (${Math.round((dev.clock.now - start) / 60000)} min)`);
-      const f = segmentFormats(dev);
-      for (const s in f) ok(f[s].slice(0, -1).every((x) => x.v >= 3), `stream ${s}: ${JSON.stringify(f[s])}`);
-      ok(!dev.spiffs.exists("/ep.t0") && !dev.spiffs.exists("/ep.t1") && dev.spiffs.list().some((e) => /^\/p\d{6}\.jsonl$/.test(e.name)), "episode texts are passages");
-      dev.reboot();
-      ai.boot();
-      checkAll("after a reboot");
-      // nothing more to migrate after the reboot: a day of steps writes no old format
-      ai.advanceTo(dev.clock.now + 86400000);
-      deepEqual(oldFormatLeft(dev), [], "a day later");
+      updateInSteps(dev, pet, EPISODES, before);
     },
   },
   {
@@ -95,46 +103,12 @@ export const scenarios: Scenario[] = [
       for (const r of pet.records) counts[r.kind]++;
       ok(counts.fact > 300 && counts.event > 6, `records: ${JSON.stringify(counts)}`);
 
-      const ai = new Ai(dev);
-      for (const x of petBackground(pet)) ai.ledger.background(x.kind, x.key, x.value, x.ts);
-      const checkAll = (what: string) => {
-        const v: Verdict = blankVerdict();
-        check(ai, ai.booted, v);
-        verifyPet(pet, new Set(), ai.booted, v);
-        deepEqual(v.failures, [], `${what}: failures`);
-        equal(v.ackedLost + v.wrongReplies, 0, `${what}: lost or wrong`);
-        ok(v.checked >= pet.records.length + FULL_EPISODES, `${what}: ${v.checked} records checked`);
-      };
-
-      // idle stretches with the AI's traffic, until neither migration has anything left
-      const start = dev.clock.now;
-      let k = 0;
-      let midway = false;
       let single = false;
-      for (let left = before.length; k < 3000 && left; k++) {
-        ai.advanceTo(dev.clock.now + 3000); // about 12 steps
-        if (k % 8 === 0) ai.call({ action: "write", type: "fact", content: `更新后的第${k}件事` });
-        if (k % 8 === 4) ai.call({ action: "recall", type: "episode", message: pet.episodes[k % FULL_EPISODES].content.slice(0, 16) });
-        left = oldFormatLeft(dev).length;
+      const k = updateInSteps(dev, pet, FULL_EPISODES, before, () => {
         if (dev.spiffs.exists("/ep.t0") && !dev.spiffs.exists("/ep.t1")) single = true;
-        if (!midway && left > 0 && left < before.length) {
-          midway = true;
-          checkAll("halfway"); // old and new formats side by side (the new code reads both)
-        }
-      }
-      ok(midway, "checked halfway");
+      });
       ok(single, "the texts went single-copy (/ep.t1 deleted) before their passages");
       trace(`update-full: ${usedBefore}% used before, ${dev.spiffs.stats().percent}% after, ${k} stretches of 3 s\n`);
-      deepEqual(oldFormatLeft(dev), [], `the old formats' files are gone after ${k} stretches of 3 s (${Math.round((dev.clock.now - start) / 60000)} min)`);
-      const f = segmentFormats(dev);
-      for (const s in f) ok(f[s].slice(0, -1).every((x) => x.v >= 3), `stream ${s}: ${JSON.stringify(f[s])}`);
-      ok(!dev.spiffs.exists("/ep.t0") && !dev.spiffs.exists("/ep.t1") && dev.spiffs.list().some((e) => /^\/p\d{6}\.jsonl$/.test(e.name)), "episode texts are passages");
-      dev.reboot();
-      ai.boot();
-      checkAll("after a reboot");
-      // nothing more to migrate after the reboot: a day of steps writes no old format
-      ai.advanceTo(dev.clock.now + 86400000);
-      deepEqual(oldFormatLeft(dev), [], "a day later");
     },
   },
   {
