@@ -671,7 +671,7 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
         st.startNext();
         this.notes.push(`texts: p${v} holds an owner-deleted text: closed, to be collected`);
       }
-      if ((st.open && st.open.seq === v) || st.unsealed().indexOf(v) >= 0 || st.restoring.has(v) || st.damaged.has(v)) {
+      if (this.unready(v, st.unsealed())) {
         if (++g.waits > WIPE_WAITS) {
           this.notes.push(`texts: p${v} not collected yet: it is not sealed, or damaged`);
           this.gc = undefined;
@@ -687,7 +687,7 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     }
     let best = -1, bestShare = GC_SHARE;
     st.segs.forEach((len, seq) => {
-      if ((st.open && st.open.seq === seq) || unsealed.indexOf(seq) >= 0 || st.restoring.has(seq) || st.damaged.has(seq) || len <= 0) return;
+      if (this.unready(seq, unsealed) || len <= 0) return;
       const share = (g.live.get(seq) ?? 0) / len;
       if (share < bestShare) {
         bestShare = share;
@@ -703,6 +703,13 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     g.victim = best;
     g.found = 0;
     this.notes.push(`texts: p${best} holds ${Math.round(bestShare * 100)}% live lines: collected by steps`);
+  }
+
+  // Is passages segment `seq` not to be collected now: taking appends,
+  // waiting to be sealed (`unsealed`), damaged or being restored?
+  private unready(seq: number, unsealed: readonly number[]): boolean {
+    const st = this.texts.stream;
+    return (st.open !== undefined && st.open.seq === seq) || unsealed.indexOf(seq) >= 0 || st.restoring.has(seq) || st.damaged.has(seq);
   }
 
   // Collecting segment `victim`: a pass over both copies' headers, 32 slots a
