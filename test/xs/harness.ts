@@ -15,6 +15,7 @@ import "../../host-sim/trace.js"; // the device's `trace` global, as test/scenar
 import { setTraceSink } from "../../host-sim/trace-sink.js";
 import { allScenarios } from "../scenarios/index.js";
 import { freezeIntrinsics } from "./intrinsics.js";
+import { COSTS, DEFAULT } from "./costs.js";
 
 declare function issueCommand(bytes: ArrayBuffer): ArrayBuffer;
 
@@ -45,11 +46,30 @@ freezeIntrinsics();
 
 const tests = allScenarios.flatMap((f) => f.scenarios.map((s) => ({ file: f.file, scenario: s })));
 
+// The k-th of n parts of `list`, split by the scenarios' measured seconds
+// (test/xs/costs.ts): the slowest first, each to the part with the least so
+// far. The n parts together are the list, each scenario in one; each part
+// keeps the list's order. Every run of the same list splits it the same way.
+function shardOf<T extends { file: string; scenario: { name: string } }>(list: T[], k: number, n: number): T[] {
+  const load: number[] = [];
+  for (let s = 0; s < n; s++) load.push(0);
+  const order = list.map((t, i) => ({ i, cost: COSTS[`${t.file}: ${t.scenario.name}`] ?? DEFAULT }));
+  order.sort((a, b) => b.cost - a.cost || a.i - b.i);
+  const mine = new Set<number>();
+  for (const o of order) {
+    let best = 0;
+    for (let s = 1; s < n; s++) if (load[s] < load[best]) best = s;
+    load[best] += o.cost;
+    if (best === k) mine.add(o.i);
+  }
+  return list.filter((_t, i) => mine.has(i));
+}
+
 async function main(opts: { grep?: string; start?: number; shard?: [number, number] }): Promise<void> {
   const matched = opts.grep ? tests.filter((t) => `${t.file}: ${t.scenario.name}`.includes(opts.grep!)) : tests;
-  // shard [k, n]: every n-th scenario from the k-th (two workers share a machine's cores)
+  // shard [k, n]: the k-th of n parts of about equal time (two workers share a machine's cores)
   const sh = opts.shard;
-  const list = sh ? matched.filter((_t, i) => i % sh[1] === sh[0]) : matched;
+  const list = sh ? shardOf(matched, sh[0], sh[1]) : matched;
   const start = opts.start ?? 0;
   if (start === 0) send({ t: "plan", files: allScenarios.map((f) => f.file), tests: list.map((t) => ({ file: t.file, name: t.scenario.name })) });
   for (let i = start; i < list.length; i++) {

@@ -12,8 +12,10 @@
 //      come back through issueCommand as UTF-8 JSON.
 //
 // Usage: tsx test/xs/run.ts [--grep STR] [--shard K/N] [--keep-bundle]
-// --shard K/N runs every N-th scenario from the K-th (0-based): N runs with
-// K = 0..N-1 together cover the lane, one worker each (npm test runs two).
+// --shard K/N runs the K-th (0-based) of N parts of about equal time (by the
+// measured seconds in test/xs/costs.ts; test/xs/update-costs.ts writes them
+// again from a run's output): N runs with K = 0..N-1 together cover the lane,
+// one worker each (npm test runs two).
 // Env: XS_TEST_TIMEOUT = seconds per scenario (default 900: a watchdog for a hung scenario, not a speed target; the archive power-cut sweep takes about 210 s beside one other process on 2 cores, and over 360 s beside npm test's two others);
 //      XS_SCENARIO_INDEX = another module to use instead of test/scenarios/index.ts
 //      (same export; for testing this runner itself).
