@@ -24,6 +24,41 @@ const weight = (x: number) => {
   return c;
 };
 
+// Every pair of flipped bits of a line: repairLine gives -1 and leaves the line as it was.
+function everyPairRefused(orig: Uint8Array): void {
+  const bits = orig.length * 8;
+  let pairs = 0;
+  for (let p = 0; p < bits; p++)
+    for (let q = p + 1; q < bits; q++) {
+      const b = orig.slice();
+      flip(b, p);
+      flip(b, q);
+      const got = repairLine(b, 0, b.length);
+      if (got !== -1) assert.fail(`flips at ${p} and ${q}: repaired ${got}`);
+      flip(b, p);
+      flip(b, q);
+      if (firstDiff(b, orig) !== -1) assert.fail(`flips at ${p} and ${q}: buffer changed`);
+      pairs++;
+    }
+  assert.equal(pairs, (bits * (bits - 1)) / 2);
+}
+
+// A body that makes a line of 500 to 511 bytes (MAX_LINE_BYTES: 512) in either frame.
+const MAX_BODY = `{"c":"${"今天天气很好".repeat(27)}"`;
+
+// Every single flip of a long line (a checking one) is found and fixed.
+function everyFlipFixed(orig: Uint8Array): void {
+  assert.ok(orig.length >= 500 && orig.length < 512, String(orig.length));
+  assert.ok(lineCrcOk(orig, 0, orig.length));
+  const b = orig.slice();
+  for (let p = 0; p < orig.length * 8; p++) {
+    flip(b, p);
+    const got = repairLine(b, 0, b.length);
+    if (got !== p) assert.fail(`bit ${p}: repaired ${got}`);
+  }
+  assert.equal(firstDiff(b, orig), -1);
+}
+
 describe("archive repair (src/archive/repair.ts)", () => {
   it("the syndrome of a bit is crc(x) ^ crc(x with that bit flipped), for any x", () => {
     const syn = syndromes(64 * 8);
@@ -90,24 +125,7 @@ describe("archive repair (src/archive/repair.ts)", () => {
     }
   });
 
-  it("every pair of flipped bits of a line gives -1 and leaves it untouched", () => {
-    const orig = makeLine(LINES[0]);
-    const bits = orig.length * 8;
-    let pairs = 0;
-    for (let p = 0; p < bits; p++)
-      for (let q = p + 1; q < bits; q++) {
-        const b = orig.slice();
-        flip(b, p);
-        flip(b, q);
-        const got = repairLine(b, 0, b.length);
-        if (got !== -1) assert.fail(`flips at ${p} and ${q}: repaired ${got}`);
-        flip(b, p);
-        flip(b, q);
-        if (firstDiff(b, orig) !== -1) assert.fail(`flips at ${p} and ${q}: buffer changed`);
-        pairs++;
-      }
-    assert.equal(pairs, (bits * (bits - 1)) / 2);
-  });
+  it("every pair of flipped bits of a line gives -1 and leaves it untouched", () => everyPairRefused(makeLine(LINES[0])));
 
   it("a body flip changes the CRC in at least 6 bits within REPAIR_MAX_BYTES, so never in one hex digit alone", () => {
     const syn = syndromes(REPAIR_MAX_BYTES * 8);
@@ -189,17 +207,7 @@ describe("archive repair (src/archive/repair.ts)", () => {
     assert.equal(firstDiff(line, damaged), -1);
   });
 
-  it("a single flip in a line of MAX_LINE_BYTES is fixed wherever it is", () => {
-    const orig = makeLine(`{"c":"${"今天天气很好".repeat(27)}"`);
-    assert.ok(orig.length >= 500 && orig.length < 512, String(orig.length));
-    const b = orig.slice();
-    for (let p = 0; p < orig.length * 8; p++) {
-      flip(b, p);
-      const got = repairLine(b, 0, b.length);
-      if (got !== p) assert.fail(`bit ${p}: repaired ${got}`);
-    }
-    assert.equal(firstDiff(b, orig), -1);
-  });
+  it("a single flip in a line of MAX_LINE_BYTES is fixed wherever it is", () => everyFlipFixed(makeLine(MAX_BODY)));
   // Format 4's frame (FORMAT.md §3.18): the CRC in 6 base64url characters, 6 bits each, the
   // last one holding the CRC's 2 lowest bits and 4 zero bits.
   const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -238,37 +246,9 @@ describe("archive repair (src/archive/repair.ts)", () => {
     assert.deepEqual(firstBodyCharCollision(24000), [15495, 22405, 0xc0000000 | 0]);
   });
 
-  it("format 4: every pair of flipped bits of a line gives -1 and leaves it untouched", () => {
-    const orig = makeLine4(LINES[2]); // the shortest: 126,756 pairs
-    const bits = orig.length * 8;
-    let pairs = 0;
-    for (let p = 0; p < bits; p++)
-      for (let q = p + 1; q < bits; q++) {
-        const b = orig.slice();
-        flip(b, p);
-        flip(b, q);
-        const got = repairLine(b, 0, b.length);
-        if (got !== -1) assert.fail(`flips at ${p} and ${q}: repaired ${got}`);
-        flip(b, p);
-        flip(b, q);
-        if (firstDiff(b, orig) !== -1) assert.fail(`flips at ${p} and ${q}: buffer changed`);
-        pairs++;
-      }
-    assert.equal(pairs, (bits * (bits - 1)) / 2);
-  });
+  it("format 4: every pair of flipped bits of a line gives -1 and leaves it untouched", () => everyPairRefused(makeLine4(LINES[2]))); // the shortest: 126,756 pairs
 
-  it("format 4: a single flip in a line of MAX_LINE_BYTES is fixed wherever it is", () => {
-    const orig = makeLine4(`{"c":"${"今天天气很好".repeat(27)}"`);
-    assert.ok(orig.length >= 500 && orig.length < 512, String(orig.length));
-    assert.ok(lineCrcOk(orig, 0, orig.length));
-    const b = orig.slice();
-    for (let p = 0; p < orig.length * 8; p++) {
-      flip(b, p);
-      const got = repairLine(b, 0, b.length);
-      if (got !== p) assert.fail(`bit ${p}: repaired ${got}`);
-    }
-    assert.equal(firstDiff(b, orig), -1);
-  });
+  it("format 4: a single flip in a line of MAX_LINE_BYTES is fixed wherever it is", () => everyFlipFixed(makeLine4(MAX_BODY)));
 
   it("one flip never turns a line of one frame into a line of the other: every flip of a format 3 and a format 4 line is repaired in its own frame", () => {
     for (const mk of [makeLine, makeLine4])

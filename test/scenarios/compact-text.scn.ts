@@ -22,9 +22,10 @@ const root = config.file.root;
 // A deterministic generator of code points from every range the codec treats
 // apart: ASCII and controls, U+0080..U+07FF (escaped), table characters and
 // words, other CJK, the Private Use Area (escaped), beyond the BMP (surrogate pairs).
-function randomText(seed: number, n: number): string {
+// A xorshift generator from `seed`: rnd(m) is in 0..m-1.
+function xorshift(seed: number): (m: number) => number {
   let x = seed >>> 0 || 1;
-  const rnd = (m: number) => {
+  return (m) => {
     x ^= x << 13;
     x >>>= 0;
     x ^= x >>> 17;
@@ -32,6 +33,10 @@ function randomText(seed: number, n: number): string {
     x >>>= 0;
     return x % m;
   };
+}
+
+function randomText(seed: number, n: number): string {
+  const rnd = xorshift(seed);
   const entry = (i: number) => {
     let s = "";
     for (let j = TABLE1.off[i]; j < TABLE1.off[i + 1]; j++) s += String.fromCharCode(TABLE1.chars[j]);
@@ -144,15 +149,7 @@ export const scenarios: Scenario[] = [
       equal(compactDecode(all), allText, "every code in one string (longer than the scratch, many times)");
       equal(compactDecode(all), decodeSlow(all));
       equal(compactEncode(allText), encodeSlow(allText), "every entry's text in one string");
-      let x = 2024;
-      const rnd = (m: number) => {
-        x ^= x << 13;
-        x >>>= 0;
-        x ^= x >>> 17;
-        x ^= x << 5;
-        x >>>= 0;
-        return x % m;
-      };
+      const rnd = xorshift(2024);
       const odd = ["\ufffd", "\ud800", "\udfff", "a\ud83d", "\ude00b", "\u0080\ud800", "\u0080\ufffd", "主\ud800人"];
       for (let i = 0; i < 120; i++) {
         let s = randomText(1000 + i, rnd(120));
