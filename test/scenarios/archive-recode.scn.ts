@@ -15,6 +15,7 @@ import { fromLocal } from "../../src/time/local";
 import { Life, START, RARE } from "../../tools/bench/data";
 import { cutUpkeep, appendFacts, factContents, type Image } from "./archive-cuts";
 import { deviceMs, STEP_BUDGET_MS } from "./archive-steps.scn";
+import { onFlash } from "./archive-forget.scn";
 import { PAD, linesOf, frameOfLine, crcHolds } from "./archive.scn";
 import { lineTimes } from "./archive-segments.scn";
 import { ok, equal, deepEqual } from "./assert";
@@ -26,7 +27,9 @@ const SECRET = "秘密日记";
 const WORD = "萤火虫"; // in one fact of the first (sealed, rewritten) segment
 const budget = (): Budget => ({ left: 32 * 1024, cut: false });
 
-// Facts, five an append: the first segment sealed, the second open at 1100.
+// Facts, five an append, an hour apart from 2024-01-01 08:00: the first
+// segment sealed, the second open at 1100; January's are 0 to JANUARY_LAST.
+const JANUARY_LAST = 31 * 24 - 8 - 1;
 const fill = (a: Archive, n: number): string[] =>
   appendFacts(a, n, (k) => (k === 77 ? `第${k}条：${SECRET}` : k === 300 ? `第${k}条：主人说起了${WORD}` : `第${k}条：主人今天说了学校的小事${PAD.slice(0, 12)}`));
 const contents = factContents;
@@ -100,28 +103,47 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "archive rewrite: a power cut at any write of a forget's rewrite (segment, its new sidecar, the swap) loses nothing, never brings it back, and leaves the segment indexed",
+    // (one sweep for what three took: this one up to the swap, archive-forget's
+    // over the whole upkeep with the flash checked, archive-scrub-retire's
+    // reading by block, each cutting every write)
+    name: "archive rewrite: a power cut at any write of a forget's rewrite and the upkeep after it (segment, its new sidecar, the swap, the seal and parity) loses or repeats nothing, never brings it back, leaves the segment indexed and read by block, and ends with its bytes gone from the flash",
     run() {
       const { base, kept } = forgetting();
       const img = image(base);
-      // the writes up to and including the swap's step (the seal after it is
-      // covered by the other cut tests)
       const dry = new SimDevice({ now: T0 }).install();
       for (const f of img) dry.spiffs.load(f.name, f.bytes.slice());
       const ad = new Archive(root);
       ad.check();
       const w0 = dry.flash.writes;
+      let swap = 0;
       for (let n = 0; n < 200; n++) {
         const r = ad.step();
-        if (!r || /rewritten$/.test(r.did)) break;
+        if (!r) break;
+        if (!swap && /rewritten$/.test(r.did)) swap = dry.flash.writes - w0;
       }
       const total = dry.flash.writes - w0;
-      ok(total > 20, `the rewrite takes ${total} writes`);
+      ok(swap > 20 && total > swap, `the rewrite takes ${swap} writes, the upkeep after it ${total - swap}`);
+      ok(!onFlash(dry, SECRET), "the uncut run removes it");
+      // by block: January's facts (most of the rewritten segment), a time range
+      // read through the sidecar's blocks; a stale sidecar loses the lines
+      // across its blocks' boundaries
+      const january = kept.filter((c) => Number(/^第(\d+)条/.exec(c)![1]) <= JANUARY_LAST).sort();
+      const byBlock = (a: Archive, what: string) => {
+        const got = a
+          .recallByTimeRange("fact", "2024-01-01", "2024-01-31", 1000)
+          .map((x) => x.content)
+          .sort();
+        if (got.length === january.length && got.every((c, i) => c === january[i])) return;
+        const have = new Set(got);
+        ok(false, `${what}: January's facts by block: ${got.length} of ${january.length}, missing ${january.filter((c) => !have.has(c)).slice(0, 3).join(", ")}`);
+      };
+      byBlock(ad, "the uncut run");
       let cuts = 0;
       cutUpkeep({ image: img, now: T0, total }, (a, dev, what, settled) => {
         if (!settled) cuts++;
         equal(a.recallByKeyword("fact", SECRET).length, 0, `${what}: the forgotten fact stays hidden`);
         deepEqual(contents(a), kept, `${what}: every other fact exactly once`);
+        byBlock(a, what);
         const w = recallWord(a);
         // after the reboot the segment is the old one with its sidecar, or
         // the rewrite with its new one: never without an index
@@ -129,6 +151,7 @@ export const scenarios: Scenario[] = [
         if (!settled) return;
         for (const x of ["scr", "scx", "old"]) ok(!dev.spiffs.exists(`/f000001.${x}`), `${what}: no .${x} left`);
         ok(dev.spiffs.exists("/f000001.six"), `${what}: indexed`);
+        ok(!onFlash(dev, SECRET), `${what}: gone from the flash in the end`);
       });
       ok(cuts === total, `every write cut: ${cuts} of ${total}`);
     },
