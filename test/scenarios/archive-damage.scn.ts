@@ -10,7 +10,7 @@ import { repairBit } from "../../src/archive/repair";
 import { crc32 } from "../../src/nvs/crc32";
 import { encode } from "../../src/text/utf8";
 import type { ArchivedItem } from "../../src/archive/line";
-import { fresh, fillFacts, image, moment } from "./archive.scn";
+import { fresh, fillFacts, image, moment, imageOnce, bootImage } from "./archive.scn";
 import { sidecar } from "./archive-segments.scn";
 import { ok, equal, deepEqual } from "./assert";
 import { compactEncode } from "../../src/text/compact";
@@ -43,23 +43,17 @@ function offsetOf(dev: SimDevice, name: string, text: string): number {
 }
 
 // Sealed fact segments, an open one, and moments; settled. Built once; each
-// scenario gets a device of its own loaded with a copy of its files, booted.
-let built: Map<string, Uint8Array> | undefined;
+// scenario boots a device of its own loaded with a copy of its files.
 function build(): { dev: SimDevice; a: Archive } {
-  if (!built) {
-    const dev0 = fresh();
-    const a0 = new Archive(root);
-    fillFacts(a0, 1800); // two segments of packed lines (FORMAT.md §3.19)
-    for (let i = 0; i < 40; i += 4) a0.append("moment", [0, 1, 2, 3].map((k) => moment(i + k, "日常", `第${i + k}个时刻：和主人一起看书`)));
-    a0.settle();
-    ok(a0.report().fact.segments >= 2, "a sealed segment and the open one");
-    built = image(dev0);
-  }
-  const dev = fresh();
-  for (const [n, b] of built) dev.spiffs.load(n, b.slice());
-  const a = new Archive(root);
-  a.check();
-  return { dev, a };
+  return bootImage(
+    imageOnce("archive-damage", () => {
+      const a = new Archive(root);
+      fillFacts(a, 1800); // two segments of packed lines (FORMAT.md §3.19)
+      for (let i = 0; i < 40; i += 4) a.append("moment", [0, 1, 2, 3].map((k) => moment(i + k, "日常", `第${i + k}个时刻：和主人一起看书`)));
+      a.settle();
+      ok(a.report().fact.segments >= 2, "a sealed segment and the open one");
+    }),
+  );
 }
 
 const ids = (xs: ArchivedItem[]) => xs.map((x) => x.id);

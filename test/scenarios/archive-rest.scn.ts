@@ -11,7 +11,7 @@ import config from "mc/config";
 import { SimDevice } from "../../host-sim/device";
 import { Archive } from "../../src/archive/archive";
 import { PARITY } from "../../src/archive/parity";
-import { fresh, sec } from "./archive.scn";
+import { fresh, sec, imageOnce, bootImage } from "./archive.scn";
 import { RETIRE_AT, type Budget } from "../../src/archive/archive";
 import { fromLocal, formatDateTime } from "../../src/time/local";
 import { monthOf } from "./archive-retire.scn";
@@ -67,13 +67,16 @@ function parFiles(dev: SimDevice, c: string): string[] {
 }
 
 
-// A fresh device whose archive holds `n` long facts, upkeep done.
+// A fresh device whose archive holds `n` long facts, upkeep done (built once
+// for each n and group size; each scenario boots a copy of its files).
 function filled(n: number): { dev: SimDevice; a: Archive } {
-  const dev = fresh();
-  const a = new Archive(root);
-  fillLong(a, n);
-  upkeep(a);
-  return { dev, a };
+  return bootImage(
+    imageOnce(`archive-rest ${n} ${PARITY.group}`, () => {
+      const a = new Archive(root);
+      fillLong(a, n);
+      upkeep(a);
+    }),
+  );
 }
 
 // Damages one segment at rest (not finalized, or gone from the listing) after

@@ -27,6 +27,28 @@ export function fresh(storageBytes?: number): SimDevice {
   return new SimDevice({ now: T0, storageBytes }).install();
 }
 
+// The files `make` leaves on a fresh device, made once per `key` (a fixture
+// several scenarios share; each boots a copy with bootImage).
+const made = new Map<string, Map<string, Uint8Array>>();
+export function imageOnce(key: string, make: (dev: SimDevice) => void): Map<string, Uint8Array> {
+  let m = made.get(key);
+  if (!m) {
+    const dev = fresh();
+    make(dev);
+    made.set(key, (m = image(dev)));
+  }
+  return m;
+}
+
+// A fresh device loaded with a copy of `files`, its archive booted.
+export function bootImage(files: Map<string, Uint8Array>): { dev: SimDevice; a: Archive } {
+  const dev = fresh();
+  for (const [n, b] of files) dev.spiffs.load(n, b.slice());
+  const a = new Archive(root);
+  a.check();
+  return { dev, a };
+}
+
 // `n` facts an hour apart from local 2024-01-01 08:00, in batches of 5 (as overflow moves them).
 export function fillFacts(a: Archive, n: number, text: (i: number) => string = (i) => `第${i}条：主人今天说了一件关于学校和朋友的小事`, from = 0): Fact[] {
   const all: Fact[] = [];
