@@ -384,12 +384,17 @@ function checkDigest(ai: Ai, r: Reply, it: Record<string, any>, wrong: (r: Reply
   if (!known) wrong(r, `recall shows a digest of ${month}, a month without moments`);
 }
 
-// The ranges a sweep read completely, per kind.
+// The windows of days whose recall came back whole, per kind (unix s, inclusive).
 class Swept {
-  ranges = new Map<Kind, { lo: number; hi: number }>();
+  windows = new Map<Kind, { lo: number; hi: number }[]>();
+  add(kind: Kind, from: string, to: string): void {
+    let l = this.windows.get(kind);
+    if (!l) this.windows.set(kind, (l = []));
+    l.push({ lo: parseLocal(from + "T00:00:00")! / 1000, hi: parseLocal(to + "T23:59:59")! / 1000 });
+  }
   has(kind: Kind, ts: number): boolean {
-    const r = this.ranges.get(kind);
-    return !!r && ts >= r.lo && ts <= r.hi;
+    for (const w of this.windows.get(kind) ?? []) if (ts >= w.lo && ts <= w.hi) return true;
+    return false;
   }
 }
 
@@ -398,7 +403,10 @@ const DAY_S = 86400;
 // Reads every archived fact and moment whose time lies within the ledger's
 // records of that kind, by recall over windows of dates (a window that
 // returns a full page is split), into obs.archived. One recall per window
-// instead of one search per record: a prefilled archive holds hundreds.
+// instead of one search per record: a prefilled archive holds hundreds. A
+// window whose recall does not come back whole (damage the device says it
+// met, a page full at the last split) is not swept: its records are searched
+// one by one; the other windows stay swept.
 function sweep(ai: Ai, svc: Booted["service"], obs: Observed, v: Verdict, wrong: (r: Reply, what: string) => void): Swept {
   const out = new Swept();
   for (const kind of ["fact", "moment"] as const) {
@@ -411,18 +419,17 @@ function sweep(ai: Ai, svc: Booted["service"], obs: Observed, v: Verdict, wrong:
       }
     if (n < 20) continue; // a search each is cheaper
     const loDay = formatDate(lo * 1000), hiDay = formatDate(hi * 1000);
-    let complete = true;
+    let incomplete = 0;
     // windows to look at, depth first as a recursion would take them, on a
     // list: in XS the lane's stack is the device's 1,024 slots, and a split
     // 5 deep under the MCP call and the harness had overflowed it
     const todo: [string, string, number][] = [[loDay, hiDay, 0]];
     const window = (from: string, to: string, depth: number): void => {
-      if (!complete) return;
       const r = callTool(svc, { action: "recall", type: kind, start_date: from, end_date: to, limit: 50 });
       // a window whose recall spent its flash read budget (issue 25: 32 KB a call) is split too
       const spent = !!r.json && r.json.partial === true && r.json.archive_cut !== undefined && from !== to && depth < 24;
       if (!r.ok || !r.json || !Array.isArray(r.json.items) || (r.json.partial && !spent)) {
-        complete = false;
+        incomplete++;
         return;
       }
       const items = r.json.items as Record<string, any>[];
@@ -434,7 +441,8 @@ function sweep(ai: Ai, svc: Booted["service"], obs: Observed, v: Verdict, wrong:
         todo.push([formatDate(parseLocal(mid + "T12:00:00")! + DAY_S * 1000), to, depth + 1], [from, mid, depth + 1]);
         return;
       }
-      if (items.length >= 50) complete = false;
+      if (items.length >= 50) incomplete++;
+      else out.add(kind, from, to);
       for (const it of items) if (it.digest === true) checkDigest(ai, r, it, wrong);
       for (const it of records) {
         const content = String(it.content);
@@ -445,8 +453,7 @@ function sweep(ai: Ai, svc: Booted["service"], obs: Observed, v: Verdict, wrong:
       }
     };
     while (todo.length) window(...todo.pop()!);
-    if (complete) out.ranges.set(kind, { lo: parseLocal(loDay + "T00:00:00")! / 1000, hi: parseLocal(hiDay + "T23:59:59")! / 1000 });
-    else fail(v, `the ${kind} archive could not be swept by recall (searched instead)`);
+    if (incomplete) fail(v, `the ${kind} archive could not be swept by recall in ${incomplete} windows (searched instead)`);
   }
   return out;
 }
