@@ -1,14 +1,16 @@
 // Writes test/xs/costs.ts from the output of XS-lane runs (npm test's, or
-// `npx tsx test/xs/run.ts` whole): each `ok - file: name # 12.3 s` line gives a
-// scenario's seconds; scenarios of a second or more are kept (the rest take
-// costs.ts's DEFAULT). The shards use the table only to split the lane into
-// parts of about equal time (test/xs/harness.ts); a stale or missing entry
-// costs balance, never a scenario.
+// `npx tsx test/xs/run.ts`, whole or with --grep): each `ok - file: name # 12.3 s`
+// line gives a scenario's seconds, a later log's over an earlier one's;
+// scenarios of a second or more that the lane still has are kept (the rest
+// take costs.ts's DEFAULT). The shards use the table only to split the lane
+// into parts of about equal time (test/xs/harness.ts); a stale or missing
+// entry costs balance, never a scenario.
 //
 // Usage: npx tsx test/xs/update-costs.ts LOG [LOG...]
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { allScenarios } from "../scenarios/index";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const logs = process.argv.slice(2);
@@ -23,9 +25,10 @@ for (const log of logs)
     if (!m) continue;
     // a failed scenario's line carries its message after the name: keep passing ones only
     if (line.startsWith("not ")) continue;
-    costs.set(m[1], Math.max(costs.get(m[1]) ?? 0, Number(m[2])));
+    costs.set(m[1], Number(m[2]));
   }
-const kept = [...costs].filter(([, s]) => s >= 1).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+const names = new Set(allScenarios.flatMap((f) => f.scenarios.map((s) => `${f.file}: ${s.name}`)));
+const kept = [...costs].filter(([k, s]) => s >= 1 && names.has(k)).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
 const body = kept.map(([k, s]) => `  ${JSON.stringify(k)}: ${s},`).join("\n");
 const out = `// Measured seconds of the XS lane's slower scenarios (keyed \`file: name\` as the
 // lane prints them), for splitting the lane into shards of about equal time
