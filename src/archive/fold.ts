@@ -9,8 +9,8 @@
 // A signature is a small Bloom filter over the folded characters of a block's
 // contents and topics: every bigram, and every non-ASCII character on its own
 // (element set 0); element set 1 adds every printable ASCII character on its
-// own and, for each run of ASCII digits, its leading and trailing digits and
-// the whole run (docs/FORMAT.md §3.4). Set 1 holds every element of set 0, so
+// own and, for each run of ASCII digits, its first and last digit and the
+// whole run (docs/FORMAT.md §3.4). Set 1 holds every element of set 0, so
 // a signature written with set 1 answers a probe of set 0 as before.
 // A keyword can only occur in a block whose signature holds all of its own
 // elements of the signature's set.
@@ -29,9 +29,11 @@ export const ELEMENTS = 1;
 // bytes of a word to look for that no folded text holds
 export const ANY_CHAR = 0xff;
 export const TEXT_EDGE = 0xfe;
-// a digit run gives elements of its own: its first and last EDGE_DIGITS
-// digits (1 and 2 of them), and itself whole when of at most RUN_DIGITS
+// a digit run gives elements of its own: its first and its last EDGE_DIGITS
+// digits, and itself whole when of at most RUN_DIGITS (docs/design/query-scan.md
+// says why not more)
 const EDGE_DIGITS = 1;
+const EDGE_MOD = 10; // 10 ** EDGE_DIGITS
 const RUN_DIGITS = 8;
 // probe layout (sigHas): set 0's bits, then SET1, set 1's further bits, then
 // alternatives, each after ALT: one of them must be held whole
@@ -200,7 +202,7 @@ export function sigAdd(sig: Uint8Array, off: number, text: string, mask = SIG_MA
     if (set > 0) {
       if (cp >= 0x30 && cp <= 0x39) {
         run++;
-        tail = (tail * 10 + cp - 0x30) % 100;
+        tail = (tail * 10 + cp - 0x30) % EDGE_MOD;
         if (run <= RUN_DIGITS) lead = lead * 10 + cp - 0x30;
         if (run <= EDGE_DIGITS) setRun(sig, off, 1, run, lead, mask);
       } else if (run) {
