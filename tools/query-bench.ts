@@ -44,7 +44,8 @@ import { readSide, SIDE_MAX } from "../src/archive/segment";
 import { parseRecords, NL, encodePassage, type Rec } from "../src/archive/codec";
 import { measure as measureLines } from "../src/episode/passages";
 import { headerRef } from "../src/episode/record";
-import { sigProbe, sigHas, SIG_BYTES } from "../src/archive/fold";
+import { probeOf, sigHas, SIG_BYTES } from "../src/archive/fold";
+import { wordsOf } from "../src/query/run";
 
 function arg(name: string, dflt: number): number {
   const i = process.argv.indexOf(name);
@@ -109,23 +110,8 @@ function call(args: Record<string, unknown>): any {
   return JSON.parse(text);
 }
 
-// The folded words of content conditions (as src/query/run.ts wordsOf; kept
-// here so that this bench runs on a branch without it).
-function contentWords(where: string): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (const c of parseQuery({ from: "fact", where }).where) {
-    if (c.field.field !== "content") continue;
-    if (c.op === "CONTAINS" || c.op === "=") out.push(c.folded);
-    else if (c.op === "LIKE" && c.like)
-      for (let i = 0; i < c.like.length; ) {
-        let j = i;
-        while (j < c.like.length && c.like[j] >= 0) j++;
-        if (j > i) out.push(Uint8Array.from(c.like.subarray(i, j)));
-        i = j + 1;
-      }
-  }
-  return out;
-}
+// The folded words of content conditions, as the query gives them to the archive.
+const contentWords = (where: string) => wordsOf(parseQuery({ from: "fact", where }).where, "content");
 
 // Does a row meet the query's conditions?
 function holdsOf(from: string, where: string): (rec: Record<string, unknown>) => boolean {
@@ -142,9 +128,7 @@ function holdsOf(from: string, where: string): (rec: Record<string, unknown>) =>
 // no signature can rule out. Read outside any measurement.
 function factBlocks(where: string): { matching: number; candidate: number } {
   const holds = holdsOf("fact", where);
-  const probe: number[] = [];
-  for (const w of contentWords(where)) for (const b of sigProbe(w)) if (probe.indexOf(b) < 0) probe.push(b);
-  const pr = Uint16Array.from(probe);
+  const pr = probeOf(contentWords(where));
   const s = archive.streams.fact;
   let matching = 0, candidate = 0;
   for (const seq of s.newestFirst()) {
@@ -159,7 +143,7 @@ function factBlocks(where: string): { matching: number; candidate: number } {
       const from = cuts[i], to = cuts[i + 1];
       if (to <= from) continue;
       const bi = blocks.findIndex((b) => b.offset === from && b.offset + b.length === to);
-      if (bi < 0 || (bi < k ? sigHas(side.sigs, bi * SIG_BYTES, pr) : sigHas(side.afterSigs as Uint8Array, (bi - k) * SIG_BYTES, pr))) candidate += to - from;
+      if (bi < 0 || (bi < k ? sigHas(side.sigs, bi * SIG_BYTES, pr, blocks[bi].set) : sigHas(side.afterSigs as Uint8Array, (bi - k) * SIG_BYTES, pr, blocks[bi].set))) candidate += to - from;
       for (let ls = from; ls < to; ) {
         let le = data.indexOf(NL, ls);
         if (le < 0 || le >= to) le = to;

@@ -457,7 +457,7 @@ export class Archive {
         const c = st.cat;
         if (c.sliceDue) {
           try {
-            c.sliceStep(this.bufs.side, (e, out) => st.summarize(e.seq, out));
+            c.sliceStep(this.bufs.side, (e, out) => st.summarize(e.seq, out, e.set));
           } catch (e) {
             rethrowFatal(e);
             // its files cannot be read or written now (left not finalized: only
@@ -831,6 +831,12 @@ export class Archive {
       const lo = range ? range.lo : 0, hi = range ? range.hi : 0xffffffff;
       // a sealed segment's summary is read when the scan reaches it (a scan that stops early reads no more)
       const may = probe && probe.length && range && range.words ? summaryFilter(s, wordsProbe(range.words, SUMMARY_MASK)) : undefined;
+      // A sidecar costs about 8% of its segment, and pays only when its
+      // signatures rule a block out. After `idle` sidecars in a row that ruled
+      // out none (words in every block), as many sealed segments within the
+      // range are read whole without theirs before the next is tried.
+      const ruled = { blocks: 0 };
+      let idle = 0, skip = 0;
       for (const seq of s.newestFirst()) {
         if (stop) break;
         const e = s.cat.entries.get(seq);
@@ -875,7 +881,15 @@ export class Archive {
               }
             }
           };
-          if (probe && probe.length) scanWords(s, f, seq, probe, lo, hi, line);
+          if (probe && probe.length) {
+            const e = s.cat.entries.get(seq);
+            const whole = !!e && e.min >= lo && e.max <= hi && skip > 0;
+            ruled.blocks = 0;
+            scanWords(s, f, seq, whole ? undefined : probe, lo, hi, line, ruled);
+            if (whole) skip--;
+            else if (ruled.blocks) idle = 0;
+            else skip = ++idle;
+          }
           else scanBackward(f, s.open && s.open.seq === seq ? s.open.validEnd : validEndOf(f, f.length, this.bufs.chunk), this.bufs.chunk, line);
         } finally {
           f.close();

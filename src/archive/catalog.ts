@@ -13,6 +13,7 @@ import { crc32 } from "../nvs/crc32";
 import { CHUNK, ArchiveError, readInto, writeAt, openWrite, remove, rethrowFatal } from "./file";
 import { STREAM_CHAR, STREAM_CODE, type Stream } from "./codec";
 import { u32, u16, put32, put16 } from "./segment";
+import { probePositions, probeSlots } from "./fold";
 import { beforeDropping, copyInto, removeAll } from "./settle";
 
 export const SUMMARY_BYTES = 2048;
@@ -49,6 +50,7 @@ export interface CatEntry {
   bytes: number; // the segment's length when summarized
   blocks: number;
   sumCrc: number;
+  set: number; // the summary's element set (flags bit 0; fold.ts)
 }
 
 // `base`: in `.sum` only, its first slot (bytes 10–11; 0 in `.cat` and `.bsc`).
@@ -462,38 +464,41 @@ export class Catalog {
     return good;
   }
 
-  // The slots of group g that may hold every one of `positions` (summary bit
-  // positions): one byte read per position, stopping when none is left.
-  // Returns a bit mask of the group's slots, or -1 when the file cannot be read.
+  // The slots of group g whose summaries may hold the words of `probe`
+  // (fold.ts probeOf with SUMMARY_MASK): one byte read per bit position.
+  // Returns fold.ts probeSlots's masks (bits 0–7: the slots as summaries of
+  // element set 0 answer, 8–15: as set 1), or -1 when the file cannot be read.
   // A group that failed its check is read as a query reads it, record by
   // record with their CRCs (only a record that fails sends the group to its
   // segments), or not at all when its bits disagree with its entries.
-  sliceCandidates(f: File, g: number, positions: Uint16Array, buf: Uint8Array): number {
-    if (this.groupBad(g)) return this.sliceCandidatesChecked(f, g, positions, buf);
-    let mask = 0xff;
-    for (let i = 0; i < positions.length && mask; i++) {
-      if (readInto(f, slicePos(g, positions[i]), 1, buf) !== 1) return -1;
-      mask &= buf[0];
+  sliceCandidates(f: File, g: number, probe: Uint16Array, buf: Uint8Array): number {
+    if (this.groupBad(g)) return this.sliceCandidatesChecked(f, g, probe, buf);
+    const pos = probePositions(probe);
+    const bytes = new Uint8Array(pos.length);
+    for (let i = 0; i < pos.length; i++) {
+      if (readInto(f, slicePos(g, pos[i]), 1, buf) !== 1) return -1;
+      bytes[i] = buf[0];
     }
-    return mask;
+    return probeSlots(probe, (p) => bytes[pos.indexOf(p)]);
   }
 
   // The same, each byte read with its record and its record's CRC checked
-  // (positions sorted: one read a record). -1 when a record fails or cannot be read.
-  sliceCandidatesChecked(f: File, g: number, positions: Uint16Array, buf: Uint8Array): number {
+  // (one read a record). -1 when a record fails or cannot be read.
+  sliceCandidatesChecked(f: File, g: number, probe: Uint16Array, buf: Uint8Array): number {
     if (this.wrong.indexOf(g) >= 0) return -1;
-    let mask = 0xff;
+    const pos = probePositions(probe);
+    const bytes = new Uint8Array(pos.length);
     let rec = -1;
-    for (let i = 0; i < positions.length && mask; i++) {
-      const r = Math.floor(positions[i] / SLICE_CHUNK);
+    for (let i = 0; i < pos.length; i++) {
+      const r = Math.floor(pos[i] / SLICE_CHUNK);
       if (r !== rec) {
         rec = r;
         if (readInto(f, slicePos(g, r * SLICE_CHUNK), SLICE_REC, buf) !== SLICE_REC) return -1;
         if (u32(buf, SLICE_CHUNK) !== crc32(buf, 0, SLICE_CHUNK)) return -1;
       }
-      mask &= buf[positions[i] % SLICE_CHUNK];
+      bytes[i] = buf[pos[i] % SLICE_CHUNK];
     }
-    return mask;
+    return probeSlots(probe, (p) => bytes[pos.indexOf(p)]);
   }
 
   // Reads the entries (a few KB). Never throws for damage: what does not check
@@ -534,7 +539,7 @@ export class Catalog {
             this.why = `catalog entry ${first + i}`;
             continue;
           }
-          const e: CatEntry = { slot: first + i, seq: u32(buf, at), min: u32(buf, at + 4), max: u32(buf, at + 8), records: u32(buf, at + 12), bytes: u32(buf, at + 16), blocks: u16(buf, at + 20), sumCrc: u32(buf, at + 24) };
+          const e: CatEntry = { slot: first + i, seq: u32(buf, at), min: u32(buf, at + 4), max: u32(buf, at + 8), records: u32(buf, at + 12), bytes: u32(buf, at + 16), blocks: u16(buf, at + 20), sumCrc: u32(buf, at + 24), set: u16(buf, at + 22) & 1 };
           this.entries.set(e.seq, e);
         }
         first += n;
@@ -588,6 +593,7 @@ export class Catalog {
     put32(b, 12, entry.records);
     put32(b, 16, entry.bytes);
     put16(b, 20, entry.blocks);
+    put16(b, 22, entry.set & 1);
     put32(b, 24, entry.sumCrc);
     put32(b, 28, crc32(b, 0, 28));
     const f = openWrite(this.catPath);

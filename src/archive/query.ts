@@ -16,7 +16,7 @@ import { File } from "file";
 import { crc32 } from "../nvs/crc32";
 import { ArchiveError, readInto, scanBackward, rethrowFatal, messageOf, CHUNK, type OnSegment } from "./file";
 import { lineT, parseRecord, parseRecords, lineMayHold, textsOf, NL, STREAM_CODE, STREAM_CHAR, type Rec, type Stream } from "./codec";
-import { containsFolded, sigProbe, sigHas, SIG_BYTES } from "./fold";
+import { containsFolded, probeOf, probePositions, sigHas, SIG_BYTES } from "./fold";
 import { SUMMARY_MASK, SUMMARY_BYTES, GROUP, type CatEntry } from "./catalog";
 import { readSide, lineKind, KIND_RECORD, SIDE_MAX, SIDE_HEADER, RECORD, type BlockInfo, type Side } from "./segment";
 import { scanRange, validEndOf, SEGMENT_BYTES as SEGMENT_MAX, type ArchiveStream } from "./stream";
@@ -256,7 +256,7 @@ interface Want {
   top: TopK;
   probe?: Uint16Array; // a block signature's bits
   sp?: Uint16Array; // a summary's bits
-  pos?: Uint16Array; // sp sorted (sliced groups)
+  pos?: Uint16Array; // the bit positions sp reads (sliced groups)
 }
 
 const cutOf = (q: Query) => !!q.budget && q.budget.cut;
@@ -274,9 +274,9 @@ export function searchMany(s: ArchiveStream, qs: readonly Query[], tops: readonl
   const ws: Want[] = qs.map((q, i) => {
     const w: Want = { q, top: tops[i] };
     if (q.folded) {
-      w.probe = sigProbe(q.folded);
-      w.sp = sigProbe(q.folded, SUMMARY_MASK);
-      w.pos = Uint16Array.from(w.sp).sort();
+      w.probe = probeOf([q.folded]);
+      w.sp = probeOf([q.folded], SUMMARY_MASK);
+      w.pos = probePositions(w.sp);
     }
     return w;
   });
@@ -325,14 +325,14 @@ export function searchMany(s: ArchiveStream, qs: readonly Query[], tops: readonl
         const eg = Math.floor(e.slot / GROUP);
         if (eg !== g) {
           g = eg;
-          gm = ws.map((w) => (w.pos ? (afford(q0, w.pos.length) ? s.cat.sliceCandidates(f as File, g, w.pos, s.bufs.side) : 0) : 0));
+          gm = ws.map((w) => (w.pos ? (afford(q0, w.pos.length) ? s.cat.sliceCandidates(f as File, g, w.sp as Uint16Array, s.bufs.side) : 0) : 0));
           st.groups++;
         }
         let unread = false;
         ws.forEach((w, i) => {
           if (!w.pos || !inRange(w, e.min, e.max)) return;
           if (gm[i] < 0) unread = true;
-          else if (gm[i] & (1 << (e.slot % GROUP))) mark(e.seq, 1 << i);
+          else if ((gm[i] >> (e.set ? 8 : 0)) & (1 << (e.slot % GROUP))) mark(e.seq, 1 << i);
         });
         if (unread) rest.push(e);
       }
@@ -350,7 +350,7 @@ export function searchMany(s: ArchiveStream, qs: readonly Query[], tops: readonl
       (e, buf, off) => {
         st.summaries++;
         ws.forEach((w, i) => {
-          if (w.sp && inRange(w, e.min, e.max) && sigHas(buf, off, w.sp)) mark(e.seq, 1 << i);
+          if (w.sp && inRange(w, e.min, e.max) && sigHas(buf, off, w.sp, e.set)) mark(e.seq, 1 << i);
         });
       },
       // a damaged summary: the segment is no longer taken as summarized, so a step seals it again
@@ -385,7 +385,7 @@ function sideFor(s: ArchiveStream, seq: number, length: number, sealed: boolean)
 // Whether block i of sideFor's blocks may hold every bit of `probe`.
 function blockMay(side: Side, i: number, probe: Uint16Array): boolean {
   const k = side.blocks.length;
-  return i < k ? sigHas(side.sigs, i * SIG_BYTES, probe) : sigHas(side.afterSigs as Uint8Array, (i - k) * SIG_BYTES, probe);
+  return i < k ? sigHas(side.sigs, i * SIG_BYTES, probe, side.blocks[i].set) : sigHas(side.afterSigs as Uint8Array, (i - k) * SIG_BYTES, probe, (side.after as BlockInfo[])[i - k].set);
 }
 
 // One segment: its sidecar's blocks that may match, then its unindexed rest.
@@ -516,15 +516,10 @@ function digestsIn(d: ArchiveStream, f: File, seq: number, events: boolean, qs: 
 // the bytes no valid record covers. docs/design/query-scan.md.
 
 // The bits a block signature (or, with SUMMARY_MASK, a summary) holds for every
-// text holding all `words` (folded); empty when no word has an element (a
-// single ASCII character): nothing can be skipped.
+// text holding all `words` (folded; fold.ts probeOf); empty when no word has
+// an element: nothing can be skipped.
 export function wordsProbe(words: readonly Uint8Array[], mask?: number): Uint16Array {
-  const bits: number[] = [];
-  for (const w of words) {
-    const p = mask === undefined ? sigProbe(w) : sigProbe(w, mask);
-    for (let i = 0; i < p.length; i++) if (bits.indexOf(p[i]) < 0) bits.push(p[i]);
-  }
-  return Uint16Array.from(bits);
+  return mask === undefined ? probeOf(words) : probeOf(words, mask);
 }
 
 // Whether a sealed segment's summary may hold `sp`, asked segment by segment
@@ -537,7 +532,6 @@ export function wordsProbe(words: readonly Uint8Array[], mask?: number): Uint16A
 // that fails takes its segment out of the catalog in RAM, as recall does, so
 // that a step seals it again).
 export function summaryFilter(s: ArchiveStream, sp: Uint16Array): (e: CatEntry) => boolean {
-  const pos = Uint16Array.from(sp).sort();
   const groups = new Map<number, number>(); // group → mask of its slots (-1: use the summaries)
   const group = (g: number): number => {
     let m = groups.get(g);
@@ -546,7 +540,7 @@ export function summaryFilter(s: ArchiveStream, sp: Uint16Array): (e: CatEntry) 
     let f: File | undefined;
     try {
       f = new File(s.cat.bslPath);
-      m = s.cat.sliceCandidatesChecked(f, g, pos, s.bufs.side);
+      m = s.cat.sliceCandidatesChecked(f, g, sp, s.bufs.side);
     } catch (e) {
       rethrowFatal(e);
     } finally {
@@ -558,14 +552,14 @@ export function summaryFilter(s: ArchiveStream, sp: Uint16Array): (e: CatEntry) 
   return (e) => {
     if (e.slot < s.cat.sliced * GROUP) {
       const m = group(Math.floor(e.slot / GROUP));
-      if (m >= 0) return !!(m & (1 << e.slot % GROUP));
+      if (m >= 0) return !!((m >> (e.set ? 8 : 0)) & (1 << e.slot % GROUP));
     }
     let maybe = false;
     const failed = s.cat.summaries(
       [e],
       s.bufs.side,
       (_e, buf, off) => {
-        if (sigHas(buf, off, sp)) maybe = true;
+        if (sigHas(buf, off, sp, e.set)) maybe = true;
       },
       (x) => s.cat.entries.delete(x.seq),
     );
@@ -578,10 +572,13 @@ export function summaryFilter(s: ArchiveStream, sp: Uint16Array): (e: CatEntry) 
 // blocks of its sidecar whose signature lacks `probe` (or whose records' times
 // miss [lo, hi], or that hold no record): those are not read. Lines without
 // their "\n" inside a block (a damaged run) are not given: none is a record.
-// Returns false when `on` stopped it.
-export function scanWords(s: ArchiveStream, f: File, seq: number, probe: Uint16Array, lo: number, hi: number, on: OnSegment): boolean {
+// Returns false when `on` stopped it. `probe` undefined: the sidecar is not
+// read, every line is given. `ruled.blocks` counts the blocks its signatures ruled out.
+export function scanWords(s: ArchiveStream, f: File, seq: number, probe: Uint16Array | undefined, lo: number, hi: number, on: OnSegment, ruled: { blocks: number }): boolean {
   const open = s.open && s.open.seq === seq ? s.open : undefined;
   const length = open ? open.validEnd : f.length;
+  // every line, from the end: the bytes after the last "\n" (a torn append) are none
+  if (!probe) return scanBackward(f, length, s.bufs.chunk, (b, ls, le, pos, size) => (size === le - ls && pos + size === length ? undefined : on(b, ls, le, pos, size)));
   const { side, blocks } = sideFor(s, seq, length, !open);
   const covered = blocks.length ? blocks[blocks.length - 1].offset + blocks[blocks.length - 1].length : 0;
   // the end of the last whole line: the open segment's is known; a sidecar that
@@ -611,7 +608,10 @@ export function scanWords(s: ArchiveStream, f: File, seq: number, probe: Uint16A
     }
     const b = blocks[i];
     if (!b.records || b.max < lo || b.min > hi) continue;
-    if (!blockMay(side, i, probe)) continue;
+    if (!blockMay(side, i, probe)) {
+      ruled.blocks++;
+      continue;
+    }
     const n = readInto(f, from, to - from, buf);
     if (n !== to - from) throw new ArchiveError("io", `archive: ${STREAM_CHAR[s.stream]}${seq} short read`);
     // its "\n"-ended lines, last first

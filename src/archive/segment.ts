@@ -10,7 +10,7 @@ import { File } from "file";
 import { crc32 } from "../nvs/crc32";
 import { CHUNK, readInto, writeAt, openWrite, remove, rethrowFatal } from "./file";
 import { lineOk, lineT, parseRecords, textsOf, STREAM_CHAR, STREAM_CODE, type Rec, type Stream } from "./codec";
-import { sigAdd, SIG_BYTES } from "./fold";
+import { sigAdd, SIG_BYTES, ELEMENTS } from "./fold";
 import { repairLine } from "./repair";
 
 export const SEGMENT_BYTES = 57344; // as stream.ts (FORMAT.md §3.3)
@@ -29,6 +29,7 @@ export interface BlockInfo {
   min: number; // smallest record time (0xFFFFFFFF when none)
   max: number; // largest (0 when none)
   crc: number; // of the block's bytes
+  set?: number; // its signature's element set (fold.ts; undefined: 0)
 }
 
 export const NO_MIN = 0xffffffff;
@@ -94,6 +95,7 @@ export function encodeRecordEntry(b: BlockInfo, sig: Uint8Array, sigAt: number, 
   put16(out, at + 4, b.length);
   put16(out, at + 6, Math.min(b.records, 0xffff));
   put16(out, at + 8, Math.min(b.bad, 0xffff));
+  put16(out, at + 10, ELEMENTS); // every signature is made by sigAdd (BlockBuilder)
   put32(out, at + 12, b.min);
   put32(out, at + 16, b.max);
   put32(out, at + 20, b.crc);
@@ -152,7 +154,7 @@ export function readSide(path: string, stream: Stream, seq: number, segLength: n
       out.why = `sidecar entry ${i}`;
       break;
     }
-    const b: BlockInfo = { offset: u32(buf, at), length: u16(buf, at + 4), records: u16(buf, at + 6), bad: u16(buf, at + 8), min: u32(buf, at + 12), max: u32(buf, at + 16), crc: u32(buf, at + 20) };
+    const b: BlockInfo = { offset: u32(buf, at), length: u16(buf, at + 4), records: u16(buf, at + 6), bad: u16(buf, at + 8), min: u32(buf, at + 12), max: u32(buf, at + 16), crc: u32(buf, at + 20), set: u16(buf, at + 10) };
     if (b.offset !== end || b.length < 1 || b.length > CHUNK || b.offset + b.length > segLength || crc32(buf, at + ENTRY, at + RECORD) !== u32(buf, at + 24)) {
       out.why = `sidecar entry ${i}`;
       break;
@@ -176,7 +178,7 @@ function afterBad(buf: Uint8Array, n: number, out: Side, segLength: number): voi
   let end = -1;
   for (let i = k + 1; SIDE_HEADER + (i + 1) * RECORD <= n && i < SEGMENT_BLOCKS; i++) {
     const at = SIDE_HEADER + i * RECORD;
-    const b: BlockInfo = { offset: u32(buf, at), length: u16(buf, at + 4), records: u16(buf, at + 6), bad: u16(buf, at + 8), min: u32(buf, at + 12), max: u32(buf, at + 16), crc: u32(buf, at + 20) };
+    const b: BlockInfo = { offset: u32(buf, at), length: u16(buf, at + 4), records: u16(buf, at + 6), bad: u16(buf, at + 8), min: u32(buf, at + 12), max: u32(buf, at + 16), crc: u32(buf, at + 20), set: u16(buf, at + 10) };
     const good = u32(buf, at + 28) === crc32(buf, at, at + 28) && b.length >= 1 && b.length <= CHUNK && b.offset + b.length <= segLength && crc32(buf, at + ENTRY, at + RECORD) === u32(buf, at + 24);
     if (!good || (end < 0 ? b.offset <= out.indexedEnd : b.offset !== end)) {
       if (end < 0) continue; // a second bad record: the next good one starts the run
@@ -347,7 +349,7 @@ export function decodeRecords(out: Uint8Array, count: number): BlockInfo[] {
   const r: BlockInfo[] = [];
   for (let i = 0; i < count; i++) {
     const at = i * RECORD;
-    r.push({ offset: u32(out, at), length: u16(out, at + 4), records: u16(out, at + 6), bad: u16(out, at + 8), min: u32(out, at + 12), max: u32(out, at + 16), crc: u32(out, at + 20) });
+    r.push({ offset: u32(out, at), length: u16(out, at + 4), records: u16(out, at + 6), bad: u16(out, at + 8), min: u32(out, at + 12), max: u32(out, at + 16), crc: u32(out, at + 20), set: u16(out, at + 10) });
   }
   return r;
 }

@@ -13,7 +13,7 @@
 import { File } from "file";
 import { CHUNK, ArchiveError, validEnd, scanRange, readInto, writeAt, openAppend, openWrite, remove, rename, rethrowFatal, messageOf } from "./file";
 import { lineT, lineOk, headerLine, parseRecords, mayBePacked, packFacts, textsOf, NL, STREAM_CHAR, type Line, type Rec, type Stream } from "./codec";
-import { sigAdd } from "./fold";
+import { sigAdd, ELEMENTS } from "./fold";
 import { copyInto, removeAll, withFile } from "./settle";
 import { Catalog, SUMMARY_BYTES, SUMMARY_MASK } from "./catalog";
 import { crc32 } from "../nvs/crc32";
@@ -1318,6 +1318,10 @@ export class ArchiveStream {
       }
       const b = new BlockBuilder(this.stream, side.indexedEnd, SEGMENT_BLOCKS - side.blocks.length);
       const lineRecs: Rec[] = [];
+      // a segment written again (docs/design/recode.md) is summarized with its
+      // entry's element set: the same records then keep their slot
+      const had = this.cat.entries.get(seq);
+      const set = had && had.bytes !== length ? had.set : ELEMENTS;
       scanRange(f, 0, end, this.bufs.chunk, (buf, s, e, size, pos) => {
         if (pos >= side!.indexedEnd) b.add(buf, s, e, size);
         if (size > e - s && lineKind(buf, s, e) === KIND_RECORD && parseRecords(buf, s, e, this.stream, lineRecs))
@@ -1325,7 +1329,7 @@ export class ArchiveStream {
             records++;
             if (t < min) min = t;
             if (t > max) max = t;
-            for (const x of textsOf(it)) sigAdd(summary, 0, x, SUMMARY_MASK);
+            for (const x of textsOf(it)) sigAdd(summary, 0, x, SUMMARY_MASK, set);
           }
       });
       const recs = b.flush(true);
@@ -1333,9 +1337,8 @@ export class ArchiveStream {
       if (b.count) writeSideRecords(this.path(seq, "six"), side.blocks.length, recs);
       blocks = side.blocks.length + b.count;
       // a sealed segment indexed again (its sidecar was damaged) keeps its catalog entry
-      const had = this.cat.entries.get(seq);
       if (had && had.bytes !== length && had.slot < this.cat.slots && had.records === records && had.min === min && had.max === max && had.sumCrc === crc32(summary, 0, SUMMARY_BYTES)) this.cat.restate(had, length, blocks);
-      else if (!had || had.bytes !== length) this.cat.add({ seq, min, max, records, bytes: length, blocks }, summary);
+      else if (!had || had.bytes !== length) this.cat.add({ seq, min, max, records, bytes: length, blocks, set }, summary);
       this.segs.set(seq, length);
     } finally {
       f.close();
@@ -1355,8 +1358,9 @@ export class ArchiveStream {
 
   // A sealed segment's summary made again from its lines, as seal makes it
   // (one read of at most 56 KB): a group of the catalog below `.sum`'s base
-  // being sliced again (docs/design/summaries.md). False when it cannot be read.
-  summarize(seq: number, out: Uint8Array): boolean {
+  // being sliced again (docs/design/summaries.md), with its entry's element
+  // set (so that it gives the entry's CRC). False when it cannot be read.
+  summarize(seq: number, out: Uint8Array, set: number): boolean {
     if (!this.segs.has(seq)) return false;
     const f = this.openRead(seq);
     const lineRecs: Rec[] = [];
@@ -1364,7 +1368,7 @@ export class ArchiveStream {
       const end = validEndOf(f, f.length, this.bufs.chunk);
       scanRange(f, 0, end, this.bufs.chunk, (buf, s, e, size) => {
         if (size > e - s && lineKind(buf, s, e) === KIND_RECORD && parseRecords(buf, s, e, this.stream, lineRecs))
-          for (const { it } of lineRecs) for (const x of textsOf(it)) sigAdd(out, 0, x, SUMMARY_MASK);
+          for (const { it } of lineRecs) for (const x of textsOf(it)) sigAdd(out, 0, x, SUMMARY_MASK, set);
       });
     } finally {
       f.close();

@@ -980,6 +980,8 @@ export class Episodes implements EpisodeReader {
     }
     // one header scan; the signatures in RAM built along when they are missing
     const x = warm ? undefined : newIdx(this.store.stats.writes, this.store.slots + 16);
+    // headers that rule nothing out: every text is a candidate, its sidecar pays
+    if (tm && !bits.length) tm.eager();
     let stopped = false;
     this.store.scan(
       (ep, withText, len) => {

@@ -14,7 +14,7 @@ import { encodePassage, parsePassage, lineOk, lineT, NL, MAX_LINE } from "../arc
 import { scanRange } from "../archive/file";
 import { repairLine } from "../archive/repair";
 import { readSide, type BlockInfo } from "../archive/segment";
-import { sigProbe, sigHas, SIG_BYTES } from "../archive/fold";
+import { probeOf, sigHas, SIG_BYTES } from "../archive/fold";
 
 // A file of the passages' stream, by its name in the root: p<6 digits>.<ext>,
 // p.cat, p.sum, p.bsl. (No RegExp made at load: XS in SDK 8.2.3 breaks one run
@@ -275,12 +275,7 @@ export class TextFilter {
     readonly texts: Passages,
     words: readonly Uint8Array[],
   ) {
-    const bits: number[] = [];
-    for (const w of words) {
-      const p = sigProbe(w);
-      for (let i = 0; i < p.length; i++) if (bits.indexOf(p[i]) < 0) bits.push(p[i]);
-    }
-    this.probe = Uint16Array.from(bits);
+    this.probe = probeOf(words);
   }
 
   // A segment's sidecar is read only once the texts read from it without it
@@ -288,11 +283,13 @@ export class TextFilter {
   // its texts are read (so what a query reads for a few candidates in a
   // segment is at most twice what it would have had to).
   private spent = new Map<number, number>();
+  // every text is a candidate (the headers rule none out): the sidecar first
+  eager = false;
 
   // Whether the text at `ref` may hold the words.
   may(ref: { seq: number; at: number; len: number }): boolean {
     if (!this.probe.length || ref.len <= 0 || ref.len > MAX_LINE) return true;
-    if (!this.segs.has(ref.seq)) {
+    if (!this.segs.has(ref.seq) && !this.eager) {
       const spent = (this.spent.get(ref.seq) ?? 0) + ref.len;
       if (spent <= this.sideBytes(ref.seq)) {
         this.spent.set(ref.seq, spent);
@@ -374,7 +371,7 @@ export class TextFilter {
     const put = (b: BlockInfo, sigs: Uint8Array, i: number) => {
       if (b.offset > covered) gaps.push(covered, b.offset);
       covered = Math.max(covered, b.offset + b.length);
-      if (b.bad === 0 && b.offset + b.length <= length && !sigHas(sigs, i * SIG_BYTES, this.probe)) ex.push(b.offset, b.offset + b.length);
+      if (b.bad === 0 && b.offset + b.length <= length && !sigHas(sigs, i * SIG_BYTES, this.probe, b.set)) ex.push(b.offset, b.offset + b.length);
       else if (b.bad > 0) t = undefined;
       else if (t && b.records > 0) t.push(b.min, b.max);
     };

@@ -12,7 +12,7 @@
 // Each element is hashed with FNV-1a 32 over a tag byte and its code points
 // and sets 2 bits: h & 511 and (h >>> 16) & 511.
 
-import { foldString } from "../archive/fold";
+import { foldString, ANY_CHAR, TEXT_EDGE } from "../archive/fold";
 import { EPISODE_SIG_BYTES } from "./types";
 
 const BITS = EPISODE_SIG_BYTES * 8;
@@ -180,19 +180,31 @@ export function hasFoldedBits(sig: Uint8Array, off: number, bits: readonly numbe
 // (and a word's hash and 3-grams stop at its 32nd code point): none of its
 // bits are taken. An empty list: anything may hold w.
 export function wordBits(w: Uint8Array): number[] {
+  const bits: number[] = [];
+  // a word with `_` (ANY_CHAR): each part between them on its own, nothing across
+  for (let s = 0; s <= w.length; ) {
+    let e = w.indexOf(ANY_CHAR, s);
+    if (e < 0) e = w.length;
+    if (e > s && !partBits(w, s, e, bits)) return [];
+    s = e + 1;
+  }
+  return bits;
+}
+
+function partBits(w: Uint8Array, s: number, e: number, bits: number[]): boolean {
   const cps: number[] = [];
-  for (let i = 0; i < w.length; ) {
+  for (let i = s; i < e; ) {
     const c = w[i];
     let cp: number, len: number;
-    if (c < 0x80) (cp = c), (len = 1);
+    if (c === TEXT_EDGE) (cp = 0x20), (len = 1); // the text's start or end: as a separator, a word ends there
+    else if (c < 0x80) (cp = c), (len = 1);
     else if (c >= 0xf0) (cp = ((c & 7) << 18) | ((w[i + 1] & 63) << 12) | ((w[i + 2] & 63) << 6) | (w[i + 3] & 63)), (len = 4);
     else if (c >= 0xe0) (cp = ((c & 15) << 12) | ((w[i + 1] & 63) << 6) | (w[i + 2] & 63)), (len = 3);
     else if (c >= 0xc0) (cp = ((c & 31) << 6) | (w[i + 1] & 63)), (len = 2);
-    else return []; // not whole characters: nothing is sure
+    else return false; // not whole characters: nothing is sure
     cps.push(cp);
     i += len;
   }
-  const bits: number[] = [];
   const put = (h: number) => {
     const a = h & MASK, b = (h >>> 16) & MASK;
     if (bits.indexOf(a) < 0) bits.push(a);
@@ -218,5 +230,5 @@ export function wordBits(w: Uint8Array): number[] {
       put(h);
     }
   }
-  return bits;
+  return true;
 }

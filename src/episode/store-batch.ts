@@ -287,7 +287,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     }
     const f = new TextFilter(this.texts, words);
     if (!f.probe.length) return undefined;
-    return { may: (h, at) => !headerLean(h, at) || f.may(headerRef(h, at)), times: () => f.times(), cost: () => f.cost() };
+    return { may: (h, at) => !headerLean(h, at) || f.may(headerRef(h, at)), times: () => f.times(), cost: () => f.cost(), eager: () => (f.eager = true) };
   }
 
   protected scanFrom(p: number, fn: (ep: Episode, withText?: boolean, textLen?: number) => boolean | void, text?: boolean, want?: (h: Uint8Array, at: number) => boolean): void {

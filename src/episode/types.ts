@@ -72,6 +72,7 @@ export interface TextFilterApi {
   may(h: Uint8Array, at: number): boolean;
   times(): number[] | undefined;
   cost(): number; // bytes times() reads at most (the sidecars), less the unindexed lines it scans
+  eager(): void; // from now on a segment's sidecar is read before any of its texts (a scan where every text is a candidate)
 }
 
 // The episode files (src/episode/store.ts implements it; docs/FORMAT.md §4).

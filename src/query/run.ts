@@ -6,7 +6,7 @@
 // `limit` in source order, reading stopping at the first match past them.
 // docs/DESIGN.md "The query language".
 
-import { foldString, findBytes } from "../archive/fold";
+import { foldString, findBytes, ANY_CHAR, TEXT_EDGE } from "../archive/fold";
 import { recordId, type ArchivedItem } from "../archive/line";
 import { formatDateTime, fromLocal } from "../time/local";
 import { byteLength } from "../text/utf8";
@@ -333,27 +333,41 @@ export function timeRange(where: Cond[]): { lo: number; hi: number } | undefined
 }
 
 // The folded words every row that meets `where` holds in its `field` (a text
-// field): a CONTAINS value, a LIKE pattern's runs between % and _, an =
-// value. Only narrows what is read (every row is still tested against every
-// condition): sources skip what provably holds none of them.
+// field): a CONTAINS value; an = value between the text's edges; a LIKE
+// pattern's runs between `%`, a `_` in them as fold.ts ANY_CHAR, the pattern's
+// start and end (without `%` there) as TEXT_EDGE. Only narrows what is read
+// (every row is still tested against every condition): sources skip what
+// provably holds none of them.
 export function wordsOf(where: Cond[], field: string): Uint8Array[] {
   const out: Uint8Array[] = [];
   for (const c of where) {
     if (c.field.field !== field || c.field.kind !== "text") continue;
-    if (c.op === "CONTAINS" || c.op === "=") {
+    if (c.op === "CONTAINS") {
       if (c.folded.length) out.push(c.folded);
+    } else if (c.op === "=") {
+      if (c.folded.length) {
+        const w = new Uint8Array(c.folded.length + 2);
+        w.set(c.folded, 1);
+        w[0] = w[w.length - 1] = TEXT_EDGE;
+        out.push(w);
+      }
     } else if (c.op === "LIKE" && c.like) {
       const p = c.like;
       for (let i = 0; i < p.length; ) {
-        if (p[i] < 0) {
+        if (p[i] === -1) {
           i++;
           continue;
         }
-        let j = i;
-        while (j < p.length && p[j] >= 0) j++;
-        const w = new Uint8Array(j - i);
-        for (let k = i; k < j; k++) w[k - i] = p[k];
-        out.push(w);
+        let j = i, known = false;
+        for (; j < p.length && p[j] !== -1; j++) if (p[j] >= 0) known = true;
+        if (known) {
+          const edgeL = i === 0 ? 1 : 0, edgeR = j === p.length ? 1 : 0;
+          const w = new Uint8Array(edgeL + j - i + edgeR);
+          if (edgeL) w[0] = TEXT_EDGE;
+          for (let k = i; k < j; k++) w[edgeL + k - i] = p[k] === -2 ? ANY_CHAR : p[k];
+          if (edgeR) w[w.length - 1] = TEXT_EDGE;
+          out.push(w);
+        }
         i = j;
       }
     }

@@ -12,7 +12,7 @@ import { Service } from "../../src/app/service";
 import type { Fact } from "../../src/memory/types";
 import { fromLocal } from "../../src/time/local";
 import { crc32 } from "../../src/nvs/crc32";
-import { foldString, sigProbe } from "../../src/archive/fold";
+import { foldString, probeOf, probePositions } from "../../src/archive/fold";
 import { SUMMARY_MASK } from "../../src/archive/catalog";
 import { cutUpkeep, type Image } from "./archive-cuts";
 import { deviceMs, STEP_BUDGET_MS } from "./archive-steps.scn";
@@ -71,7 +71,7 @@ function settledPet(): { dev: SimDevice; a: Archive } {
 
 const ALL = 1000; // every record of every group (.bsc lost)
 // The records of a .bsc group (128 bit positions each) that a word's bits are in.
-const recordsOf = (w: string) => Array.from(sigProbe(foldString(w), SUMMARY_MASK)).map((p) => p >> 7);
+const recordsOf = (w: string) => Array.from(probePositions(probeOf([foldString(w)], SUMMARY_MASK))).map((p) => p >> 7);
 
 // Every rare word found by recall within its budget and by a query (the full
 // scan's answer). A word whose bits are in record `damaged` of a .bsc group
@@ -100,7 +100,7 @@ function fullSum(a: Archive, dev: SimDevice): Uint8Array {
   for (let i = 0; i < 4; i++) out[12 + i] = (h >>> (8 * i)) & 0xff;
   for (const e of cat.entries.values()) {
     const s = new Uint8Array(2048);
-    ok(a.streams.fact.summarize(e.seq, s), "summarized");
+    ok(a.streams.fact.summarize(e.seq, s, e.set), "summarized");
     equal(crc32(s, 0, 2048), e.sumCrc, `slot ${e.slot}: the same summary`);
     out.set(s, 16 + 2048 * e.slot);
   }

@@ -54,6 +54,7 @@ import { scenarios as context } from "./context.scn";
 
 import { scenarios as query } from "./query.scn";
 import { scenarios as queryScan } from "./query-scan.scn";
+import { scenarios as sigElements } from "./sig-elements.scn";
 import { scenarios as snapshot } from "./snapshot.scn";
 import { scenarios as episodeStore } from "./episode-store.scn";
 import { scenarios as episodeLean } from "./episode-lean.scn";
@@ -120,6 +121,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
 
   { file: "query", scenarios: query },
   { file: "query-scan", scenarios: queryScan },
+  { file: "sig-elements", scenarios: sigElements },
   { file: "snapshot", scenarios: snapshot },
   { file: "episode-store", scenarios: episodeStore },
   { file: "episode-lean", scenarios: episodeLean },

@@ -18,10 +18,12 @@ import { newEvent, type Fact, type Event } from "../../src/memory/types";
 import { fromLocal } from "../../src/time/local";
 import { parseQuery } from "../../src/query/parse";
 import { runQuery, wordsOf, Runner, type QuerySources } from "../../src/query/run";
-import { readSide, SIDE_MAX } from "../../src/archive/segment";
+import { readSide, SIDE_MAX, u32, u16, put32 } from "../../src/archive/segment";
 import { wordsProbe } from "../../src/archive/query";
-import { sigHas, SIG_BYTES } from "../../src/archive/fold";
-import { parseRecords, parsePassage, encodePassage, NL, type Rec } from "../../src/archive/codec";
+import { sigHas, sigAdd, SIG_BYTES } from "../../src/archive/fold";
+import { SUMMARY_MASK } from "../../src/archive/catalog";
+import { crc32 } from "../../src/nvs/crc32";
+import { parseRecords, parsePassage, encodePassage, textsOf, NL, type Rec } from "../../src/archive/codec";
 import { measure } from "../../src/episode/passages";
 import { reads, PAD } from "./archive.scn";
 import { ok, equal, deepEqual } from "./assert";
@@ -33,6 +35,13 @@ const sec = (ms: number) => Math.floor(ms / 1000);
 
 const WORDS = ["篮球", "游泳", "猫", "画画", "Basketball", "piano lesson", "去KTV唱歌", "iPhone15", "ＡＢＣ", "Café", "100% 真的", "下_雪", "恐龙"];
 
+// what an owner says with numbers in it (every ninth fact)
+const SPOKEN = ["主人说他3月15日过生日", "小明今年8岁了", "妈妈的手机号是13812345678", "明早7点半出发去动物园", "2025年暑假去了青岛", "数学考了98分", "住在3号楼502室", "养了2只猫", "晚上10点睡觉", "看了《流浪地球2》", "体重35.5公斤", "每周零花钱20元", "考了１００分", "坐K21路公交车", "6:30起床跑步", "007是最喜欢的电影"];
+
+// Fact k of build()'s.
+const factText = (k: number) =>
+  k === 77 ? "第一行\n第二行：主人说的话" : k === 500 ? "supercalifragilisticexpialidociousandmorethan32letters here" : `第${k}条：${PAD.slice(0, 14)}${k % 9 === 4 ? SPOKEN[Math.floor(k / 9) % SPOKEN.length] : `主人今天和朋友一起${WORDS[k % WORDS.length]}`}，${k % 7 === 0 ? "很开心" : "有点累"}`; // PAD: lines as long as in format 2
+
 // Facts (n of them: 1,200 fill 2 sealed segments and part of a third, 1,800
 // three and part of a fourth) and a few in NVS.
 function build(n = 1800): { dev: SimDevice; a: Archive; svc: Service; all: Fact[] } {
@@ -41,8 +50,7 @@ function build(n = 1800): { dev: SimDevice; a: Archive; svc: Service; all: Fact[
   a.check();
   const all: Fact[] = [];
   const t0 = sec(fromLocal(2024, 1, 1, 8, 0));
-  const text = (k: number) =>
-    k === 77 ? "第一行\n第二行：主人说的话" : k === 500 ? "supercalifragilisticexpialidociousandmorethan32letters here" : `第${k}条：${PAD.slice(0, 14)}主人今天和朋友一起${WORDS[k % WORDS.length]}，${k % 7 === 0 ? "很开心" : "有点累"}`; // PAD: lines as long as in format 2
+  const text = factText;
   for (let i = 0; i < n; i += 5) {
     const batch: Fact[] = [];
     for (let k = i; k < i + 5; k++) batch.push({ timestamp: t0 + k * 3600, content: text(k) });
@@ -107,7 +115,7 @@ export function matchingBytes(dev: SimDevice, a: Archive, where: string): { matc
       if (to <= from) continue;
       const bi = sigOf.get(from);
       let maybe = true; // bytes no valid sidecar record covers are read
-      if (bi !== undefined && blocks[bi].offset + blocks[bi].length === to) maybe = bi < k ? sigHas(side.sigs, bi * SIG_BYTES, probe) : sigHas(side.afterSigs as Uint8Array, (bi - k) * SIG_BYTES, probe);
+      if (bi !== undefined && blocks[bi].offset + blocks[bi].length === to) maybe = bi < k ? sigHas(side.sigs, bi * SIG_BYTES, probe, blocks[bi].set) : sigHas(side.afterSigs as Uint8Array, (bi - k) * SIG_BYTES, probe, blocks[bi].set);
       if (maybe) cand += to - from;
       for (let ls = from; ls < to; ) {
         let le = data.indexOf(NL, ls);
@@ -125,7 +133,7 @@ export function matchingBytes(dev: SimDevice, a: Archive, where: string): { matc
   return { matching: total, candidate: cand };
 }
 
-const FACT_PATTERNS: string[] = [
+const GENERAL_PATTERNS: string[] = [
   "content CONTAINS '篮球'",
   "content CONTAINS '球'",
   "content CONTAINS '独角兽'",
@@ -178,6 +186,36 @@ const FACT_PATTERNS: string[] = [
   "content CONTAINS '篮球' AND date >= '2024-01-20' AND date <= '2024-02-10'",
   "content != '篮球' AND content CONTAINS '猫'",
 ];
+
+// numbers as people ask for them, and single ASCII characters (element set 1: FORMAT.md §3.4)
+const NUMBER_PATTERNS: string[] = [
+  "content CONTAINS '3月15日'",
+  "content CONTAINS '8岁'",
+  "content LIKE '%_岁%'",
+  "content CONTAINS '13812345678'",
+  "content LIKE '%138____5678%'",
+  "content LIKE '%_点半%'",
+  "content LIKE '%20__年%'",
+  "content LIKE '%考了_8分%'",
+  "content LIKE '%50_室%'",
+  "content CONTAINS '100分'",
+  "content CONTAINS '.5公斤'",
+  "content LIKE '%K2_路%'",
+  "content CONTAINS '6:30'",
+  "content LIKE '%00_是%'",
+  "content CONTAINS '第1234条'",
+  "content LIKE '%第123_条%'",
+  "content LIKE '%第_2条%'",
+  "content LIKE '%第1__条%'",
+  "content CONTAINS '5'",
+  "content LIKE '5%'",
+  "content CONTAINS 'x'",
+  `content = '${factText(13)}'`,
+  "content = '第22条'",
+];
+// what a set-0 archive must still answer (digits, `_` beside them, ASCII alone) and two words
+const SET0_PATTERNS = NUMBER_PATTERNS.filter((_w, i) => i % 2 === 0).concat(["content CONTAINS '篮球'", "content LIKE '%b_sket%'"]);
+const FACT_PATTERNS = GENERAL_PATTERNS.concat(NUMBER_PATTERNS);
 
 export const scenarios: Scenario[] = [
   {
@@ -252,7 +290,7 @@ export const scenarios: Scenario[] = [
       // first (the first query to read the damaged summary takes its segment out of the catalog)
       equal(both(svc2, b, undefined, dev, { from: "fact", where: `content CONTAINS '第${inSlot2}条'`, limit: 5, select: "content" }).got.count, 1, `第${inSlot2}条`);
       let rows = 0;
-      for (const where of FACT_PATTERNS) {
+      for (const where of GENERAL_PATTERNS) {
         const r = both(svc2, b, undefined, dev, { from: "fact", where, order_by: "content desc", limit: 50, select: "id, content" });
         rows += r.got.count;
       }
@@ -262,6 +300,81 @@ export const scenarios: Scenario[] = [
         const r = both(svc2, b, undefined, dev, { from: "fact", where: `content CONTAINS '第${k}条'`, limit: 5, select: "content" });
         equal(r.got.count, 1, `第${k}条`);
       }
+    },
+  },
+  {
+    name: "query-scan: an archive from before element set 1 (every sidecar record and summary of set 0) gives the full scan's answer for every pattern, and so does one with segments of both sets",
+    run() {
+      const { dev, a } = build();
+      const s = a.streams.fact;
+      const file = (seq: number, ext?: "six") => (ext ? s.path(seq, ext) : s.path(seq)).slice(root.length - 1);
+      // the texts of the records of data[from, to)
+      const texts = (data: Uint8Array, from: number, to: number, fn: (x: string) => void) => {
+        for (let ls = from; ls < to; ) {
+          let le = data.indexOf(NL, ls);
+          if (le < 0 || le >= to) break;
+          const recs: Rec[] = [];
+          if (parseRecords(data, ls, le, "fact", recs)) for (const { it } of recs) for (const x of textsOf(it)) fn(x);
+          ls = le + 1;
+        }
+      };
+      // as the firmware before wrote them: set 0's elements, 0 in the entries' set fields
+      let blocks = 0;
+      for (const seq of s.newestFirst()) {
+        const data = dev.spiffs.content(file(seq));
+        const six = dev.spiffs.content(file(seq, "six"));
+        for (let at = 32; at + 288 <= six.length; at += 288, blocks++) {
+          const sig = new Uint8Array(SIG_BYTES);
+          texts(data, u32(six, at), u32(six, at) + u16(six, at + 4), (x) => sigAdd(sig, 0, x, SIG_BYTES * 8 - 1, 0));
+          six.set(sig, at + 32);
+          six[at + 10] = six[at + 11] = 0;
+          put32(six, at + 24, crc32(sig, 0, SIG_BYTES));
+          put32(six, at + 28, crc32(six, at, at + 28));
+        }
+        dev.spiffs.load(file(seq, "six"), six);
+      }
+      const cat = dev.spiffs.content("/f.cat"), sum = dev.spiffs.content("/f.sum");
+      equal(u16(sum, 10), 0, ".sum holds every slot");
+      ok(dev.spiffs.list().every((e) => e.name !== "/f.bsc"), "no bit-sliced group yet");
+      s.cat.entries.forEach((e) => {
+        const data = dev.spiffs.content(file(e.seq));
+        const sg = new Uint8Array(2048);
+        texts(data, 0, data.length, (x) => sigAdd(sg, 0, x, SUMMARY_MASK, 0));
+        sum.set(sg, 16 + 2048 * e.slot);
+        const at = 16 + 32 * e.slot;
+        cat[at + 22] = cat[at + 23] = 0;
+        put32(cat, at + 24, crc32(sg, 0, 2048));
+        put32(cat, at + 28, crc32(cat, at, at + 28));
+      });
+      dev.spiffs.load("/f.cat", cat);
+      dev.spiffs.load("/f.sum", sum);
+      ok(blocks >= 30 && s.cat.entries.size >= 2, `blocks ${blocks}, summaries ${s.cat.entries.size}`);
+      const boot = () => {
+        dev.reboot();
+        const b = new Archive(root);
+        b.check();
+        return { b, svc: new Service({ sink: { remind() {} }, archive: b }) };
+      };
+      let { b, svc } = boot();
+      b.streams.fact.cat.entries.forEach((e) => equal(e.set, 0, `slot ${e.slot} of set 0`));
+      const check = (what: string) => {
+        let rows = 0;
+        for (const where of SET0_PATTERNS) rows += both(svc, b, undefined, dev, { from: "fact", where, order_by: "content desc", limit: 50, select: "id, content" }).got.count;
+        ok(rows > 100, `${what}: rows found (${rows})`);
+        equal(both(svc, b, undefined, dev, { from: "fact", where: "content LIKE '%第123_条%'", limit: 50 }).got.count, 10, `${what}: 第1230条 to 第1239条`);
+        equal(both(svc, b, undefined, dev, { from: "fact", where: "content CONTAINS '13812345678'", limit: 50 }).got.count > 5, true, `${what}: a phone number`);
+      };
+      check("set 0");
+      // more facts, sealed by this firmware: set 1 beside set 0
+      const t1 = sec(fromLocal(2024, 6, 1, 8, 0));
+      for (let i = 0; i < 800; i += 5) b.append("fact", [0, 1, 2, 3, 4].map((k) => ({ timestamp: t1 + (i + k) * 600, content: `第${3000 + i + k}条：${SPOKEN[(i + k) % SPOKEN.length]}` })));
+      b.settle();
+      const sets = new Set<number>();
+      b.streams.fact.cat.entries.forEach((e) => sets.add(e.set));
+      ok(sets.has(0) && sets.has(1), `summaries of both sets (${Array.from(sets).join(",")})`);
+      ({ b, svc } = boot());
+      check("sets 0 and 1");
+      equal(both(svc, b, undefined, dev, { from: "fact", where: "content LIKE '%第30_5条%'", limit: 50 }).got.count, 10, "第3005条 to 第3095条");
     },
   },
   {
