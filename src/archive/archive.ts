@@ -882,7 +882,6 @@ export class Archive {
             }
           };
           if (probe && probe.length) {
-            const e = s.cat.entries.get(seq);
             const whole = !!e && e.min >= lo && e.max <= hi && skip > 0;
             ruled.blocks = 0;
             scanWords(s, f, seq, whole ? undefined : probe, lo, hi, line, ruled);

@@ -13,7 +13,7 @@ import { crc32 } from "../nvs/crc32";
 import { CHUNK, ArchiveError, readInto, writeAt, openWrite, remove, rethrowFatal } from "./file";
 import { STREAM_CHAR, STREAM_CODE, type Stream } from "./codec";
 import { u32, u16, put32, put16 } from "./segment";
-import { probePositions, probeSlots } from "./fold";
+import { probeSlots } from "./fold";
 import { beforeDropping, copyInto, removeAll } from "./settle";
 
 export const SUMMARY_BYTES = 2048;
@@ -465,15 +465,15 @@ export class Catalog {
   }
 
   // The slots of group g whose summaries may hold the words of `probe`
-  // (fold.ts probeOf with SUMMARY_MASK): one byte read per bit position.
+  // (fold.ts probeOf with SUMMARY_MASK): one byte read per bit position
+  // (`pos`, probePositions(probe), made once by the caller for every group).
   // Returns fold.ts probeSlots's masks (bits 0–7: the slots as summaries of
   // element set 0 answer, 8–15: as set 1), or -1 when the file cannot be read.
   // A group that failed its check is read as a query reads it, record by
   // record with their CRCs (only a record that fails sends the group to its
   // segments), or not at all when its bits disagree with its entries.
-  sliceCandidates(f: File, g: number, probe: Uint16Array, buf: Uint8Array): number {
-    if (this.groupBad(g)) return this.sliceCandidatesChecked(f, g, probe, buf);
-    const pos = probePositions(probe);
+  sliceCandidates(f: File, g: number, probe: Uint16Array, pos: Uint16Array, buf: Uint8Array): number {
+    if (this.groupBad(g)) return this.sliceCandidatesChecked(f, g, probe, pos, buf);
     const bytes = new Uint8Array(pos.length);
     for (let i = 0; i < pos.length; i++) {
       if (readInto(f, slicePos(g, pos[i]), 1, buf) !== 1) return -1;
@@ -484,9 +484,8 @@ export class Catalog {
 
   // The same, each byte read with its record and its record's CRC checked
   // (one read a record). -1 when a record fails or cannot be read.
-  sliceCandidatesChecked(f: File, g: number, probe: Uint16Array, buf: Uint8Array): number {
+  sliceCandidatesChecked(f: File, g: number, probe: Uint16Array, pos: Uint16Array, buf: Uint8Array): number {
     if (this.wrong.indexOf(g) >= 0) return -1;
-    const pos = probePositions(probe);
     const bytes = new Uint8Array(pos.length);
     let rec = -1;
     for (let i = 0; i < pos.length; i++) {

@@ -325,7 +325,7 @@ export function searchMany(s: ArchiveStream, qs: readonly Query[], tops: readonl
         const eg = Math.floor(e.slot / GROUP);
         if (eg !== g) {
           g = eg;
-          gm = ws.map((w) => (w.pos ? (afford(q0, w.pos.length) ? s.cat.sliceCandidates(f as File, g, w.sp as Uint16Array, s.bufs.side) : 0) : 0));
+          gm = ws.map((w) => (w.pos ? (afford(q0, w.pos.length) ? s.cat.sliceCandidates(f as File, g, w.sp as Uint16Array, w.pos, s.bufs.side) : 0) : 0));
           st.groups++;
         }
         let unread = false;
@@ -532,6 +532,7 @@ export function wordsProbe(words: readonly Uint8Array[], mask?: number): Uint16A
 // that fails takes its segment out of the catalog in RAM, as recall does, so
 // that a step seals it again).
 export function summaryFilter(s: ArchiveStream, sp: Uint16Array): (e: CatEntry) => boolean {
+  const pos = probePositions(sp);
   const groups = new Map<number, number>(); // group → mask of its slots (-1: use the summaries)
   const group = (g: number): number => {
     let m = groups.get(g);
@@ -540,7 +541,7 @@ export function summaryFilter(s: ArchiveStream, sp: Uint16Array): (e: CatEntry) 
     let f: File | undefined;
     try {
       f = new File(s.cat.bslPath);
-      m = s.cat.sliceCandidatesChecked(f, g, sp, s.bufs.side);
+      m = s.cat.sliceCandidatesChecked(f, g, sp, pos, s.bufs.side);
     } catch (e) {
       rethrowFatal(e);
     } finally {
