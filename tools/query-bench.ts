@@ -38,14 +38,13 @@ import { signature } from "../src/episode/sig";
 import type { Episode } from "../src/episode/types";
 import { Episodes } from "../src/episode/episodes";
 import { reads } from "../test/scenarios/archive.scn";
+import { matchingBytes } from "../test/scenarios/query-scan.scn";
 import { parseQuery } from "../src/query/parse";
 import { Runner } from "../src/query/run";
 import { readSide, SIDE_MAX } from "../src/archive/segment";
-import { parseRecords, NL, encodePassage, type Rec } from "../src/archive/codec";
+import { encodePassage } from "../src/archive/codec";
 import { measure as measureLines } from "../src/episode/passages";
 import { headerRef } from "../src/episode/record";
-import { probeOf, sigHas, SIG_BYTES } from "../src/archive/fold";
-import { wordsOf } from "../src/query/run";
 
 function arg(name: string, dflt: number): number {
   const i = process.argv.indexOf(name);
@@ -110,9 +109,6 @@ function call(args: Record<string, unknown>): any {
   return JSON.parse(text);
 }
 
-// The folded words of content conditions, as the query gives them to the archive.
-const contentWords = (where: string) => wordsOf(parseQuery({ from: "fact", where }).where, "content");
-
 // Does a row meet the query's conditions?
 function holdsOf(from: string, where: string): (rec: Record<string, unknown>) => boolean {
   const q = parseQuery({ from, where, limit: 1 });
@@ -121,43 +117,6 @@ function holdsOf(from: string, where: string): (rec: Record<string, unknown>) =>
     r.take(rec);
     return r.rows().length > 0;
   };
-}
-
-// Facts: the bytes of the blocks (as the sidecars cut them; what no valid
-// record covers as one piece) holding a row that meets `where`, and of those
-// no signature can rule out. Read outside any measurement.
-function factBlocks(where: string): { matching: number; candidate: number } {
-  const holds = holdsOf("fact", where);
-  const pr = probeOf(contentWords(where));
-  const s = archive.streams.fact;
-  let matching = 0, candidate = 0;
-  for (const seq of s.newestFirst()) {
-    const data = dev.spiffs.content(s.path(seq).slice(config.file.root.length - 1));
-    const side = readSide(s.path(seq, "six"), "fact", seq, data.length, new Uint8Array(SIDE_MAX));
-    const blocks = side.after ? side.blocks.concat(side.after) : side.blocks;
-    const k = side.blocks.length;
-    const cuts = [0];
-    for (const b of blocks) cuts.push(b.offset, b.offset + b.length);
-    cuts.push(data.length);
-    for (let i = 0; i + 1 < cuts.length; i++) {
-      const from = cuts[i], to = cuts[i + 1];
-      if (to <= from) continue;
-      const bi = blocks.findIndex((b) => b.offset === from && b.offset + b.length === to);
-      if (bi < 0 || (bi < k ? sigHas(side.sigs, bi * SIG_BYTES, pr, blocks[bi].set) : sigHas(side.afterSigs as Uint8Array, (bi - k) * SIG_BYTES, pr, blocks[bi].set))) candidate += to - from;
-      for (let ls = from; ls < to; ) {
-        let le = data.indexOf(NL, ls);
-        if (le < 0 || le >= to) le = to;
-        const recs: Rec[] = [];
-        parseRecords(data, ls, le, "fact", recs);
-        if (recs.some(({ it }) => holds({ id: it.id, content: it.content, date: "", archived: true }))) {
-          matching += to - from;
-          break;
-        }
-        ls = le + 1;
-      }
-    }
-  }
-  return { matching, candidate };
 }
 
 // Episodes meeting `where` (read outside any measurement): their headers and
@@ -207,7 +166,7 @@ function measure(name: string, args: Record<string, unknown>, extra: Record<stri
   const where = typeof args.where === "string" ? args.where : "";
   if (args.action === "query" && /content (CONTAINS|LIKE|=)/.test(where)) {
     if (args.from === "fact") {
-      const m = factBlocks(where);
+      const m = matchingBytes(dev, archive, where);
       line.matching_bytes = m.matching;
       line.candidate_bytes = m.candidate;
       line.beyond_candidates = r.bytes - m.candidate;
