@@ -29,6 +29,9 @@ import { agePhrase } from "./age";
 import { signature, similarity, wordBits, hasBits, hasFoldedBits } from "./sig";
 import { H_SIG, headerState, decodeHeader } from "./record";
 import { MAX_LINE } from "../archive/codec";
+import { IDX_SIG, foldSig, newTable, type SlotTable } from "./slot-index";
+
+export { IDX_SIG, foldSig };
 
 // The signatures of src/episode/sig.ts: hashed character n-grams of a text and
 // its keywords, and how alike two are (0..1).
@@ -214,30 +217,14 @@ function why(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-// The few lowest of a stream by a key, kept sorted (a small fixed list).
-export const IDX_SIG = 16; // bytes of a folded signature (RAM only)
-
-// A 512-bit signature OR-ed down to 128 bits at `off` of `out`.
-export function foldSig(sig: Uint8Array, out: Uint8Array, off: number): void {
-  for (let i = 0; i < IDX_SIG; i++) out[off + i] = 0;
-  for (let i = 0; i < sig.length; i++) out[off + (i & (IDX_SIG - 1))] |= sig[i];
-}
-
-// The signatures in RAM (Episodes): per slot its state (1 active, 2 trash, 0
-// free), createdAt, folded signature, and whether its text is known to be one
-// passage line (MAX_LINE bytes or fewer: a text's `t` is then in the time
-// ranges TextFilterApi.times() gives when it may hold the words).
-interface Idx {
+// The signatures in RAM (Episodes): the slot index's table (slot-index.ts),
+// read from /ep.i when it is current, else built by a header scan.
+interface Idx extends SlotTable {
   writes: number;
-  n: number;
-  active: Uint8Array;
-  created: Uint32Array;
-  sig: Uint8Array;
-  short: Uint8Array;
 }
 
 function newIdx(writes: number, n: number): Idx {
-  return { writes, n, active: new Uint8Array(n), created: new Uint32Array(n), sig: new Uint8Array(n * IDX_SIG), short: new Uint8Array(n) };
+  return { writes, ...newTable(n) };
 }
 
 function idxPut(x: Idx, ep: Episode, len: number | undefined): void {
@@ -260,6 +247,7 @@ function sigMay(h: Uint8Array, at: number, bits: readonly number[]): boolean {
   return !any || hasBits(h, bits, at);
 }
 
+// The few lowest of a stream by a key, kept sorted (a small fixed list).
 class Lowest {
   slots: number[] = [];
   keys: number[] = [];
@@ -632,10 +620,22 @@ export class Episodes implements EpisodeReader {
     return x && x.writes === this.store.stats.writes && x.n >= this.store.slots ? x : undefined;
   }
 
+  // The signatures from the slot index on flash when it is current (a fifth
+  // of a header scan's bytes), kept in RAM as a scan's are.
+  private flashIndex(): Idx | undefined {
+    const t = this.store.slotTable ? this.store.slotTable() : undefined;
+    if (!t || t.n < this.store.slots) return undefined;
+    const x: Idx = { writes: this.store.stats.writes, ...t };
+    this.idx = x;
+    return x;
+  }
+
   // The folded signatures of every slot, built by a header scan when missing or stale.
   private index(): Idx {
     const writes = this.store.stats.writes;
     if (this.idx && this.idx.writes === writes && this.idx.n >= this.store.slots) return this.idx;
+    const f = this.flashIndex();
+    if (f) return f;
     const x = newIdx(writes, this.store.slots + 16); // room for a few new slots before the next build
     this.store.scan((ep, _w, len) => idxPut(x, ep, len));
     this.idx = x;
@@ -941,7 +941,7 @@ export class Episodes implements EpisodeReader {
   private forEachMaybe(fn: (ep: Episode) => boolean | void, trash: boolean, bits: readonly number[], tm?: TextFilterApi, pre?: (ep: Episode) => boolean): void {
     const wanted = (st: number) => st === 1 || (trash && st === 2);
     const may = (h: Uint8Array, at: number) => wanted(headerState(h, at)) && (!bits.length || sigMay(h, at + H_SIG, bits)) && (!pre || pre(decodeHeader(h, at, 0))) && (!tm || tm.may(h, at));
-    const warm = this.warmIndex();
+    const warm = this.warmIndex() ?? this.flashIndex();
     if (warm) {
       const x = warm;
       const cand = new Uint8Array(x.n);

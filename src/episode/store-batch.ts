@@ -33,6 +33,7 @@ import { encodePassage } from "../archive/codec";
 import { crc32 } from "../nvs/crc32";
 import { ArchiveError } from "../archive/file";
 import { measure, TextFilter, type TextRef } from "./passages";
+import { recordOf } from "./slot-index";
 import { signature } from "./sig";
 import {
   CHUNK,
@@ -416,6 +417,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
       // the rebuild cannot finish now (no room, a rename refused): the batch goes whole through /ep.w
       this.writeAlone(batch, recs, seq, maxId, slots);
       this.learnt(batch);
+      this.ixNote(seq, slots, recs);
       return;
     }
     this.writeW(seq, maxId, slots); // throws: nothing written
@@ -455,6 +457,32 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     }
     if (!done) throw err instanceof EpisodeError ? err : new EpisodeError("io", `episodes: the batch was not written (${messageOf(err)})`);
     this.learnt(batch);
+    this.ixNote(seq, slots, recs);
+  }
+
+  // The slot index's record of batch `seq` (FORMAT.md §4.9), appended after
+  // the batch is whole in a copy. A failure leaves the index stale (a torn
+  // record, or none: the next batch's would follow a gap), never the batch
+  // unwritten: the headers are the truth, the index is made again by steps.
+  protected ixNote(seq: number, slots: readonly number[], recs: Uint8Array): void {
+    const ix = this.ix;
+    if (ix.state !== "ok" && ix.state !== "unknown") return;
+    const rec = recordOf(seq, slots, recs);
+    let f: File | undefined;
+    try {
+      f = new File(this.ixPath(), true);
+      // (a write open whose read open failed empties the file: Moddable's "wb+")
+      if (f.length !== ix.len) throw new Error("not the index this store knows");
+      f.position = ix.len;
+      f.write(rec.buffer as ArrayBuffer);
+      ix.len += rec.length;
+      this.stats.bytesWritten += rec.length;
+    } catch (e) {
+      if (fatal(e)) throw e;
+      ix.state = "stale";
+    } finally {
+      this.close(f);
+    }
   }
 
   // While one copy is being rebuilt, a batch goes whole into /ep.w first (the

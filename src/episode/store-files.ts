@@ -145,6 +145,11 @@ export abstract class EpisodeFiles {
   protected moving: number[] = []; // slots a batch writes with their texts appended anew (the collection)
   // a batch freed an owner-deleted episode's slot: a census looks for the segments to collect now (FORMAT.md §4.3.1)
   protected wipeDue = false;
+  // the slot index /ep.i (slot-index.ts): "unknown" until read or written this
+  // open, "ok" when it runs to the last batch, "stale" or "absent" until steps
+  // write it again; len: its bytes. build: the new one being written (/ep.i.n).
+  protected ix: { state: "unknown" | "ok" | "stale" | "absent"; len: number } = { state: "absent", len: 0 };
+  protected ixBuild: { seq: number; n: number; at: number; crc: number; len: number } | undefined;
 
   // prefix: the files' name before ".h0" etc., from the file root ("/ep": /data/ep.h0 on the device)
   constructor(prefix = "/ep", root: string = config.file.root) {
@@ -192,6 +197,11 @@ export abstract class EpisodeFiles {
 
   path(part: "h" | "t" | "x", k: number): string {
     return `${this.root}${this.name}.${part}${k}`;
+  }
+
+  // the slot index (§4.9) and the one being written
+  protected ixPath(): string {
+    return `${this.root}${this.name}.i`;
   }
 
   protected wPath(): string {
@@ -465,6 +475,11 @@ export abstract class EpisodeFiles {
       if (this.xLen[k] < 0) this.xLen[k] = 0;
     }
     this.countSlots();
+    // the slot index: a new one a cut left unfinished is deleted
+    this.ixBuild = undefined;
+    if (len(this.ixPath() + ".n") !== undefined) this.remove(this.ixPath() + ".n");
+    const ixLen = len(this.ixPath());
+    this.ix = ixLen === undefined ? { state: "absent", len: 0 } : { state: "unknown", len: ixLen };
     // the batch in flight
     const w = this.readW(len(this.wPath()) !== undefined);
     if (w) {

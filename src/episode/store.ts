@@ -39,6 +39,8 @@ import {
   sameHeader,
 } from "./store-files";
 import { EpisodeTombs } from "./store-tombs";
+import { crc32 } from "../nvs/crc32";
+import { entryOf, headOf, trailOf, loadIndex, IX_ENTRY, IX_HEAD, IX_TRAIL, type SlotTable } from "./slot-index";
 
 export { EpisodeError };
 export { CHUNK, MAX_BATCH, W_BYTES } from "./store-files";
@@ -224,7 +226,140 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     if (this.xbad[0] || this.xbad[1]) return this.rebuildTombStep();
     if (this.textStep()) return true;
     if (this.migrateStep()) return true;
+    if (this.ixStep()) return true;
     return this.scrubStep(nowMs);
+  }
+
+  // ---- the slot index (FORMAT.md §4.9, slot-index.ts) -------------------------------------------
+
+  // The slot index when it runs to the last batch, else undefined (read
+  // once per open while it is not known to be stale; the caller keeps it).
+  slotTable(): SlotTable | undefined {
+    this.open();
+    const ix = this.ix;
+    if (ix.state !== "ok" && ix.state !== "unknown") return undefined;
+    if (!this.known || this.redoLater || this.nSlots === 0) return undefined;
+    const t = loadIndex(this.ixPath(), this.seq, this.nSlots, this.stats);
+    if (!t) ix.state = "stale";
+    else ix.state = "ok";
+    return t;
+  }
+
+  // One step of the slot index: learning whether it is current (one read of
+  // it), or writing it again into /ep.i.n from the headers (32 slots, 768
+  // bytes, a step) and renaming that into place. Written only while the
+  // partition has room for both; a stale one is deleted when it has not.
+  // Any batch meanwhile starts the writing again (its record would follow a
+  // base that does not hold it).
+  protected ixStep(): boolean {
+    const ix = this.ix;
+    const nPath = this.ixPath() + ".n";
+    if (this.redoLater || this.pending.length || this.bad[0] || this.bad[1] || !this.known) return false;
+    if (ix.state === "unknown") {
+      if (!this.nSlots) return false;
+      this.slotTable();
+      return true;
+    }
+    const b = this.ixBuild;
+    if (!b) {
+      // current, and its records not longer than its base (a rewrite pays)
+      const base = IX_HEAD + this.nSlots * IX_ENTRY + IX_TRAIL;
+      if (!this.nSlots || (ix.state === "ok" && ix.len <= Math.max(2 * base, 4096))) return false;
+      let roomy = false;
+      try {
+        const i = System.info();
+        roomy = Number(i.used) + 2 * base + 4096 <= Number(i.total) * USABLE;
+      } catch (e) {
+        if (fatal(e)) throw e;
+      }
+      if (!roomy) {
+        if (ix.state !== "absent" && ix.state !== "ok" && this.remove(this.ixPath())) this.ix = { state: "absent", len: 0 };
+        return false;
+      }
+      if (!this.remove(nPath)) return false;
+      const head = headOf(this.nSlots, this.seq);
+      if (!this.ixWrite(nPath, 0, head)) return false;
+      this.ixBuild = { seq: this.seq, n: this.nSlots, at: 0, crc: 0, len: head.length };
+      return true;
+    }
+    if (b.seq !== this.seq || b.n > this.nSlots) {
+      this.ixBuild = undefined;
+      this.remove(nPath);
+      return true;
+    }
+    if (b.at < b.n) {
+      const per = CHUNK / HEADER_BYTES;
+      const c = Math.min(per, b.n - b.at);
+      const hb = new Uint8Array(c * HEADER_BYTES);
+      const oh = new Uint8Array(HEADER_BYTES);
+      const out = new Uint8Array(c * IX_ENTRY);
+      let f: File | undefined;
+      try {
+        const p = this.primary();
+        const have = Math.max(0, Math.min(c, Math.floor(this.hLen[p] / HEADER_BYTES) - b.at));
+        let got = 0;
+        if (have > 0) {
+          f = this.openCopy("h", p);
+          got = this.rdOr(f, p, "h", b.at * HEADER_BYTES, have, HEADER_BYTES, hb);
+        }
+        for (let i = 0; i < c; i++) {
+          // as the scan reads a slot: this copy's header, else the other's, else free
+          if (i < got && headerValid(hb, i * HEADER_BYTES)) entryOf(hb, i * HEADER_BYTES, out, i * IX_ENTRY);
+          else if (this.readHeader(1 - p, b.at + i, oh)) entryOf(oh, 0, out, i * IX_ENTRY);
+        }
+      } catch (e) {
+        if (fatal(e)) throw e;
+        this.ixBuild = undefined;
+        this.remove(nPath);
+        return false;
+      } finally {
+        this.close(f);
+      }
+      if (!this.ixWrite(nPath, b.len, out)) return false;
+      b.crc = crc32(out, 0, out.length, b.crc);
+      b.len += out.length;
+      b.at += c;
+      return true;
+    }
+    const trail = trailOf(b.crc);
+    if (!this.ixWrite(nPath, b.len, trail)) return false;
+    this.ixBuild = undefined;
+    // the old one first (a SPIFFS rename does not replace a file); a cut
+    // between leaves /ep.i.n alone, deleted at open: the index is made again
+    if (!this.remove(this.ixPath())) {
+      this.remove(nPath);
+      return false;
+    }
+    if (!File.rename(nPath, this.ixPath())) {
+      this.remove(nPath);
+      this.ix = { state: "absent", len: 0 };
+      return false;
+    }
+    this.ix = { state: "ok", len: b.len + trail.length };
+    return true;
+  }
+
+  // bytes at `pos` of the index being written (its length so far); false
+  // (the writing dropped) when it cannot be written
+  private ixWrite(path: string, pos: number, bytes: Uint8Array): boolean {
+    let f: File | undefined;
+    try {
+      f = new File(path, true);
+      if (f.length !== pos) throw new Error("not the length written");
+      f.position = pos;
+      f.write(bytes.buffer as ArrayBuffer);
+      this.stats.bytesWritten += bytes.length;
+      return true;
+    } catch (e) {
+      if (fatal(e)) throw e;
+      this.close(f);
+      f = undefined;
+      this.ixBuild = undefined;
+      this.remove(path);
+      return false;
+    } finally {
+      this.close(f);
+    }
   }
 
   // The passages' upkeep (as the archive's steps do for its streams): the open
@@ -902,6 +1037,8 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     let n = this.seq > 0 ? W_BYTES : 0;
     for (let k = 0; k < 2; k++) n += this.hLen[k] + this.tLen[k] + this.xLen[k];
     if (this.rebuild) n += this.nLen.h + this.nLen.t;
+    n += this.ix.state === "absent" ? 0 : this.ix.len;
+    if (this.ixBuild) n += this.ixBuild.len;
     return n + this.texts.footprint();
   }
 }

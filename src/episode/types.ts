@@ -4,6 +4,7 @@
 // language (src/query) and the MCP tool. Layout on flash: docs/FORMAT.md §4.
 
 import type { Emotion } from "../memory/types";
+import type { SlotTable } from "./slot-index";
 
 export const EPISODE_CONTENT_CHARS = 200; // seed 004: summary ≤ 200 characters
 export const EPISODE_CONTENT_BYTES = 600; // 200 CJK characters in UTF-8
@@ -107,6 +108,8 @@ export interface EpisodeStoreApi {
   // whether a text may hold every one of `words` (folded), asked with its
   // header's bytes; undefined when nothing can be ruled out (docs/design/episode-queries.md)
   textMay?(words: readonly Uint8Array[]): ((h: Uint8Array, at: number) => boolean) | undefined;
+  // the slot index (FORMAT.md §4.9) when it is current, else undefined
+  slotTable?(): SlotTable | undefined;
   read(slot: number): Episode | undefined; // header and text; undefined if free
   // read(slot) when `may(header, offset of its sig)` holds for the primary
   // copy's valid header (else undefined, its text not read); a header that

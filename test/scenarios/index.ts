@@ -58,6 +58,7 @@ import { scenarios as sigElements } from "./sig-elements.scn";
 import { scenarios as snapshot } from "./snapshot.scn";
 import { scenarios as episodeStore } from "./episode-store.scn";
 import { scenarios as episodeLean } from "./episode-lean.scn";
+import { scenarios as episodeIndex } from "./episode-index.scn";
 import { scenarios as passagesProtect } from "./passages-protect.scn";
 import { scenarios as update } from "./update.scn";
 
@@ -125,6 +126,7 @@ export const allScenarios: { file: string; scenarios: Scenario[] }[] = [
   { file: "snapshot", scenarios: snapshot },
   { file: "episode-store", scenarios: episodeStore },
   { file: "episode-lean", scenarios: episodeLean },
+  { file: "episode-index", scenarios: episodeIndex },
   { file: "passages-protect", scenarios: passagesProtect },
   { file: "update", scenarios: update },
 

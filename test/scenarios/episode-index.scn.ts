@@ -1,0 +1,272 @@
+// The slot index /ep.i (src/episode/slot-index.ts, docs/FORMAT.md §4.9): the
+// few header fields the first recall or text query after boot asks, read
+// instead of every header. Derived data: whenever the store hands it out it
+// must say exactly what the headers say (state, createdAt, one-line text,
+// folded signature) for every slot, whatever batches, reboots, cuts and
+// damage came before; when it cannot say so it is not handed out and the
+// header scan answers.
+import type { SimDevice } from "../../host-sim/device";
+import { EpisodeStore } from "../../src/episode/store";
+import { Episodes } from "../../src/episode/episodes";
+import { signature } from "../../src/episode/sig";
+import { foldSig, IDX_SIG, type SlotTable } from "../../src/episode/slot-index";
+import { MAX_LINE } from "../../src/archive/codec";
+import { encode } from "../../src/text/utf8";
+import type { Episode } from "../../src/episode/types";
+import { freshDevice, episode, settle, cutAtEveryWrite } from "./episode-store.scn";
+import { ok, equal, deepEqual } from "./assert";
+import type { Scenario } from "./types";
+
+const T0 = 1767225600;
+const TOPICS = ["恐龙", "公园", "奶奶", "钢琴", "足球", "下雨", "生日", "小猫"];
+
+// slot k's episode in round r: a text of 1 or 2 passage lines, its topic by k and r
+function ep(k: number, id: number, r: number, more: Partial<Episode> = {}): Episode {
+  const topic = TOPICS[(k * 3 + r) % TOPICS.length];
+  let content = `第${r}轮：和主人聊了${topic}，他说第${k}次最开心`;
+  if ((k + r) % 5 === 0) while (encode(content).length < MAX_LINE + 40) content += "，还有很多话";
+  const keywords = [topic];
+  return episode(k, id, content, { keywords, sig: signature(content, keywords), createdAt: T0 + id * 60, lastActiveAt: T0 + id * 60, ...more });
+}
+
+// What the headers say, slot by slot (a header scan), as the index holds it.
+function truth(st: EpisodeStore): { active: number[]; created: number[]; short: number[]; sig: string[] } {
+  const n = st.slots;
+  const out = { active: new Array(n).fill(0), created: new Array(n).fill(0), short: new Array(n).fill(0), sig: new Array(n).fill("0".repeat(32)) };
+  st.scan((e, _w, len) => {
+    out.active[e.slot] = e.state === "active" ? 1 : e.state === "trash" ? 2 : 0;
+    out.created[e.slot] = e.createdAt;
+    out.short[e.slot] = len !== undefined && len > 0 && len <= MAX_LINE ? 1 : 0;
+    const f = new Uint8Array(IDX_SIG);
+    foldSig(e.sig, f, 0);
+    out.sig[e.slot] = Buffer.from(f).toString("hex");
+  });
+  return out;
+}
+
+function asTruth(t: SlotTable, n: number): ReturnType<typeof truth> {
+  const out = { active: [] as number[], created: [] as number[], short: [] as number[], sig: [] as string[] };
+  for (let s = 0; s < n; s++) {
+    out.active.push(t.active[s]);
+    out.created.push(t.active[s] ? t.created[s] : 0);
+    out.short.push(t.active[s] ? t.short[s] : 0);
+    out.sig.push(t.active[s] ? Buffer.from(t.sig.subarray(s * IDX_SIG, (s + 1) * IDX_SIG)).toString("hex") : "0".repeat(32));
+  }
+  return out;
+}
+
+// The index, when the store hands it out, is the headers' truth.
+function agrees(st: EpisodeStore, what: string): boolean {
+  const t = st.slotTable();
+  if (!t) return false;
+  deepEqual(asTruth(t, st.slots), truth(st), `${what}: the slot index says what the headers say`);
+  return true;
+}
+
+// Rounds of batches: new episodes, texts changed, some to the trash, some freed.
+function rounds(st: EpisodeStore, from: number, to: number, onRound?: (r: number) => void): void {
+  let id = st.nextId();
+  for (let r = from; r < to; r++) {
+    const batch: Episode[] = [];
+    const slots = st.slots;
+    if (r % 3 === 0 || slots < 8) {
+      // new ones (the files grow)
+      for (let i = 0; i < 5; i++) batch.push(ep(slots + i, id++, r));
+    } else if (r % 3 === 1) {
+      for (let k = r % 4; k < slots && batch.length < 6; k += 4) batch.push(ep(k, id++, r));
+    } else {
+      for (let k = r % 5; k < slots && batch.length < 4; k += 7)
+        batch.push(k % 2 ? ep(k, id++, r, { state: "trash", purgeAt: T0 + 7 * 86400 }) : { ...ep(k, 0, r), state: "free", id: 0, content: "", keywords: [], sig: new Uint8Array(64) });
+    }
+    st.write(batch);
+    onRound?.(r);
+  }
+}
+
+function reopen(dev: SimDevice): EpisodeStore {
+  dev.reboot();
+  return new EpisodeStore();
+}
+
+export const scenarios: Scenario[] = [
+  {
+    name: "episode index: written by steps, each batch appends its record, and after every reboot it says exactly what the headers say",
+    run() {
+      const dev = freshDevice();
+      let st = new EpisodeStore();
+      rounds(st, 0, 6);
+      equal(st.slotTable(), undefined, "none before steps have written it");
+      settle(st);
+      ok(dev.spiffs.exists("/ep.i"), "written by steps");
+      ok(agrees(st, "after the steps"), "handed out");
+      const base = dev.spiffs.length("/ep.i");
+      equal(base, 16 + st.slots * 24 + 8, "a 16-byte head, 24 bytes a slot, an 8-byte trailer");
+      for (let r = 6; r < 40; r += 4) {
+        rounds(st, r, r + 4);
+        ok(agrees(st, `round ${r + 3}`), `round ${r + 3}: current without steps`);
+        st = reopen(dev);
+        ok(agrees(st, `round ${r + 3}, rebooted`), `round ${r + 3}: current after a reboot`);
+        if (r % 8 === 2) settle(st);
+      }
+      // the records grow it; steps write it again when they outweigh its base
+      ok(dev.spiffs.length("/ep.i") <= 2 * (16 + st.slots * 24 + 8) + 4096 + 1000, "its records are bounded by steps");
+    },
+  },
+  {
+    name: "episode index: the first text query and the first recall after a reboot read it instead of every header, with the same rows as a header scan",
+    run() {
+      const dev = freshDevice();
+      const st0 = new EpisodeStore();
+      rounds(st0, 0, 60);
+      settle(st0);
+      const ask = (withIndex: boolean) => {
+        const st = reopen(dev);
+        if (!withIndex) dev.spiffs.load("/ep.i", new Uint8Array(8)); // not an index: the header scan answers
+        const eps = new Episodes(st, { now: () => (T0 + 200000) * 1000 });
+        const r0 = st.stats.bytesRead;
+        const rows: number[] = [];
+        eps.forEach((e) => void rows.push(e.id), { text: true, words: [encode("恐龙")] });
+        const bytes = st.stats.bytesRead - r0;
+        const recalled = eps.lookup((sig, off) => (sig[off] | sig[off + 5]) & 1, 5).map((e) => e.id);
+        return { rows, bytes, recalled };
+      };
+      const a = ask(true);
+      const b = ask(false);
+      ok(a.rows.length > 3, `rows found (${a.rows.length})`);
+      deepEqual(a.rows, b.rows, "the same rows, in the same order");
+      deepEqual(a.recalled, b.recalled, "the same recall");
+      ok(a.bytes < b.bytes, `fewer bytes read with the index (${a.bytes} < ${b.bytes})`);
+    },
+  },
+  {
+    name: "episode index: a cut at every write of batches and of its writing never leaves it handed out and wrong; steps make it current again",
+    run() {
+      let cuts = 0;
+      cuts += cutAtEveryWrite(
+        () => {
+          const dev = freshDevice();
+          const st = new EpisodeStore();
+          rounds(st, 0, 5);
+          settle(st);
+          return { dev, state: st };
+        },
+        (st) => {
+          rounds(st, 5, 8);
+          settle(st); // its records outweigh nothing yet: the batches' records alone
+          rounds(st, 8, 9);
+        },
+        (dev, at) => {
+          const st = new EpisodeStore();
+          // a batch first (its record appended before anything read the index)
+          rounds(st, 20, 21);
+          agrees(st, `cut at write ${at}`);
+          settle(st);
+          ok(agrees(st, `cut at write ${at}, steps after`), `cut at write ${at}: current after steps`);
+          void dev;
+        },
+      );
+      // and cuts inside the writing of a new index (a stale one is written again)
+      cuts += cutAtEveryWrite(
+        () => {
+          const dev = freshDevice();
+          const st = new EpisodeStore();
+          rounds(st, 0, 12);
+          dev.spiffs.load("/ep.i", new Uint8Array(40)); // stale: steps write it again
+          dev.reboot();
+          return { dev, state: new EpisodeStore() };
+        },
+        (st) => void settle(st),
+        (dev, at) => {
+          const st = new EpisodeStore();
+          agrees(st, `index writing cut at write ${at}`);
+          ok(!dev.spiffs.exists("/ep.i.n"), "the unfinished one deleted at open");
+          settle(st);
+          ok(agrees(st, `index writing cut at write ${at}, steps after`), `cut at ${at}: current after steps`);
+        },
+      );
+      ok(cuts > 20, `cuts: ${cuts}`);
+    },
+  },
+  {
+    name: "episode index: a flipped bit, a torn record, a missing record or a file left not finalized is never used; the header scan answers and steps write it again",
+    run() {
+      const make = () => {
+        const dev = freshDevice();
+        const st = new EpisodeStore();
+        rounds(st, 0, 10);
+        settle(st);
+        rounds(st, 10, 13); // three records after the base
+        return dev;
+      };
+      const cases: [string, (dev: SimDevice) => void][] = [
+        ["a flipped bit in an entry", (dev) => flipAt(dev, 16 + 24 * 3 + 9)],
+        ["a flipped bit in the head", (dev) => flipAt(dev, 9)],
+        ["a flipped bit in a record", (dev) => flipAt(dev, dev.spiffs.length("/ep.i") - 30)],
+        ["the last record torn", (dev) => dev.spiffs.load("/ep.i", dev.spiffs.content("/ep.i").subarray(0, dev.spiffs.length("/ep.i") - 7))],
+        ["the last record missing (its batch cut before it)", (dev) => dropLast(dev)],
+        ["not finalized", (dev) => void dev.spiffs.notFinalized.add("/ep.i")],
+      ];
+      for (const [what, hurt] of cases) {
+        const dev = make();
+        hurt(dev);
+        dev.reboot();
+        const st = new EpisodeStore();
+        equal(st.slotTable(), undefined, `${what}: not handed out`);
+        const eps = new Episodes(st);
+        const rows: number[] = [];
+        eps.forEach((e) => void rows.push(e.slot), { text: true, words: [encode("钢琴")] });
+        const want: number[] = [];
+        st.scan((e) => void (e.state === "active" && e.content.indexOf("钢琴") >= 0 && want.push(e.slot)), true);
+        deepEqual(rows, want, `${what}: the query answers from the headers`);
+        settle(st);
+        ok(agrees(st, `${what}, steps after`), `${what}: written again by steps`);
+      }
+    },
+  },
+  {
+    name: "episode index: not written on a partition with no room for it, and a stale one deleted there",
+    run() {
+      const dev = freshDevice(160 * 1024);
+      const st = new EpisodeStore();
+      rounds(st, 0, 6);
+      settle(st);
+      ok(dev.spiffs.exists("/ep.i"), "written while there is room");
+      rounds(st, 6, 7);
+      // fill the partition past the episodes' line
+      let i = 0;
+      const pad = new Uint8Array(4096);
+      for (;;) {
+        const info = dev.spiffs.stats();
+        if (info.used + 4096 > info.total * 0.76) break;
+        dev.spiffs.load(`/pad${i++}`, pad);
+      }
+      dev.spiffs.load("/ep.i", new Uint8Array(40)); // stale
+      dev.reboot();
+      const st2 = new EpisodeStore();
+      settle(st2);
+      ok(!dev.spiffs.exists("/ep.i") && !dev.spiffs.exists("/ep.i.n"), "no index written, the stale one deleted");
+      const rows: number[] = [];
+      new Episodes(st2).forEach((e) => void rows.push(e.slot), { text: true, words: [encode("公园")] });
+      ok(rows.length > 0, "queries answer from the headers");
+    },
+  },
+];
+
+function flipAt(dev: SimDevice, at: number): void {
+  const b = dev.spiffs.content("/ep.i");
+  b[at] ^= 0x20;
+  dev.spiffs.load("/ep.i", b);
+}
+
+// The last record dropped (as if its batch was cut before it was appended).
+function dropLast(dev: SimDevice): void {
+  const b = dev.spiffs.content("/ep.i");
+  const n = b[4] | (b[5] << 8);
+  let pos = 16 + n * 24 + 8, last = pos;
+  while (pos < b.length) {
+    last = pos;
+    pos += 12 + b[pos + 4] * 26;
+  }
+  dev.spiffs.load("/ep.i", b.subarray(0, last));
+}
+
