@@ -22,7 +22,9 @@
 // blocks, as their sidecars cut them, holding such a text), "full_scan"
 // (every header and every live text: what a pattern with nothing to rule out
 // reads), "beyond", "within_64k" and "index" ("cold": the signatures in RAM
-// are built by this query, a header scan; "warm": they were in RAM).
+// are read by this query from the slot index; "warm": they were in RAM;
+// "stale": the slot index cannot be used and this query builds them by a
+// header scan).
 // --episode-chars C: episode texts padded to C characters (200: full size;
 // default: short, about 25).
 import "../host-sim/trace";
@@ -183,11 +185,22 @@ function measure(name: string, args: Record<string, unknown>, extra: Record<stri
   console.log(JSON.stringify({ ...line, ...extra }));
 }
 
-// an episodes query with the signatures in RAM built by it (a new reader), or already there
+// an episodes query with the signatures in RAM read by it (a new reader: from
+// the slot index /ep.i), already there, or built by it from every header (a
+// new reader on a store whose slot index is stale: a batch cut before its
+// record, until steps write it again)
 function episodeQuery(name: string, args: Record<string, unknown>): void {
   svc.tool.episodes = new Episodes(store);
   measure(name, args, { index: "cold" });
   measure(name, args, { index: "warm" });
+  const good = dev.spiffs.content("/ep.i");
+  dev.spiffs.load("/ep.i", new Uint8Array(8));
+  const stale = new EpisodeStore();
+  stale.open();
+  svc.tool.episodes = new Episodes(stale);
+  measure(name, args, { index: "stale" });
+  dev.spiffs.load("/ep.i", good);
+  svc.tool.episodes = new Episodes(store);
 }
 
 let segBytes = 0;

@@ -980,8 +980,19 @@ export class Episodes implements EpisodeReader {
     }
     // one header scan; the signatures in RAM built along when they are missing
     const x = warm ? undefined : newIdx(this.store.stats.writes, this.store.slots + 16);
-    // headers that rule nothing out: every text is a candidate, its sidecar pays
+    // headers that rule nothing out: every text is a candidate, its sidecar
+    // pays; so once more than 3/4 of the first 32 or more headers passed
+    // their signatures
     if (tm && !bits.length) tm.eager();
+    let seen = 0, passed = 0;
+    const mayCount = (h: Uint8Array, at: number): boolean => {
+      if (tm && bits.length && wanted(headerState(h, at))) {
+        seen++;
+        if (sigMay(h, at + H_SIG, bits)) passed++;
+        if (seen === 32 && passed * 4 > seen * 3) tm.eager();
+      }
+      return may(h, at);
+    };
     let stopped = false;
     this.store.scan(
       (ep, withText, len) => {
@@ -990,7 +1001,7 @@ export class Episodes implements EpisodeReader {
         if (fn(ep) === true) return (stopped = true);
       },
       true,
-      may,
+      mayCount,
     );
     if (x && !stopped && x.writes === this.store.stats.writes) this.idx = x;
   }

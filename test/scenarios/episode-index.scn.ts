@@ -29,6 +29,12 @@ function ep(k: number, id: number, r: number, more: Partial<Episode> = {}): Epis
   return episode(k, id, content, { keywords, sig: signature(content, keywords), createdAt: T0 + id * 60, lastActiveAt: T0 + id * 60, ...more });
 }
 
+function hex(b: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < b.length; i++) s += (b[i] < 16 ? "0" : "") + b[i].toString(16);
+  return s;
+}
+
 // What the headers say, slot by slot (a header scan), as the index holds it.
 function truth(st: EpisodeStore): { active: number[]; created: number[]; short: number[]; sig: string[] } {
   const n = st.slots;
@@ -39,7 +45,7 @@ function truth(st: EpisodeStore): { active: number[]; created: number[]; short: 
     out.short[e.slot] = len !== undefined && len > 0 && len <= MAX_LINE ? 1 : 0;
     const f = new Uint8Array(IDX_SIG);
     foldSig(e.sig, f, 0);
-    out.sig[e.slot] = Buffer.from(f).toString("hex");
+    out.sig[e.slot] = hex(f);
   });
   return out;
 }
@@ -50,7 +56,7 @@ function asTruth(t: SlotTable, n: number): ReturnType<typeof truth> {
     out.active.push(t.active[s]);
     out.created.push(t.active[s] ? t.created[s] : 0);
     out.short.push(t.active[s] ? t.short[s] : 0);
-    out.sig.push(t.active[s] ? Buffer.from(t.sig.subarray(s * IDX_SIG, (s + 1) * IDX_SIG)).toString("hex") : "0".repeat(32));
+    out.sig.push(t.active[s] ? hex(t.sig.subarray(s * IDX_SIG, (s + 1) * IDX_SIG)) : "0".repeat(32));
   }
   return out;
 }
