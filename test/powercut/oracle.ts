@@ -148,6 +148,23 @@ export function check(ai: Ai, b: Booted, v: Verdict, opts: CheckOptions = {}): v
     obs.hot.get("episode")?.forEach((vals, key) => {
       if (vals.length > 1) wrong(read, `the episode ${JSON.stringify(key)} is there ${vals.length} times`);
     });
+    // the newest few found again by a word of their text: the first text query
+    // after boot takes its candidates from the slot index (FORMAT.md §4.9) when
+    // it is current, and one that wrongly rules a slot out loses that episode
+    if (episodesOk) {
+      const newest = [...(obs.hot.get("episode")?.keys() ?? [])].slice(-6);
+      for (const c of newest) {
+        const cs = [...c];
+        const word = cs.slice(Math.max(0, cs.length - 4)).join("");
+        if (cs.length < 2 || word.indexOf("'") >= 0) continue;
+        const q = callTool(svc, { action: "query", from: "episode", select: "id, content", where: `content CONTAINS '${word}'`, limit: 50 });
+        const rows = q.ok && q.json && Array.isArray(q.json.rows) ? (q.json.rows as { content: string }[]) : undefined;
+        if (!rows || !rows.some((r) => r.content === c)) {
+          v.ackedLost++;
+          fail(v, `the episode ${JSON.stringify(c)} is shown by id but not found by a word of it (${JSON.stringify(word)}): ${q.text.slice(0, 160)}`);
+        }
+      }
+    }
   }
 
   // ---- status (when the tool has it): answers after any fault ---------------------------
