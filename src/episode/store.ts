@@ -265,10 +265,11 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
       // current, and its records not longer than its base (a rewrite pays)
       const base = IX_HEAD + this.nSlots * IX_ENTRY + IX_TRAIL;
       if (!this.nSlots || (ix.state === "ok" && ix.len <= Math.max(2 * base, 4096))) return false;
-      let roomy = false;
+      // (room not told, as the lin port's System.info() tells none: as roomFor, room)
+      let roomy = true;
       try {
         const i = System.info();
-        roomy = Number(i.used) + 2 * base + 4096 <= Number(i.total) * USABLE;
+        roomy = !(Number(i.used) + 2 * base + 4096 > Number(i.total) * USABLE);
       } catch (e) {
         if (fatal(e)) throw e;
       }
