@@ -17,7 +17,9 @@ import { File } from "file";
 import { crc32 } from "../nvs/crc32";
 import { MAX_LINE } from "../archive/codec";
 import { HEADER_BYTES, H_SIG, H_TEXTLEN, headerLean, headerState, u32, put32 } from "./record";
-import { EPISODE_SIG_BYTES } from "./types";
+import { EPISODE_SIG_BYTES, type SlotTable } from "./types";
+
+export type { SlotTable };
 
 export const IDX_SIG = 16; // bytes of a folded signature
 export const IX_HEAD = 16; // "EPI", version, n, reserved, stamp, CRC
@@ -32,16 +34,6 @@ const CHUNK = 4096;
 export function foldSig(sig: Uint8Array, out: Uint8Array, off: number, sigAt = 0, sigLen = sig.length - sigAt): void {
   for (let i = 0; i < IDX_SIG; i++) out[off + i] = 0;
   for (let i = 0; i < sigLen; i++) out[off + (i & (IDX_SIG - 1))] |= sig[sigAt + i];
-}
-
-// Per slot: state (1 active, 2 trash, 0 free), createdAt, folded signature,
-// and whether its text is known to be one passage line.
-export interface SlotTable {
-  n: number;
-  active: Uint8Array;
-  created: Uint32Array;
-  sig: Uint8Array;
-  short: Uint8Array;
 }
 
 export function newTable(n: number): SlotTable {

@@ -262,9 +262,11 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     }
     const b = this.ixBuild;
     if (!b) {
-      // current, and its records not longer than its base (a rewrite pays)
+      // current, and its records at most a quarter of its base or 4 KB (what
+      // a cold query reads of it stays within 1.25 bases; a rewrite is paid
+      // by 4 KB of records at least)
       const base = IX_HEAD + this.nSlots * IX_ENTRY + IX_TRAIL;
-      if (!this.nSlots || (ix.state === "ok" && ix.len <= Math.max(2 * base, 4096))) return false;
+      if (!this.nSlots || (ix.state === "ok" && ix.len - base <= Math.max(base >> 2, 4096))) return false;
       // (room not told, as the lin port's System.info() tells none: as roomFor, room)
       let roomy = true;
       try {

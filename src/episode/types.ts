@@ -4,7 +4,6 @@
 // language (src/query) and the MCP tool. Layout on flash: docs/FORMAT.md §4.
 
 import type { Emotion } from "../memory/types";
-import type { SlotTable } from "./slot-index";
 
 export const EPISODE_CONTENT_CHARS = 200; // seed 004: summary ≤ 200 characters
 export const EPISODE_CONTENT_BYTES = 600; // 200 CJK characters in UTF-8
@@ -125,4 +124,16 @@ export interface EpisodeStoreApi {
   step(nowMs?: number): boolean; // nowMs paces the scrub
   footprint(): number; // bytes of every episode file
   readonly stats: { bytesRead: number; reads: number; bytesWritten: number; writes: number };
+}
+
+// The slot index's table (slot-index.ts, FORMAT.md §4.9): per slot its state
+// (1 active, 2 trash, 0 free), createdAt, signature folded to 128 bits
+// (IDX_SIG bytes at slot·16 of sig), and whether its text is known to be one
+// passage line.
+export interface SlotTable {
+  n: number;
+  active: Uint8Array;
+  created: Uint32Array;
+  sig: Uint8Array;
+  short: Uint8Array;
 }
