@@ -85,6 +85,8 @@ export function measureCost(now: () => number): CostLine[] {
     store.write([ep]);
   }
   store.write([{ slot: store.freeSlot(), id: store.nextId(), state: "active", content: "主人的猫咪咪生病了，带它去看了兽医", keywords: ["咪咪", "兽医"], emotion: "worried", e: 70, i: 60, p: 30, j: 60, useCount: 0, createdAt: Math.floor(T0 / 1000) - 3 * DAY, lastActiveAt: Math.floor(T0 / 1000) - 3 * DAY, purgeAt: 0, source: "ai", sig: signature("主人的猫咪咪生病了，带它去看了兽医", ["咪咪", "兽医"]) }]);
+  // the episodes' idle upkeep (the device runs it between conversations): the slot index written
+  while (store.step()) {}
   call({ action: "write", type: "name", content: "王小明" });
   call({ action: "write", type: "birthday", content: "02-11" });
   call({ action: "write", type: "family", relation: "猫", name: "咪咪", member_type: "pet" });
@@ -99,7 +101,9 @@ export function measureCost(now: () => number): CostLine[] {
   questions.push(["过敏", { action: "recall", type: "fact", keyword: "过敏" }]);
   questions.push(["上个月我和爸爸去哪儿玩了来着", { action: "recall", message: "上个月我和爸爸去哪儿玩了来着" }]);
   const out: CostLine[] = [];
-  // the parts: one keyword lookup per archive stream, one header scan of the episodes
+  // the parts: one keyword lookup per archive stream, one header scan of the
+  // episodes (what the first recall after boot reads when the slot index is
+  // stale), the slot index (what it reads when it is current)
   const part = (name: string, fn: () => void) => {
     const a = { ...dev.flash.partition("storage") };
     const t = now();
@@ -115,7 +119,7 @@ export function measureCost(now: () => number): CostLine[] {
   part("archive event keyword 复查", () => archive.recall("event", { keyword: "复查", limit: 4 }));
   part("archive fact 2026-05", () => archive.recall("fact", { start: "2026-05-01", end: "2026-05-31", limit: 6 }));
   part("episode header scan", () => store.scan(() => {}));
-  part("episode index build (once per boot, then kept in step)", () => booted.episodes!.lookup(() => 0, 1));
+  part("episode signatures into RAM (once per boot, then kept in step): the slot index", () => booted.episodes!.lookup(() => 0, 1));
   for (const [question, args] of questions) {
     const a = { ...dev.flash.partition("storage") };
     const t = now();
