@@ -88,8 +88,17 @@ export function trailOf(crc: number): Uint8Array {
   return b;
 }
 
-// The record of a batch `seq` whose headers are recs[i·128..) for `slots`.
-export function recordOf(seq: number, slots: readonly number[], recs: Uint8Array): Uint8Array {
+// Whether the entry at e[eo..eo+24) is what the header at h[ho..ho+128) gives.
+export function sameEntry(e: Uint8Array, eo: number, h: Uint8Array, ho: number): boolean {
+  const x = new Uint8Array(IX_ENTRY);
+  entryOf(h, ho, x, 0);
+  for (let i = 0; i < IX_ENTRY; i++) if (x[i] !== e[eo + i]) return false;
+  return true;
+}
+
+// The record of a batch `seq`: the entries of `slots`, whose headers are
+// recs[at[i]·128..) (none: a batch that changed no entry, as use counts).
+export function recordOf(seq: number, slots: readonly number[], recs: Uint8Array, at: readonly number[]): Uint8Array {
   const k = slots.length;
   const b = new Uint8Array(IX_REC + k * IX_REC_ENTRY);
   put32(b, 0, seq);
@@ -98,7 +107,7 @@ export function recordOf(seq: number, slots: readonly number[], recs: Uint8Array
     const o = 8 + i * IX_REC_ENTRY;
     b[o] = slots[i] & 0xff;
     b[o + 1] = slots[i] >> 8;
-    entryOf(recs, i * HEADER_BYTES, b, o + 2);
+    entryOf(recs, at[i] * HEADER_BYTES, b, o + 2);
   }
   put32(b, b.length - 4, crc32(b, 0, b.length - 4));
   return b;
@@ -157,7 +166,7 @@ export function loadIndex(path: string, seq: number, slots: number, stats: { byt
       o = need(8);
       if (o < 0) return undefined;
       const rs = u32(buf, o), k = buf[o + 4];
-      if (rs !== last + 1 || k === 0 || k > 8 || buf[o + 5] || buf[o + 6] || buf[o + 7]) return undefined;
+      if (rs !== last + 1 || k > 8 || buf[o + 5] || buf[o + 6] || buf[o + 7]) return undefined;
       const size = IX_REC + k * IX_REC_ENTRY;
       o = need(size);
       if (o < 0 || crc32(buf, o, o + size - 4) !== u32(buf, o + size - 4)) return undefined;

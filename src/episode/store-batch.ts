@@ -33,7 +33,7 @@ import { encodePassage } from "../archive/codec";
 import { crc32 } from "../nvs/crc32";
 import { ArchiveError } from "../archive/file";
 import { measure, TextFilter, type TextRef } from "./passages";
-import { recordOf } from "./slot-index";
+import { recordOf, entryOf, sameEntry, IX_ENTRY } from "./slot-index";
 import { signature } from "./sig";
 import {
   CHUNK,
@@ -467,7 +467,17 @@ export abstract class EpisodeBatch extends EpisodeFiles {
   protected ixNote(seq: number, slots: readonly number[], recs: Uint8Array): void {
     const ix = this.ix;
     if (ix.state !== "ok" && ix.state !== "unknown") return;
-    const rec = recordOf(seq, slots, recs);
+    // the slots whose entry changed (an entry is left out only when the
+    // header it was read from is the one the index holds: copies in step)
+    const steady = !this.pending.length && !this.bad[0] && !this.bad[1];
+    const changed: number[] = [];
+    const at: number[] = [];
+    for (let i = 0; i < slots.length; i++)
+      if (!(steady && this.ixSame[i])) {
+        changed.push(slots[i]);
+        at.push(i);
+      }
+    const rec = recordOf(seq, changed, recs, at);
     let f: File | undefined;
     try {
       f = new File(this.ixPath(), true);
@@ -562,6 +572,9 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     const which: number[] = [];
     const old = new Uint8Array(HEADER_BYTES);
     const p = this.primary();
+    // the slot index's entries of the headers read here, to tell the ones a batch leaves as they were
+    const was = new Uint8Array(n * IX_ENTRY);
+    const wasKnown: boolean[] = [];
     let bytes = 0;
     for (let i = 0; i < n; i++) {
       const ep = batch[i];
@@ -579,6 +592,8 @@ export abstract class EpisodeBatch extends EpisodeFiles {
       const lines = encodePassage(ep.createdAt, ep.id, ep.content, ep.keywords.join(","));
       const m = measure(lines);
       if (this.moving.indexOf(ep.slot) < 0 && this.readHeader(p, ep.slot, old) && headerLean(old, 0) && headerState(old, 0) !== 0 && headerId(old, 0) === ep.id) {
+        entryOf(old, 0, was, i * IX_ENTRY);
+        wasKnown[i] = true;
         const r = headerRef(old, 0);
         if (r.crc === m.crc && r.len === m.len) {
           refs.push(r);
@@ -614,8 +629,13 @@ export abstract class EpisodeBatch extends EpisodeFiles {
       const sig = ep.state === "free" ? undefined : sigs[i] ?? signature(ep.content, ep.keywords);
       encodeHeader(recs, i * HEADER_BYTES, ep, seq, r.crc, 0, sig, r);
     }
+    this.ixSame = [];
+    for (let i = 0; i < n; i++) this.ixSame.push(wasKnown[i] === true && sameEntry(was, i * IX_ENTRY, recs, i * HEADER_BYTES));
     return recs;
   }
+
+  // per slot of the batch prepare() made last: its slot index entry is what it was
+  protected ixSame: boolean[] = [];
 
   // The text an owner-deleted episode's header (either copy) points to, or
   // still points to once freed, while its segment is on flash: undefined else.

@@ -69,13 +69,20 @@ function agrees(st: EpisodeStore, what: string): boolean {
   return true;
 }
 
-// Rounds of batches: new episodes, texts changed, some to the trash, some freed.
+// Rounds of batches: new episodes, texts changed, some to the trash, some
+// freed, and use counts (a batch that changes no entry of the index).
 function rounds(st: EpisodeStore, from: number, to: number, onRound?: (r: number) => void): void {
   let id = st.nextId();
   for (let r = from; r < to; r++) {
     const batch: Episode[] = [];
     const slots = st.slots;
-    if (r % 3 === 0 || slots < 8) {
+    if (r % 4 === 3 && slots >= 8) {
+      for (let k = r % 3; k < slots && batch.length < 3; k += 3) {
+        const e = st.read(k);
+        if (e && e.state === "active") batch.push({ ...e, useCount: e.useCount + 1, lastActiveAt: e.lastActiveAt + 60 });
+      }
+      if (!batch.length) continue;
+    } else if (r % 3 === 0 || slots < 8) {
       // new ones (the files grow)
       for (let i = 0; i < 5; i++) batch.push(ep(slots + i, id++, r));
     } else if (r % 3 === 1) {
@@ -125,6 +132,13 @@ export const scenarios: Scenario[] = [
       const b = 16 + st.slots * 24 + 8;
       ok(dev.spiffs.length("/ep.i") <= b + Math.max(b >> 2, 4096), `its records are bounded by steps (${dev.spiffs.length("/ep.i")} bytes, base ${b})`);
       ok(rewrites > 0, "written again by steps once its records outweighed a quarter of its base");
+      // a batch of use counts appends a record of 12 bytes (no entry changed)
+      const before = dev.spiffs.length("/ep.i");
+      const e = st.read(1) ?? st.read(2);
+      ok(!!e, "an episode to use");
+      st.write([{ ...(e as Episode), useCount: (e as Episode).useCount + 1 }]);
+      equal(dev.spiffs.length("/ep.i") - before, 12, "a batch of use counts: a 12-byte record");
+      ok(agrees(st, "after a batch of use counts"), "current after it");
     },
   },
   {
