@@ -28,8 +28,7 @@ import { polarity, topicOverlap, sameThing } from "./words";
 import { agePhrase } from "./age";
 import { signature, similarity, wordBits, hasBits, hasFoldedBits } from "./sig";
 import { H_SIG, headerState, decodeHeader } from "./record";
-import { MAX_LINE } from "../archive/codec";
-import { IDX_SIG, foldSig, newTable, type SlotTable } from "./slot-index";
+import { IDX_SIG, foldSig, newTable, oneLine, type SlotTable } from "./slot-index";
 
 export { IDX_SIG, foldSig };
 
@@ -231,7 +230,7 @@ function idxPut(x: Idx, ep: Episode, len: number | undefined): void {
   if (ep.slot >= x.n) return;
   x.active[ep.slot] = ep.state === "active" ? 1 : ep.state === "trash" ? 2 : 0;
   x.created[ep.slot] = ep.createdAt;
-  x.short[ep.slot] = len !== undefined && len > 0 && len <= MAX_LINE ? 1 : 0;
+  x.short[ep.slot] = oneLine(len) ? 1 : 0;
   foldSig(ep.sig, x.sig, ep.slot * IDX_SIG);
 }
 
@@ -986,7 +985,7 @@ export class Episodes implements EpisodeReader {
     if (tm && !bits.length) tm.eager();
     let seen = 0, passed = 0;
     const mayCount = (h: Uint8Array, at: number): boolean => {
-      if (tm && bits.length && wanted(headerState(h, at))) {
+      if (tm && bits.length && seen < 32 && wanted(headerState(h, at))) {
         seen++;
         if (sigMay(h, at + H_SIG, bits)) passed++;
         if (seen === 32 && passed * 4 > seen * 3) tm.eager();

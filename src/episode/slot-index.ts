@@ -16,7 +16,7 @@
 import { File } from "file";
 import { crc32 } from "../nvs/crc32";
 import { MAX_LINE } from "../archive/codec";
-import { HEADER_BYTES, H_SIG, H_TEXTLEN, headerLean, headerState, u32, put32 } from "./record";
+import { HEADER_BYTES, H_SIG, headerLean, headerRef, headerState, u32, put32 } from "./record";
 import { EPISODE_SIG_BYTES, type SlotTable } from "./types";
 
 export type { SlotTable };
@@ -40,11 +40,16 @@ export function newTable(n: number): SlotTable {
   return { n, active: new Uint8Array(n), created: new Uint32Array(n), sig: new Uint8Array(n * IDX_SIG), short: new Uint8Array(n) };
 }
 
+// Whether a text of `len` bytes of passage lines is one line (a version-1
+// header's text, len undefined or -1, is taken as long).
+export function oneLine(len: number | undefined): boolean {
+  return len !== undefined && len > 0 && len <= MAX_LINE;
+}
+
 // The entry of a header that checks out (h[at..at+128)), into out[o..o+24).
 export function entryOf(h: Uint8Array, at: number, out: Uint8Array, o: number): void {
   const state = headerState(h, at);
-  const len = headerLean(h, at) ? h[at + H_TEXTLEN] | (h[at + H_TEXTLEN + 1] << 8) : 0;
-  out[o] = (state & 3) | (state !== 0 && len > 0 && len <= MAX_LINE ? 0x80 : 0);
+  out[o] = (state & 3) | (state !== 0 && headerLean(h, at) && oneLine(headerRef(h, at).len) ? 0x80 : 0);
   out[o + 1] = 0;
   out[o + 2] = 0;
   out[o + 3] = 0;
@@ -65,12 +70,21 @@ function take(t: SlotTable, slot: number, b: Uint8Array, o: number): boolean {
   return true;
 }
 
+// "EPI" and a fourth byte (the version in the head, "E" in the trailer) at b[o..o+4)
+function tag(b: Uint8Array, o: number, fourth: number): void {
+  b[o] = 0x45;
+  b[o + 1] = 0x50;
+  b[o + 2] = 0x49;
+  b[o + 3] = fourth;
+}
+
+function tagged(b: Uint8Array, o: number, fourth: number): boolean {
+  return b[o] === 0x45 && b[o + 1] === 0x50 && b[o + 2] === 0x49 && b[o + 3] === fourth;
+}
+
 export function headOf(n: number, stamp: number): Uint8Array {
   const b = new Uint8Array(IX_HEAD);
-  b[0] = 0x45;
-  b[1] = 0x50;
-  b[2] = 0x49;
-  b[3] = IX_VERSION;
+  tag(b, 0, IX_VERSION);
   b[4] = n & 0xff;
   b[5] = n >> 8;
   put32(b, 8, stamp);
@@ -80,10 +94,7 @@ export function headOf(n: number, stamp: number): Uint8Array {
 
 export function trailOf(crc: number): Uint8Array {
   const b = new Uint8Array(IX_TRAIL);
-  b[0] = 0x45;
-  b[1] = 0x50;
-  b[2] = 0x49;
-  b[3] = 0x45;
+  tag(b, 0, 0x45);
   put32(b, 4, crc);
   return b;
 }
@@ -144,7 +155,7 @@ export function loadIndex(path: string, seq: number, slots: number, stats: { byt
       return pos - base;
     };
     let o = need(IX_HEAD);
-    if (o < 0 || buf[o] !== 0x45 || buf[o + 1] !== 0x50 || buf[o + 2] !== 0x49 || buf[o + 3] !== IX_VERSION || crc32(buf, o, o + 12) !== u32(buf, o + 12)) return undefined;
+    if (o < 0 || !tagged(buf, o, IX_VERSION) || crc32(buf, o, o + 12) !== u32(buf, o + 12)) return undefined;
     const n = buf[o + 4] | (buf[o + 5] << 8);
     let last = u32(buf, o + 8);
     pos += IX_HEAD;
@@ -159,7 +170,7 @@ export function loadIndex(path: string, seq: number, slots: number, stats: { byt
       pos += IX_ENTRY;
     }
     o = need(IX_TRAIL);
-    if (o < 0 || buf[o] !== 0x45 || buf[o + 1] !== 0x50 || buf[o + 2] !== 0x49 || buf[o + 3] !== 0x45 || u32(buf, o + 4) !== crc) return undefined;
+    if (o < 0 || !tagged(buf, o, 0x45) || u32(buf, o + 4) !== crc) return undefined;
     pos += IX_TRAIL;
     // the records, each the batch after the last: anything else is stale
     while (pos < len) {

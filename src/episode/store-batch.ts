@@ -412,12 +412,13 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     let maxId = this.maxId;
     for (const ep of batch) if (ep.state !== "free" && ep.id > maxId) maxId = ep.id;
     // the texts first (passages no header points to yet), then the headers
-    const recs = this.prepare(batch, seq);
+    const same: boolean[] = [];
+    const recs = this.prepare(batch, seq, same);
     if ((this.bad[0] || this.bad[1]) && !this.finishRebuild(false)) {
       // the rebuild cannot finish now (no room, a rename refused): the batch goes whole through /ep.w
       this.writeAlone(batch, recs, seq, maxId, slots);
       this.learnt(batch);
-      this.ixNote(seq, slots, recs);
+      this.ixNote(seq, slots, recs, same);
       return;
     }
     this.writeW(seq, maxId, slots); // throws: nothing written
@@ -457,14 +458,15 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     }
     if (!done) throw err instanceof EpisodeError ? err : new EpisodeError("io", `episodes: the batch was not written (${messageOf(err)})`);
     this.learnt(batch);
-    this.ixNote(seq, slots, recs);
+    this.ixNote(seq, slots, recs, same);
   }
 
   // The slot index's record of batch `seq` (FORMAT.md §4.9), appended after
-  // the batch is whole in a copy. A failure leaves the index stale (a torn
-  // record, or none: the next batch's would follow a gap), never the batch
-  // unwritten: the headers are the truth, the index is made again by steps.
-  protected ixNote(seq: number, slots: readonly number[], recs: Uint8Array): void {
+  // the batch is whole in a copy; same[i]: slot i's entry is what it was
+  // (prepare()). A failure leaves the index stale (a torn record, or none:
+  // the next batch's would follow a gap), never the batch unwritten: the
+  // headers are the truth, the index is made again by steps.
+  protected ixNote(seq: number, slots: readonly number[], recs: Uint8Array, same: readonly boolean[]): void {
     const ix = this.ix;
     if (ix.state !== "ok" && ix.state !== "unknown") return;
     // the slots whose entry changed (an entry is left out only when the
@@ -473,7 +475,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     const changed: number[] = [];
     const at: number[] = [];
     for (let i = 0; i < slots.length; i++)
-      if (!(steady && this.ixSame[i])) {
+      if (!(steady && same[i])) {
         changed.push(slots[i]);
         at.push(i);
       }
@@ -562,8 +564,10 @@ export abstract class EpisodeBatch extends EpisodeFiles {
   // The headers of a batch (version 2), each at i·128 of the result: a text that
   // changed is appended as a passage first (one append for the batch); one
   // that is already the one the slot's header points to keeps its passage
-  // and signature. Throws EpisodeError; the passages appended are then garbage.
-  protected prepare(batch: Episode[], seq: number): Uint8Array {
+  // and signature. same[i] (filled here): slot i's slot index entry is what
+  // its header read here gave (FORMAT.md §4.9). Throws EpisodeError; the
+  // passages appended are then garbage.
+  protected prepare(batch: Episode[], seq: number, same: boolean[]): Uint8Array {
     const n = batch.length;
     const recs = new Uint8Array(n * HEADER_BYTES);
     const refs: (TextRef | undefined)[] = [];
@@ -629,13 +633,9 @@ export abstract class EpisodeBatch extends EpisodeFiles {
       const sig = ep.state === "free" ? undefined : sigs[i] ?? signature(ep.content, ep.keywords);
       encodeHeader(recs, i * HEADER_BYTES, ep, seq, r.crc, 0, sig, r);
     }
-    this.ixSame = [];
-    for (let i = 0; i < n; i++) this.ixSame.push(wasKnown[i] === true && sameEntry(was, i * IX_ENTRY, recs, i * HEADER_BYTES));
+    for (let i = 0; i < n; i++) same.push(wasKnown[i] === true && sameEntry(was, i * IX_ENTRY, recs, i * HEADER_BYTES));
     return recs;
   }
-
-  // per slot of the batch prepare() made last: its slot index entry is what it was
-  protected ixSame: boolean[] = [];
 
   // The text an owner-deleted episode's header (either copy) points to, or
   // still points to once freed, while its segment is on flash: undefined else.
