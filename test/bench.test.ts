@@ -74,7 +74,12 @@ describe("bench (npm run bench, two months)", function () {
     assert.equal(s.partition_bytes, 0x300000);
     assert.ok((s.used_percent as number) > 0 && (s.used_percent as number) <= 75);
     assert.ok((s.append_bytes_read_max as number) > 0);
-    assert.ok((s.write_amplification as number) >= 1, "at least the lines themselves");
+    assert.ok((s.written_per_line_byte as number) >= 1, "at least the lines themselves");
+    // everything written over the records as format-2 lines, twins included
+    const wa = (s.bytes_written as number) / (s.record_bytes as number);
+    assert.equal(s.write_amplification, Math.round(wa * 100) / 100);
+    assert.ok((s.record_bytes as number) > (s.line_bytes as number), "compact text writes fewer bytes than format 2");
+    assert.ok((s.twin_write_factor as number) > 0 && (s.twin_write_factor as number) < (s.write_amplification as number));
     assert.ok((s.boot_ms_device as number) > 0 && (s.boot_opens as number) > 0);
     const rec = s.records as { fact: number; moment: number; event: number };
     assert.ok(rec.fact > 600 && rec.moment > 300 && rec.event === 16, JSON.stringify(rec));

@@ -46,9 +46,13 @@
 // Device time = bytes read / 0.45 MB/s + bytes written / 0.035 MB/s + 0.1 ms per
 // read call (PLATFORM.md §1, the slow end, MB = 10^6 bytes); SPIFFS garbage
 // collection and open()'s walk of the file system are not modelled (opens are
-// counted). write_amplification = storage bytes written (data and SPIFFS
-// metadata programs) except to the open segment's twin (*.twn), over the bytes
-// of record lines appended; twin_write_factor = bytes written to *.twn over them.
+// counted). write_amplification = every storage byte written (lines, twins,
+// parity, sidecars, catalogs, digests, episodes, SPIFFS metadata programs) over
+// record_bytes, the records appended as format-2 lines (their bytes without
+// compact text: line_bytes's meaning when the 1.3 target was set);
+// twin_write_factor = the twins' share of it; written_per_line_byte = the same
+// writes over the lines as written (compact text), upkeep_per_line_byte without
+// the twins (what write_amplification was before 2026-11-28).
 //
 // Exits 1 if a target is missed (used ≤ 75%, append read ≤ 8 KB, write
 // amplification ≤ 1.3, longest step ≤ 300 ms and boot ≤ 150 ms at the device's
