@@ -7,9 +7,11 @@
 // It is derived data and never trusted beyond its checks: a base written by
 // steps from the headers, then one record appended per batch the store
 // commits. It is used only when its records run without a gap from the base
-// to the store's last batch (`seq`); anything else (a batch cut before its
-// record, a torn append, a flipped bit) makes it stale, and the header scan
-// answers until steps write it again. A slot it wrongly called a candidate
+// to the store's last batch (`seq`), or to the one before it: then that
+// batch's record is missing (a cut or a failure after /ep.w named it) and
+// the headers of the slots /ep.w names stand in for it. Anything else (a
+// torn append, a flipped bit, two batches missing) makes it stale, and the
+// header scan answers until steps write it again. A slot it wrongly called a candidate
 // costs a header read; it can never call a header that changed after it was
 // written a non-candidate, since that change is a batch and its record.
 
@@ -110,6 +112,13 @@ export function sameEntry(e: Uint8Array, eo: number, h: Uint8Array, ho: number):
 // The record of a batch `seq`: the entries of `slots`, whose headers are
 // recs[at[i]·128..) (none: a batch that changed no entry, as use counts).
 export function recordOf(seq: number, slots: readonly number[], recs: Uint8Array, at: readonly number[]): Uint8Array {
+  const e = new Uint8Array(slots.length * IX_ENTRY);
+  for (let i = 0; i < slots.length; i++) entryOf(recs, at[i] * HEADER_BYTES, e, i * IX_ENTRY);
+  return recordOfEntries(seq, slots, e);
+}
+
+// The record of a batch `seq`: slot slots[i]'s entry is e[i·24..).
+export function recordOfEntries(seq: number, slots: readonly number[], e: Uint8Array): Uint8Array {
   const k = slots.length;
   const b = new Uint8Array(IX_REC + k * IX_REC_ENTRY);
   put32(b, 0, seq);
@@ -118,16 +127,24 @@ export function recordOf(seq: number, slots: readonly number[], recs: Uint8Array
     const o = 8 + i * IX_REC_ENTRY;
     b[o] = slots[i] & 0xff;
     b[o + 1] = slots[i] >> 8;
-    entryOf(recs, at[i] * HEADER_BYTES, b, o + 2);
+    b.set(e.subarray(i * IX_ENTRY, (i + 1) * IX_ENTRY), o + 2);
   }
   put32(b, b.length - 4, crc32(b, 0, b.length - 4));
   return b;
 }
 
 // Reads `path` (4 KB reads) into a table of at least `slots` slots when it
-// runs without a gap to batch `seq`; undefined when it does not (stale) or
-// cannot be read. `stats` counts the reads.
-export function loadIndex(path: string, seq: number, slots: number, stats: { bytesRead: number; reads: number }): SlotTable | undefined {
+// runs without a gap to batch `seq`, or to seq - 1 when `lag` gives batch
+// seq's entries (the slots /ep.w names, read from their headers: called only
+// then); undefined when it does not (stale) or cannot be read. `behind`:
+// the record of batch seq the file lacks, to append. `stats` counts the reads.
+export function loadIndex(
+  path: string,
+  seq: number,
+  slots: number,
+  stats: { bytesRead: number; reads: number },
+  lag?: () => { slots: readonly number[]; entries: Uint8Array } | undefined,
+): { t: SlotTable; behind?: Uint8Array } | undefined {
   let f: File | undefined;
   try {
     f = new File(path);
@@ -190,8 +207,20 @@ export function loadIndex(path: string, seq: number, slots: number, stats: { byt
       last = rs;
       pos += size;
     }
+    let behind: Uint8Array | undefined;
+    if (last + 1 === seq && lag) {
+      const l = lag();
+      if (!l || !l.slots.length) return undefined;
+      for (let i = 0; i < l.slots.length; i++) {
+        const slot = l.slots[i];
+        if (slot >= 1024 || !take(t, slot, l.entries, i * IX_ENTRY)) return undefined;
+        if (slot + 1 > top) top = slot + 1;
+      }
+      behind = recordOfEntries(seq, l.slots, l.entries);
+      last = seq;
+    }
     if (last !== seq || top < slots || top > t.n) return undefined;
-    return t;
+    return { t, behind };
   } catch (e) {
     if (e instanceof Error && e.name === "PowerCut") throw e;
     return undefined;

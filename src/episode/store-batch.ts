@@ -468,7 +468,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
   // headers are the truth, the index is made again by steps.
   protected ixNote(seq: number, slots: readonly number[], recs: Uint8Array, same: readonly boolean[]): void {
     const ix = this.ix;
-    if (ix.state !== "ok" && ix.state !== "unknown") return;
+    if (ix.state !== "ok" && ix.state !== "unknown" && ix.state !== "behind") return;
     // the slots whose entry changed (an entry is left out only when the
     // header it was read from is the one the index holds: copies in step)
     const steady = !this.pending.length && !this.bad[0] && !this.bad[1];
@@ -479,20 +479,36 @@ export abstract class EpisodeBatch extends EpisodeFiles {
         changed.push(slots[i]);
         at.push(i);
       }
-    const rec = recordOf(seq, changed, recs, at);
+    this.ixAppend(recordOf(seq, changed, recs, at));
+  }
+
+  // Appends `rec` to the index, after the record of the batch it lacks when
+  // it is "behind" (one write: both or neither). A failure makes it stale.
+  protected ixAppend(rec: Uint8Array): void {
+    const ix = this.ix;
+    if (ix.state === "behind" && ix.behind) {
+      const both = new Uint8Array(ix.behind.length + rec.length);
+      both.set(ix.behind, 0);
+      both.set(rec, ix.behind.length);
+      rec = both;
+    }
     let f: File | undefined;
     try {
       f = new File(this.ixPath(), true);
       // (a write open whose read open failed empties the file: Moddable's "wb+")
       if (f.length !== ix.len) throw new Error("not the index this store knows");
-      f.position = ix.len;
-      f.write(rec.buffer as ArrayBuffer);
+      if (rec.length) {
+        f.position = ix.len;
+        f.write(rec.buffer as ArrayBuffer);
+      }
       ix.len += rec.length;
       this.stats.bytesWritten += rec.length;
+      if (ix.state === "behind") ix.state = "ok";
     } catch (e) {
       if (fatal(e)) throw e;
       ix.state = "stale";
     } finally {
+      ix.behind = undefined;
       this.close(f);
     }
   }

@@ -148,7 +148,9 @@ export abstract class EpisodeFiles {
   // the slot index /ep.i (slot-index.ts): "unknown" until read or written this
   // open, "ok" when it runs to the last batch, "stale" or "absent" until steps
   // write it again; len: its bytes. build: the new one being written (/ep.i.n).
-  protected ix: { state: "unknown" | "ok" | "stale" | "absent"; len: number } = { state: "absent", len: 0 };
+  // the slot index (store.ts): its length, and while "behind" the record of
+  // the last batch it lacks, appended by the next step or batch
+  protected ix: { state: "unknown" | "ok" | "behind" | "stale" | "absent"; len: number; behind?: Uint8Array } = { state: "absent", len: 0 };
   protected ixBuild: { seq: number; n: number; at: number; crc: number; len: number } | undefined;
 
   // prefix: the files' name before ".h0" etc., from the file root ("/ep": /data/ep.h0 on the device)
@@ -482,6 +484,7 @@ export abstract class EpisodeFiles {
     this.ix = ixLen === undefined ? { state: "absent", len: 0 } : { state: "unknown", len: ixLen };
     // the batch in flight
     const w = this.readW(len(this.wPath()) !== undefined);
+    this.lastSlots = [];
     if (w) {
       this.lastSlots = w.slots;
       this.seq = w.seq;

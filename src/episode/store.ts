@@ -237,12 +237,44 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
   slotTable(): SlotTable | undefined {
     this.open();
     const ix = this.ix;
-    if (ix.state !== "ok" && ix.state !== "unknown") return undefined;
+    if (ix.state !== "ok" && ix.state !== "unknown" && ix.state !== "behind") return undefined;
     if (!this.known || this.redoLater || this.nSlots === 0) return undefined;
-    const t = loadIndex(this.ixPath(), this.seq, this.nSlots, this.stats);
-    if (!t) ix.state = "stale";
-    else ix.state = "ok";
-    return t;
+    const r = loadIndex(this.ixPath(), this.seq, this.nSlots, this.stats, this.lastSlots.length ? () => this.lagEntries(this.lastSlots) : undefined);
+    ix.state = !r ? "stale" : r.behind ? "behind" : "ok";
+    ix.behind = r?.behind;
+    return r?.t;
+  }
+
+  // The entries of the last batch's slots as the headers say them (the
+  // primary copy's, the other's when it does not check out, free when
+  // neither does: as the header scan and the index's writing take a slot),
+  // for an index whose only missing record is that batch's.
+  private lagEntries(slots: readonly number[]): { slots: readonly number[]; entries: Uint8Array } | undefined {
+    const p = this.primary();
+    const h = new Uint8Array(HEADER_BYTES);
+    const entries = new Uint8Array(slots.length * IX_ENTRY);
+    let f: File | undefined;
+    try {
+      if (!this.bad[p]) f = this.openCopy("h", p);
+      for (let i = 0; i < slots.length; i++) {
+        let ok = false;
+        if (f && (slots[i] + 1) * HEADER_BYTES <= this.hLen[p]) {
+          try {
+            this.rd(f, slots[i] * HEADER_BYTES, HEADER_BYTES, h);
+            ok = headerValid(h, 0);
+          } catch (e) {
+            if (fatal(e)) throw e;
+          }
+        }
+        if (ok || this.readHeader(1 - p, slots[i], h)) entryOf(h, 0, entries, i * IX_ENTRY);
+      }
+    } catch (e) {
+      if (fatal(e)) throw e;
+      return undefined;
+    } finally {
+      this.close(f);
+    }
+    return { slots, entries };
   }
 
   // One step of the slot index: learning whether it is current (one read of
@@ -258,6 +290,12 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     if (ix.state === "unknown") {
       if (!this.nSlots) return false;
       this.slotTable();
+      return true;
+    }
+    if (ix.state === "behind") {
+      // the last batch's record, from its slots' headers: current again
+      // without writing the whole index
+      this.ixAppend(new Uint8Array(0));
       return true;
     }
     const b = this.ixBuild;

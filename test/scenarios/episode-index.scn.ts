@@ -194,6 +194,32 @@ export const scenarios: Scenario[] = [
           void dev;
         },
       );
+      // the same cuts, the index asked first: a batch cut after /ep.w named it
+      // leaves it one behind, still handed out; the next batch appends both
+      let behind = 0;
+      cuts += cutAtEveryWrite(
+        () => {
+          const dev = freshDevice();
+          const st = new EpisodeStore();
+          rounds(st, 0, 5);
+          settle(st);
+          return { dev, state: st };
+        },
+        (st) => rounds(st, 5, 9),
+        (dev, at) => {
+          const st = new EpisodeStore();
+          const len = dev.spiffs.exists("/ep.i") ? dev.spiffs.length("/ep.i") : 0;
+          const was = agrees(st, `cut at write ${at}, asked first`) && (st as unknown as { ix: { state: string } }).ix.state === "behind";
+          if (was) behind++;
+          rounds(st, 20, 21);
+          const after = agrees(st, `cut at write ${at}, a batch after`);
+          if (was) ok(after, `cut at write ${at}: the batch after appended the missing record and its own`);
+          ok(!dev.spiffs.exists("/ep.i") || dev.spiffs.length("/ep.i") >= len, "never shortened by a batch");
+          settle(st);
+          ok(agrees(st, `cut at write ${at}, steps after`), `cut at write ${at}: current after steps`);
+          void dev;
+        },
+      );
       // and cuts inside the writing of a new index (a stale one is written again)
       cuts += cutAtEveryWrite(
         () => {
@@ -214,10 +240,11 @@ export const scenarios: Scenario[] = [
         },
       );
       ok(cuts > 20, `cuts: ${cuts}`);
+      ok(behind >= 3, `cuts that left it one batch behind and handed out: ${behind}`);
     },
   },
   {
-    name: "episode index: a flipped bit, a torn record, a missing record or a file left not finalized is never used; the header scan answers and steps write it again",
+    name: "episode index: a flipped bit, a torn record, two missing records or a file left not finalized is never used; the header scan answers and steps write it again",
     run() {
       const make = () => {
         const dev = freshDevice();
@@ -232,7 +259,7 @@ export const scenarios: Scenario[] = [
         ["a flipped bit in the head", (dev) => flipAt(dev, 9)],
         ["a flipped bit in a record", (dev) => flipAt(dev, dev.spiffs.length("/ep.i") - 30)],
         ["the last record torn", (dev) => dev.spiffs.load("/ep.i", dev.spiffs.content("/ep.i").subarray(0, dev.spiffs.length("/ep.i") - 7))],
-        ["the last record missing (its batch cut before it)", (dev) => dropLast(dev)],
+        ["the last two records missing", (dev) => (dropLast(dev), dropLast(dev))],
         ["not finalized", (dev) => void dev.spiffs.notFinalized.add("/ep.i")],
       ];
       for (const [what, hurt] of cases) {
@@ -249,6 +276,46 @@ export const scenarios: Scenario[] = [
         deepEqual(rows, want, `${what}: the query answers from the headers`);
         settle(st);
         ok(agrees(st, `${what}, steps after`), `${what}: written again by steps`);
+      }
+    },
+  },
+  {
+    name: "episode index: one batch behind (its record cut), the slots /ep.w names are read from their headers: handed out right, and the next step or batch appends the missing record",
+    run() {
+      for (const then of ["step", "batch", "reboot"] as const) {
+        const dev = freshDevice();
+        let st = new EpisodeStore();
+        rounds(st, 0, 10);
+        settle(st);
+        rounds(st, 10, 13); // the last (round 12) adds 5 new slots: the index must grow by them
+        const whole = dev.spiffs.content("/ep.i");
+        dropLast(dev);
+        const cut = dev.spiffs.length("/ep.i");
+        st = reopen(dev);
+        st.open();
+        const r0 = st.stats.bytesRead, c0 = st.stats.reads;
+        ok(!!st.slotTable(), `${then}: handed out one batch behind`);
+        const headers = st.stats.bytesRead - r0 - cut;
+        ok(agrees(st, `${then}: one behind`), `${then}: right`);
+        ok(headers > 0 && headers <= 5 * 128, `${then}: only the last batch's headers read beyond the index (${headers} bytes, ${st.stats.reads - c0} reads)`);
+        if (then === "step") {
+          ok(st.step(), "a step");
+          deepEqual([...dev.spiffs.content("/ep.i")], [...whole], "the step appended exactly the record the cut took");
+        } else if (then === "batch") {
+          rounds(st, 13, 14);
+          ok(dev.spiffs.length("/ep.i") > whole.length, "the batch's record after the missing one");
+        }
+        st = reopen(dev);
+        if (then === "reboot") {
+          // nothing appended yet: behind again, and still right
+          equal(dev.spiffs.length("/ep.i"), cut, "nothing written without a step or a batch");
+          ok(agrees(st, "rebooted again"), "one behind again after a reboot");
+        } else {
+          ok(agrees(st, `${then}, rebooted`), `${then}: current after a reboot`);
+          const before = dev.spiffs.length("/ep.i");
+          settle(st);
+          equal(dev.spiffs.length("/ep.i"), before, `${then}: no rewrite needed`);
+        }
       }
     },
   },
