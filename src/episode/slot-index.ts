@@ -8,10 +8,11 @@
 // steps from the headers, then one record appended per batch the store
 // commits. It is used only when its records run without a gap from the base
 // to the store's last batch (`seq`), or to the one before it: then that
-// batch's record is missing (a cut or a failure after /ep.w named it) and
-// the headers of the slots /ep.w names stand in for it. Anything else (a
-// torn append, a flipped bit, two batches missing) makes it stale, and the
-// header scan answers until steps write it again. A slot it wrongly called a candidate
+// batch's record is missing or damaged (a cut or a failure after /ep.w named
+// it, a torn append, a flipped bit in it) and the headers of the slots /ep.w
+// names stand in for it. Anything else (damage before the last record, two
+// batches missing) makes it stale, and the header scan answers until steps
+// write it again. A slot it wrongly called a candidate
 // costs a header read; it can never call a header that changed after it was
 // written a non-candidate, since that change is a batch and its record.
 
@@ -136,15 +137,18 @@ export function recordOfEntries(seq: number, slots: readonly number[], e: Uint8A
 // Reads `path` (4 KB reads) into a table of at least `slots` slots when it
 // runs without a gap to batch `seq`, or to seq - 1 when `lag` gives batch
 // seq's entries (the slots /ep.w names, read from their headers: called only
-// then); undefined when it does not (stale) or cannot be read. `behind`:
-// the record of batch seq the file lacks, to append. `stats` counts the reads.
+// then; what follows record seq - 1 is then not needed, whatever it is);
+// undefined when it does not (stale) or cannot be read. `behind`: the record
+// of batch seq the file lacks, to append; `torn`: bytes that are not a record
+// follow, so nothing can be appended (steps write it again). `stats` counts
+// the reads.
 export function loadIndex(
   path: string,
   seq: number,
   slots: number,
   stats: { bytesRead: number; reads: number },
   lag?: () => { slots: readonly number[]; entries: Uint8Array } | undefined,
-): { t: SlotTable; behind?: Uint8Array } | undefined {
+): { t: SlotTable; behind?: Uint8Array; torn?: boolean } | undefined {
   let f: File | undefined;
   try {
     f = new File(path);
@@ -189,15 +193,23 @@ export function loadIndex(
     o = need(IX_TRAIL);
     if (o < 0 || !tagged(buf, o, 0x45) || u32(buf, o + 4) !== crc) return undefined;
     pos += IX_TRAIL;
-    // the records, each the batch after the last: anything else is stale
+    // the records, each the batch after the last: anything else is stale,
+    // unless it comes after record seq - 1 (the last batch's stands in)
+    let torn = false;
+    const bad = () => (torn = last + 1 === seq && !!lag);
     while (pos < len) {
       o = need(8);
-      if (o < 0) return undefined;
+      if (o < 0) {
+        if (bad()) break;
+        return undefined;
+      }
       const rs = u32(buf, o), k = buf[o + 4];
-      if (rs !== last + 1 || k > 8 || buf[o + 5] || buf[o + 6] || buf[o + 7]) return undefined;
       const size = IX_REC + k * IX_REC_ENTRY;
-      o = need(size);
-      if (o < 0 || crc32(buf, o, o + size - 4) !== u32(buf, o + size - 4)) return undefined;
+      if (rs !== last + 1 || k > 8 || buf[o + 5] || buf[o + 6] || buf[o + 7] || (o = need(size)) < 0 || crc32(buf, o, o + size - 4) !== u32(buf, o + size - 4)) {
+        if (bad()) break;
+        return undefined;
+      }
+      // (its entries are taken only once the whole record checks out)
       for (let i = 0; i < k; i++) {
         const e = o + 8 + i * IX_REC_ENTRY;
         const slot = buf[e] | (buf[e + 1] << 8);
@@ -216,11 +228,11 @@ export function loadIndex(
         if (slot >= 1024 || !take(t, slot, l.entries, i * IX_ENTRY)) return undefined;
         if (slot + 1 > top) top = slot + 1;
       }
-      behind = recordOfEntries(seq, l.slots, l.entries);
+      if (!torn) behind = recordOfEntries(seq, l.slots, l.entries);
       last = seq;
     }
     if (last !== seq || top < slots || top > t.n) return undefined;
-    return { t, behind };
+    return { t, behind, torn };
   } catch (e) {
     if (e instanceof Error && e.name === "PowerCut") throw e;
     return undefined;

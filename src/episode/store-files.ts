@@ -149,8 +149,9 @@ export abstract class EpisodeFiles {
   // open, "ok" when it runs to the last batch, "stale" or "absent" until steps
   // write it again; len: its bytes. build: the new one being written (/ep.i.n).
   // the slot index (store.ts): its length, and while "behind" the record of
-  // the last batch it lacks, appended by the next step or batch
-  protected ix: { state: "unknown" | "ok" | "behind" | "stale" | "absent"; len: number; behind?: Uint8Array } = { state: "absent", len: 0 };
+  // the last batch it lacks, appended by the next step or batch ("torn":
+  // usable, but bytes that are not a record end it: written again by steps)
+  protected ix: { state: "unknown" | "ok" | "behind" | "torn" | "stale" | "absent"; len: number; behind?: Uint8Array } = { state: "absent", len: 0 };
   protected ixBuild: { seq: number; n: number; at: number; crc: number; len: number } | undefined;
 
   // prefix: the files' name before ".h0" etc., from the file root ("/ep": /data/ep.h0 on the device)

@@ -237,10 +237,10 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
   slotTable(): SlotTable | undefined {
     this.open();
     const ix = this.ix;
-    if (ix.state !== "ok" && ix.state !== "unknown" && ix.state !== "behind") return undefined;
+    if (ix.state === "stale" || ix.state === "absent") return undefined;
     if (!this.known || this.redoLater || this.nSlots === 0) return undefined;
     const r = loadIndex(this.ixPath(), this.seq, this.nSlots, this.stats, this.lastSlots.length ? () => this.lagEntries(this.lastSlots) : undefined);
-    ix.state = !r ? "stale" : r.behind ? "behind" : "ok";
+    ix.state = !r ? "stale" : r.torn ? "torn" : r.behind ? "behind" : "ok";
     ix.behind = r?.behind;
     return r?.t;
   }

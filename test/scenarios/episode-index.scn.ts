@@ -244,7 +244,7 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "episode index: a flipped bit, a torn record, two missing records or a file left not finalized is never used; the header scan answers and steps write it again",
+    name: "episode index: a flipped bit before its last record, two missing records or a file left not finalized is never used; the header scan answers and steps write it again",
     run() {
       const make = () => {
         const dev = freshDevice();
@@ -257,8 +257,8 @@ export const scenarios: Scenario[] = [
       const cases: [string, (dev: SimDevice) => void][] = [
         ["a flipped bit in an entry", (dev) => flipAt(dev, 16 + 24 * 3 + 9)],
         ["a flipped bit in the head", (dev) => flipAt(dev, 9)],
-        ["a flipped bit in a record", (dev) => flipAt(dev, dev.spiffs.length("/ep.i") - 30)],
-        ["the last record torn", (dev) => dev.spiffs.load("/ep.i", dev.spiffs.content("/ep.i").subarray(0, dev.spiffs.length("/ep.i") - 7))],
+        ["a flipped bit in the record before the last", (dev) => flipAt(dev, recordStarts(dev).slice(-2)[0] + 9)],
+        ["the last record torn, and a batch's record after it", (dev) => tornThenMore(dev)],
         ["the last two records missing", (dev) => (dropLast(dev), dropLast(dev))],
         ["not finalized", (dev) => void dev.spiffs.notFinalized.add("/ep.i")],
       ];
@@ -320,6 +320,41 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "episode index: damage in its last record only (torn by a cut, a flipped bit) is harmless: the slots /ep.w names stand in, it is handed out right, nothing is appended after the damage, and steps write it again",
+    run() {
+      const cases: [string, (dev: SimDevice) => void][] = [
+        ["the last record torn", (dev) => dev.spiffs.load("/ep.i", dev.spiffs.content("/ep.i").subarray(0, dev.spiffs.length("/ep.i") - 7))],
+        ["the last record torn after its head", (dev) => dev.spiffs.load("/ep.i", dev.spiffs.content("/ep.i").subarray(0, recordStarts(dev).slice(-1)[0] + 8))],
+        ["a flipped bit in the last record's entries", (dev) => flipAt(dev, dev.spiffs.length("/ep.i") - 30)],
+        ["a flipped bit in the last record's seq", (dev) => flipAt(dev, recordStarts(dev).slice(-1)[0] + 1)],
+        ["0xFF where the last record's pages did not reach flash", (dev) => {
+          const b = dev.spiffs.content("/ep.i");
+          b.fill(0xff, recordStarts(dev).slice(-1)[0] + 4);
+          dev.spiffs.load("/ep.i", b);
+        }],
+      ];
+      for (const [what, hurt] of cases) {
+        const dev = freshDevice();
+        let st = new EpisodeStore();
+        rounds(st, 0, 10);
+        settle(st);
+        rounds(st, 10, 13);
+        hurt(dev);
+        st = reopen(dev);
+        ok(agrees(st, what), `${what}: handed out`);
+        const len = dev.spiffs.length("/ep.i");
+        rounds(st, 13, 14);
+        equal(dev.spiffs.length("/ep.i"), len, `${what}: a batch appends nothing after the damage`);
+        st = reopen(dev);
+        ok(!agrees(st, `${what}, a batch after`), `${what}: two batches past its last good record: not handed out`);
+        settle(st);
+        ok(agrees(st, `${what}, steps after`), `${what}: written again by steps`);
+        const b = 16 + st.slots * 24 + 8;
+        equal(dev.spiffs.length("/ep.i"), b, `${what}: a new base, no record`);
+      }
+    },
+  },
+  {
     name: "episode index: not written on a partition with no room for it, and a stale one deleted there",
     run() {
       const dev = freshDevice(160 * 1024);
@@ -347,6 +382,24 @@ export const scenarios: Scenario[] = [
     },
   },
 ];
+
+// Where each record of the index starts.
+function recordStarts(dev: SimDevice): number[] {
+  const b = dev.spiffs.content("/ep.i");
+  const n = b[4] | (b[5] << 8);
+  const out: number[] = [];
+  for (let pos = 16 + n * 24 + 8; pos < b.length; pos += 12 + b[pos + 4] * 26) out.push(pos);
+  return out;
+}
+
+// The last record torn by a cut, then a batch made before anything read the
+// index: its record follows the torn bytes.
+function tornThenMore(dev: SimDevice): void {
+  const at = recordStarts(dev).slice(-1)[0];
+  dev.spiffs.load("/ep.i", dev.spiffs.content("/ep.i").subarray(0, at + 9));
+  dev.reboot();
+  rounds(new EpisodeStore(), 30, 31);
+}
 
 function flipAt(dev: SimDevice, at: number): void {
   const b = dev.spiffs.content("/ep.i");
