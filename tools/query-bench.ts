@@ -23,8 +23,9 @@
 // (every header and every live text: what a pattern with nothing to rule out
 // reads), "beyond", "within_64k" and "index" ("cold": the signatures in RAM
 // are read by this query from the slot index; "warm": they were in RAM;
-// "stale": the slot index cannot be used and this query builds them by a
-// header scan).
+// "behind": a new reader after a cut took the index's last record: the
+// index and the headers of the 8 slots /ep.w names; "stale": the slot index
+// cannot be used and this query builds them by a header scan).
 // --episode-chars C: episode texts padded to C characters (200: full size;
 // default: short, about 25).
 import "../host-sim/trace";
@@ -100,6 +101,18 @@ const store = new EpisodeStore();
 }
 // the passages' upkeep the device runs when idle (a full segment sealed, its sidecar completed)
 while (store.step()) {}
+// then a recall's batch of use counts over 8 episodes: the index's last
+// record (12 bytes: no entry changed), which "behind" lines take away
+const indexBefore = dev.spiffs.length("/ep.i");
+{
+  const used: Episode[] = [];
+  for (let s = store.slots - 8; s < store.slots; s++) {
+    const e = store.read(s);
+    if (e) used.push({ ...e, useCount: e.useCount + 1 });
+  }
+  store.write(used);
+}
+if (dev.spiffs.length("/ep.i") !== indexBefore + 12) throw new Error("query-bench: the batch of use counts did not append a 12-byte record");
 const reader = new Episodes(store);
 const svc = new Service({ sink: { remind() {} }, archive });
 svc.tool.episodes = reader;
@@ -194,6 +207,11 @@ function episodeQuery(name: string, args: Record<string, unknown>): void {
   measure(name, args, { index: "cold" });
   measure(name, args, { index: "warm" });
   const good = dev.spiffs.content("/ep.i");
+  dev.spiffs.load("/ep.i", good.subarray(0, good.length - 12));
+  const behind = new EpisodeStore();
+  behind.open();
+  svc.tool.episodes = new Episodes(behind);
+  measure(name, args, { index: "behind" });
   dev.spiffs.load("/ep.i", new Uint8Array(8));
   const stale = new EpisodeStore();
   stale.open();
