@@ -408,12 +408,30 @@ export abstract class EpisodeBatch extends EpisodeFiles {
       this.redo(r.seq, r.maxId, r.slots);
       this.redoLater = undefined;
     }
+    // the slot index checked against the seq before this batch (once an
+    // open): a record this batch appends must follow the last one
+    if (this.ix.state === "unknown") this.slotTable();
     const seq = this.seq + 1;
     let maxId = this.maxId;
     for (const ep of batch) if (ep.state !== "free" && ep.id > maxId) maxId = ep.id;
     // the texts first (passages no header points to yet), then the headers
     const same: boolean[] = [];
     const recs = this.prepare(batch, seq, same);
+    // a batch that throws may have moved the seq with no record: the index
+    // is checked again before the next one (one behind is taken)
+    let noted = false;
+    try {
+      this.writeBoth(batch, recs, seq, maxId, slots, same);
+      noted = true;
+    } finally {
+      if (!noted && (this.ix.state === "ok" || this.ix.state === "behind")) {
+        this.ix.state = "unknown";
+        this.ix.behind = undefined;
+      }
+    }
+  }
+
+  private writeBoth(batch: Episode[], recs: Uint8Array, seq: number, maxId: number, slots: number[], same: boolean[]): void {
     if ((this.bad[0] || this.bad[1]) && !this.finishRebuild(false)) {
       // the rebuild cannot finish now (no room, a rename refused): the batch goes whole through /ep.w
       this.writeAlone(batch, recs, seq, maxId, slots);
