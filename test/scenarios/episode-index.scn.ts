@@ -96,6 +96,15 @@ function rounds(st: EpisodeStore, from: number, to: number, onRound?: (r: number
   }
 }
 
+// A store of five rounds, its index written by steps (what the cut sweeps start from).
+function fiveRounds(): { dev: SimDevice; state: EpisodeStore } {
+  const dev = freshDevice();
+  const st = new EpisodeStore();
+  rounds(st, 0, 5);
+  settle(st);
+  return { dev, state: st };
+}
+
 function reopen(dev: SimDevice): EpisodeStore {
   dev.reboot();
   return new EpisodeStore();
@@ -172,13 +181,7 @@ export const scenarios: Scenario[] = [
     run() {
       let cuts = 0, batchFirst = 0, firstCuts = 0;
       cuts += cutAtEveryWrite(
-        () => {
-          const dev = freshDevice();
-          const st = new EpisodeStore();
-          rounds(st, 0, 5);
-          settle(st);
-          return { dev, state: st };
-        },
+        fiveRounds,
         (st) => {
           rounds(st, 5, 8);
           settle(st); // its records outweigh nothing yet: the batches' records alone
@@ -200,13 +203,7 @@ export const scenarios: Scenario[] = [
       // leaves it one behind, still handed out; the next batch appends both
       let behind = 0;
       cuts += cutAtEveryWrite(
-        () => {
-          const dev = freshDevice();
-          const st = new EpisodeStore();
-          rounds(st, 0, 5);
-          settle(st);
-          return { dev, state: st };
-        },
+        fiveRounds,
         (st) => rounds(st, 5, 9),
         (dev, at) => {
           const st = new EpisodeStore();
