@@ -141,13 +141,15 @@ export function recordOfEntries(seq: number, slots: readonly number[], e: Uint8A
 // undefined when it does not (stale) or cannot be read. `behind`: the record
 // of batch seq the file lacks, to append; `torn`: bytes that are not a record
 // follow, so nothing can be appended (steps write it again). `stats` counts
-// the reads.
+// the reads. `keep` false: checked only, no table kept (its n is 0), for a
+// caller that needs the verdict and not the RAM (a step, a batch).
 export function loadIndex(
   path: string,
   seq: number,
   slots: number,
   stats: { bytesRead: number; reads: number },
   lag?: () => { slots: readonly number[]; entries: Uint8Array } | undefined,
+  keep = true,
 ): { t: SlotTable; behind?: Uint8Array; torn?: boolean } | undefined {
   let f: File | undefined;
   try {
@@ -180,7 +182,8 @@ export function loadIndex(
     const n = buf[o + 4] | (buf[o + 5] << 8);
     let last = u32(buf, o + 8);
     pos += IX_HEAD;
-    const t = newTable(Math.max(n, slots) + 16);
+    const room = Math.max(n, slots) + 16; // the slots a table holds
+    const t = newTable(keep ? room : 0);
     let top = n;
     let crc = 0;
     for (let s = 0; s < n; s++) {
@@ -231,7 +234,7 @@ export function loadIndex(
       if (!torn) behind = recordOfEntries(seq, l.slots, l.entries);
       last = seq;
     }
-    if (last !== seq || top < slots || top > t.n) return undefined;
+    if (last !== seq || top < slots || top > room) return undefined;
     return { t, behind, torn };
   } catch (e) {
     if (e instanceof Error && e.name === "PowerCut") throw e;

@@ -410,7 +410,7 @@ export abstract class EpisodeBatch extends EpisodeFiles {
     }
     // the slot index checked against the seq before this batch (once an
     // open): a record this batch appends must follow the last one
-    if (this.ix.state === "unknown") this.slotTable();
+    if (this.ix.state === "unknown") this.ixCheck();
     const seq = this.seq + 1;
     let maxId = this.maxId;
     for (const ep of batch) if (ep.state !== "free" && ep.id > maxId) maxId = ep.id;

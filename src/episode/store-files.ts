@@ -23,7 +23,7 @@ import { File, Iterator, System } from "file";
 import config from "mc/config";
 import { crc32 } from "../nvs/crc32";
 import { beforeDropping, settleNames, TEMP } from "../archive/settle";
-import { EPISODE_SLOTS, type SlotTable, type Tombstone } from "./types";
+import { EPISODE_SLOTS, type Tombstone } from "./types";
 import { Passages } from "./passages";
 import {
   EpisodeError,
@@ -685,7 +685,7 @@ export abstract class EpisodeFiles {
   // the upkeep's, in store.ts: open() and a batch put slots in step, a
   // batch learns the tombstones and finishes a rebuild first
   protected abstract settle(list: number[], prefer?: number): number;
-  abstract slotTable(): SlotTable | undefined;
+  protected abstract ixCheck(): void;
   protected abstract finishRebuild(xs: boolean): boolean;
   abstract tombs(fn: (t: Tombstone) => boolean | void): void;
 }

@@ -235,11 +235,21 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
   // The slot index when it runs to the last batch, else undefined (read
   // once per open while it is not known to be stale; the caller keeps it).
   slotTable(): SlotTable | undefined {
+    return this.ixLoad(true);
+  }
+
+  // Whether the index is current, one behind, torn or stale (its state), with
+  // no table kept.
+  protected ixCheck(): void {
+    this.ixLoad(false);
+  }
+
+  private ixLoad(keep: boolean): SlotTable | undefined {
     this.open();
     const ix = this.ix;
     if (ix.state === "stale" || ix.state === "absent") return undefined;
     if (!this.known || this.redoLater || this.nSlots === 0) return undefined;
-    const r = loadIndex(this.ixPath(), this.seq, this.nSlots, this.stats, this.lastSlots.length ? () => this.lagEntries(this.lastSlots) : undefined);
+    const r = loadIndex(this.ixPath(), this.seq, this.nSlots, this.stats, this.lastSlots.length ? () => this.lagEntries(this.lastSlots) : undefined, keep);
     ix.state = !r ? "stale" : r.torn ? "torn" : r.behind ? "behind" : "ok";
     ix.behind = r?.behind;
     return r?.t;
@@ -289,7 +299,7 @@ export class EpisodeStore extends EpisodeTombs implements EpisodeStoreApi {
     if (this.redoLater || this.pending.length || this.bad[0] || this.bad[1] || !this.known) return false;
     if (ix.state === "unknown") {
       if (!this.nSlots) return false;
-      this.slotTable();
+      this.ixCheck();
       return true;
     }
     if (ix.state === "behind") {
