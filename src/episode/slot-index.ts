@@ -20,7 +20,8 @@ import { File } from "file";
 import { crc32 } from "../nvs/crc32";
 import { MAX_LINE } from "../archive/codec";
 import { HEADER_BYTES, H_SIG, headerLean, headerRef, headerState, u32, put32 } from "./record";
-import { EPISODE_SIG_BYTES, type SlotTable } from "./types";
+import { EPISODE_SIG_BYTES, EPISODE_SLOTS, type SlotTable } from "./types";
+import { fatal } from "./store-files";
 
 export type { SlotTable };
 
@@ -162,10 +163,10 @@ export function loadIndex(
       // buf[off..off+n) holds bytes pos..pos+n; -1 past the end
       if (pos + n > len) return -1;
       if (pos + n > base + have) {
-        const keep = base + have - pos;
-        buf.copyWithin(0, pos - base, pos - base + keep);
+        const left = base + have - pos;
+        buf.copyWithin(0, pos - base, pos - base + left);
         base = pos;
-        have = keep;
+        have = left;
         const m = Math.min(CHUNK - have, len - (base + have));
         (f as File).position = base + have;
         const got = new Uint8Array((f as File).read(ArrayBuffer, m) as ArrayBuffer);
@@ -185,6 +186,12 @@ export function loadIndex(
     const room = Math.max(n, slots) + 16; // the slots a table holds
     const t = newTable(keep ? room : 0);
     let top = n;
+    // slot's entry at b[o..o+24) into the table (false: not an entry)
+    const put = (slot: number, b: Uint8Array, o: number): boolean => {
+      if (slot >= EPISODE_SLOTS || !take(t, slot, b, o)) return false;
+      if (slot + 1 > top) top = slot + 1;
+      return true;
+    };
     let crc = 0;
     for (let s = 0; s < n; s++) {
       o = need(IX_ENTRY);
@@ -215,9 +222,7 @@ export function loadIndex(
       // (its entries are taken only once the whole record checks out)
       for (let i = 0; i < k; i++) {
         const e = o + 8 + i * IX_REC_ENTRY;
-        const slot = buf[e] | (buf[e + 1] << 8);
-        if (slot >= 1024 || !take(t, slot, buf, e + 2)) return undefined;
-        if (slot + 1 > top) top = slot + 1;
+        if (!put(buf[e] | (buf[e + 1] << 8), buf, e + 2)) return undefined;
       }
       last = rs;
       pos += size;
@@ -226,24 +231,20 @@ export function loadIndex(
     if (last + 1 === seq && lag) {
       const l = lag();
       if (!l || !l.slots.length) return undefined;
-      for (let i = 0; i < l.slots.length; i++) {
-        const slot = l.slots[i];
-        if (slot >= 1024 || !take(t, slot, l.entries, i * IX_ENTRY)) return undefined;
-        if (slot + 1 > top) top = slot + 1;
-      }
+      for (let i = 0; i < l.slots.length; i++) if (!put(l.slots[i], l.entries, i * IX_ENTRY)) return undefined;
       if (!torn) behind = recordOfEntries(seq, l.slots, l.entries);
       last = seq;
     }
     if (last !== seq || top < slots || top > room) return undefined;
     return { t, behind, torn };
   } catch (e) {
-    if (e instanceof Error && e.name === "PowerCut") throw e;
+    if (fatal(e)) throw e;
     return undefined;
   } finally {
     try {
       f?.close();
     } catch (e) {
-      if (e instanceof Error && e.name === "PowerCut") throw e;
+      if (fatal(e)) throw e;
     }
   }
 }

@@ -145,12 +145,12 @@ export abstract class EpisodeFiles {
   protected moving: number[] = []; // slots a batch writes with their texts appended anew (the collection)
   // a batch freed an owner-deleted episode's slot: a census looks for the segments to collect now (FORMAT.md §4.3.1)
   protected wipeDue = false;
-  // the slot index /ep.i (slot-index.ts): "unknown" until read or written this
-  // open, "ok" when it runs to the last batch, "stale" or "absent" until steps
-  // write it again; len: its bytes. build: the new one being written (/ep.i.n).
-  // the slot index (store.ts): its length, and while "behind" the record of
-  // the last batch it lacks, appended by the next step or batch ("torn":
-  // usable, but bytes that are not a record end it: written again by steps)
+  // the slot index /ep.i (slot-index.ts, store.ts): "unknown" until read or
+  // written this open; "ok" when it runs to the last batch; "behind" when it
+  // lacks only the last batch's record (`behind`, appended by the next step
+  // or batch); "torn" when that record is damaged (usable, written again by
+  // steps); "stale" or "absent" until steps write it again. len: its bytes.
+  // ixBuild: the new one being written (/ep.i.n).
   protected ix: { state: "unknown" | "ok" | "behind" | "torn" | "stale" | "absent"; len: number; behind?: Uint8Array } = { state: "absent", len: 0 };
   protected ixBuild: { seq: number; n: number; at: number; crc: number; len: number } | undefined;
 
