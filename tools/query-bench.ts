@@ -207,16 +207,16 @@ function episodeQuery(name: string, args: Record<string, unknown>): void {
   measure(name, args, { index: "cold" });
   measure(name, args, { index: "warm" });
   const good = dev.spiffs.content("/ep.i");
-  dev.spiffs.load("/ep.i", good.subarray(0, good.length - 12));
-  const behind = new EpisodeStore();
-  behind.open();
-  svc.tool.episodes = new Episodes(behind);
-  measure(name, args, { index: "behind" });
-  dev.spiffs.load("/ep.i", new Uint8Array(8));
-  const stale = new EpisodeStore();
-  stale.open();
-  svc.tool.episodes = new Episodes(stale);
-  measure(name, args, { index: "stale" });
+  // a new reader on a store whose /ep.i holds `ix`
+  const withIndex = (ix: Uint8Array, index: string) => {
+    dev.spiffs.load("/ep.i", ix);
+    const st = new EpisodeStore();
+    st.open();
+    svc.tool.episodes = new Episodes(st);
+    measure(name, args, { index });
+  };
+  withIndex(good.subarray(0, good.length - 12), "behind");
+  withIndex(new Uint8Array(8), "stale");
   dev.spiffs.load("/ep.i", good);
   svc.tool.episodes = new Episodes(store);
 }
